@@ -1,0 +1,34 @@
+# Two commands do all the set-up on a fresh Debian machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
+
+.PHONY: setup chromium demo test lint bench clean
+
+$(BIN)/tabmcp: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+chromium:
+ifeq ($(CHROMIUM),)
+	$(SUDO) apt-get update
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium
+endif
+
+setup: $(BIN)/tabmcp chromium
+
+demo: setup
+	$(BIN)/tabmcp demo
+
+lint: setup
+	$(BIN)/ruff check src tests introspectors
+
+test: setup lint
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache build src/*.egg-info

@@ -1,0 +1,1 @@
+"""Drivers hide which backend reaches the browser: the extension today, CDP later."""

@@ -1,0 +1,123 @@
+"""Launching Chromium with tabmcp's extension loaded, for ``connect_browser(launch=true)``.
+
+The extension is copied to a scratch folder with a ``tabmcp-config.json`` naming this server's
+bridge, so a launched browser finds the right port without the user touching the options page.
+Playwright's persistent context is used because extensions need a real profile, and Playwright's
+default ``--disable-extensions`` must be dropped or the extension silently never loads.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+from pathlib import Path
+
+from tabmcp.config import Settings
+
+log = logging.getLogger(__name__)
+CONFIG_FILE = "tabmcp-config.json"
+BASE_FLAGS = [
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-gpu",
+]
+
+
+class LaunchError(RuntimeError):
+    pass
+
+
+def extension_source() -> Path:
+    """The extension folder: packaged beside the code (wheel) or at the repository root (source)."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "extension", here.parent.parent / "extension"):
+        if (candidate / "manifest.json").exists():
+            return candidate
+    raise LaunchError("tabmcp's extension/ folder was not found next to the package")
+
+
+def prepare_extension(dest: Path, server_url: str) -> Path:
+    """Copy the extension to ``dest`` and point it at ``server_url``."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(extension_source(), dest)
+    (dest / CONFIG_FILE).write_text(json.dumps({"serverUrl": server_url}))
+    return dest
+
+
+def chromium_args(extension_dir: Path, *, as_root: bool) -> list[str]:
+    args = [*BASE_FLAGS, f"--disable-extensions-except={extension_dir}", f"--load-extension={extension_dir}"]
+    if as_root:
+        args.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox on
+    return args
+
+
+class ChromiumLauncher:
+    """Owns one launched browser at a time; closing the server closes it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._playwright = None
+        self._context = None
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._context is not None
+
+    async def launch(self, server_url: str) -> None:
+        import os
+
+        from playwright.async_api import Error as PlaywrightError
+        from playwright.async_api import async_playwright
+
+        await self.close()
+        executable = self.settings.resolved_browser_path()
+        if executable is None:
+            raise LaunchError(
+                "No Chromium found. Install it (Debian/Ubuntu: `apt-get install chromium`) "
+                "or set TABMCP_BROWSER_PATH to a Chromium/Chrome executable."
+            )
+        self._scratch = tempfile.TemporaryDirectory(prefix="tabmcp-")
+        scratch = Path(self._scratch.name)
+        extension_dir = prepare_extension(scratch / "extension", server_url)
+        profile = self.settings.user_data_dir or scratch / "profile"
+        self._playwright = await async_playwright().start()
+        try:
+            self._context = await self._playwright.chromium.launch_persistent_context(
+                str(profile),
+                executable_path=executable,
+                headless=self.settings.resolved_headless(),
+                args=chromium_args(extension_dir, as_root=os.geteuid() == 0),
+                ignore_default_args=["--disable-extensions"],
+            )
+        except PlaywrightError as exc:
+            await self.close()
+            raise LaunchError(f"Chromium at {executable} failed to start: {exc}") from None
+        self._context.on("close", lambda _ctx: log.info("launched browser closed"))
+        log.info("launched %s (headless=%s)", executable, self.settings.resolved_headless())
+
+    async def close_initial_pages(self) -> None:
+        """Close the blank page a fresh browser opens, so the session starts with no tabs."""
+        if self._context is not None:
+            for page in list(self._context.pages):
+                if page.url in ("about:blank", "chrome://newtab/", "chrome://new-tab-page/"):
+                    await page.close()
+
+    async def close(self) -> None:
+        context, playwright, scratch = self._context, self._playwright, self._scratch
+        self._context = self._playwright = self._scratch = None
+        if context is not None:
+            try:
+                await context.close()
+            except Exception as exc:  # already gone is fine
+                log.debug("closing the browser: %s", exc)
+        if playwright is not None:
+            await playwright.stop()
+        if scratch is not None:
+            scratch.cleanup()

@@ -1,0 +1,119 @@
+"""The runtime: holds the current BrowserState, feeds it events, and re-introspects pages.
+
+Every state change, whether it comes from a tool call or from the browser, goes through
+``dispatch``; ``dispatch`` calls the one ``notify`` function exactly when the visible tool list
+changed. This is the seam between the pure core (``state``, introspectors) and the I/O edges.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+from tabmcp import state as s
+from tabmcp.bridge import BridgeError
+from tabmcp.config import Settings
+from tabmcp.drivers.base import Driver, LinkChanged, UserFocusedTab
+from tabmcp.introspect.api import PageTool
+from tabmcp.introspect.registry import Registry
+from tabmcp.protocol import ErrorCode
+
+log = logging.getLogger(__name__)
+Notify = Callable[[], Awaitable[None]]
+
+
+class Runtime:
+    def __init__(
+        self,
+        settings: Settings,
+        driver: Driver,
+        registry: Registry,
+        catalog: Sequence[s.Declared],
+        notify: Notify,
+    ) -> None:
+        self.settings = settings
+        self.driver = driver
+        self.registry = registry
+        self.catalog = tuple(catalog)
+        self.notify = notify
+        self.state = s.BrowserState()
+        self.notifications = 0  # how many list_changed went out (doctor, demo, tests)
+        self._background: set[asyncio.Task[None]] = set()
+
+    async def dispatch(self, event: s.Event) -> s.Transition:
+        transition = s.step(self.state, event, self.catalog)
+        self.state = transition.state
+        log.debug("%s -> %s (list changed: %s)", type(event).__name__, self.state.mode, transition.list_changed)
+        if transition.list_changed:
+            self.notifications += 1
+            await self.notify()
+        return transition
+
+    # ------------------------------------------------------------- introspection
+
+    async def introspect(self, tab_id: int) -> tuple[PageTool, ...]:
+        """The page tools for a tab; a page that cannot be scripted simply has none."""
+        try:
+            capture = await self.driver.capture(tab_id, self.settings.capture_max_chars)
+        except BridgeError as exc:
+            if exc.code in (ErrorCode.NOT_SCRIPTABLE, ErrorCode.TIMEOUT):
+                log.info("tab %s not introspected: %s", tab_id, exc.message)
+                return ()
+            raise
+        reserved = {t.name for t in self.catalog}
+        return self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+
+    async def focus(self, tab_id: int) -> s.Transition:
+        tools = await self.introspect(tab_id)
+        return await self.dispatch(s.TabFocused(tab_id, tools))
+
+    async def refresh_page_tools(self, tab_id: int) -> None:
+        try:
+            tools = await self.introspect(tab_id)
+        except BridgeError as exc:
+            log.info("re-introspecting tab %s failed: %s", tab_id, exc.message)
+            return
+        await self.dispatch(s.PageToolsChanged(tab_id, tools))
+
+    # ------------------------------------------------------------- browser events
+
+    async def run_events(self) -> None:
+        """Consume the driver's events forever, in order (run as a background task)."""
+        while True:
+            event = await self.driver.next_event()
+            try:
+                await self._on_event(event)
+            except Exception:
+                log.exception("handling %r failed; the server goes on", event)
+
+    async def _on_event(self, event: object) -> None:
+        match event:
+            case LinkChanged(up=False, reason=reason):
+                log.info("browser link lost: %s", reason)
+                await self.dispatch(s.ExtensionDisconnected())
+            case LinkChanged(up=True):
+                log.info("browser extension linked; waiting for connect_browser")
+            case UserFocusedTab(tab_id=tab_id):
+                if self.settings.follow_user_tab_switches and self.state.connected:
+                    if tab_id in self.state.tabs and tab_id != self.state.focused_tab_id:
+                        await self.focus(tab_id)
+            case s.TabUpdated(tab=tab):
+                before = self.state.tabs.get(tab.id)
+                await self.dispatch(event)
+                if tab.id == self.state.focused_tab_id and _finished_loading(before, tab):
+                    # a navigation in the focused tab: re-introspect in the background so that
+                    # later events (and tool calls) are not held up by the capture
+                    task = asyncio.get_running_loop().create_task(self.refresh_page_tools(tab.id))
+                    self._background.add(task)
+                    task.add_done_callback(self._background.discard)
+            case s.TabCreated() | s.TabClosed() | s.TabCrashed():
+                await self.dispatch(event)
+            case _:
+                log.warning("ignoring unexpected driver event %r", event)
+
+
+def _finished_loading(before: s.Tab | None, after: s.Tab) -> bool:
+    if after.status != "complete":
+        return False
+    return before is None or before.status != "complete" or before.url != after.url

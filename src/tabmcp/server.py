@@ -1,0 +1,236 @@
+"""MCP glue: ``tools/list`` from state, dispatch of ``tools/call``, and the one notify path.
+
+Built on the low-level ``mcp`` 2.3 ``Server`` because the tool list is computed per request.
+``notify_tools_changed`` reaches both protocol eras: handshake-era sessions (kept in a registry
+keyed by a connection-stable id, since the SDK builds a new session proxy per message) and
+2026-07-28 ``subscriptions/listen`` streams (through the subscription bus).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+import mcp_types as types
+from mcp.server import NotificationOptions, Server, ServerRequestContext
+from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+
+from tabmcp import __version__
+from tabmcp import state as s
+from tabmcp.bridge import Bridge
+from tabmcp.config import Settings
+from tabmcp.drivers.extension import ExtensionDriver
+from tabmcp.drivers.launch import ChromiumLauncher
+from tabmcp.introspect.api import PageTool, ToolHints
+from tabmcp.introspect.registry import Registry
+from tabmcp.runtime import Runtime
+from tabmcp.tools import CATALOG, CoreTool, ToolContext, ToolFailure
+from tabmcp.tools.page_tools import call_page_tool
+
+log = logging.getLogger(__name__)
+INSTRUCTIONS = (
+    "tabmcp drives a real browser. The tool list follows the browser's state: connect_browser first, "
+    "then open or focus a tab; the focused tab adds tools made for its page. Re-read the tool list "
+    "when notified that it changed."
+)
+
+
+class SessionRegistry:
+    """Handshake-era sessions, keyed by something that lives as long as their connection."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, ServerSession] = {}
+
+    def remember(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        headers = getattr(ctx.request, "headers", None)
+        session_id = headers.get("mcp-session-id") if headers is not None else None
+        connection = ctx.session._connection  # noqa: SLF001 - the only stable handle in mcp 2.3
+        key = session_id or f"conn-{id(connection)}"
+        if key not in self._sessions:
+            connection.exit_stack.callback(self._sessions.pop, key, None)
+        self._sessions[key] = ctx.session
+
+    async def broadcast(self) -> None:
+        for session in list(self._sessions.values()):
+            with suppress(Exception):  # a connection that just died is not our problem
+                await session.send_tool_list_changed()
+
+
+def _hints(hints: ToolHints) -> types.ToolAnnotations:
+    return types.ToolAnnotations(
+        read_only_hint=hints.read_only,
+        destructive_hint=hints.destructive,
+        idempotent_hint=hints.idempotent,
+        open_world_hint=hints.open_world,
+    )
+
+
+def core_tool_listing(tool: CoreTool) -> types.Tool:
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.input_schema(),
+        annotations=_hints(tool.hints),
+    )
+
+
+def page_tool_listing(tool: PageTool) -> types.Tool:
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.input_schema,
+        annotations=_hints(tool.hints),
+    )
+
+
+def _result(data: dict[str, Any], *, error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+        structured_content=data,
+        is_error=error,
+    )
+
+
+def _error(message: str, data: dict[str, Any] | None = None) -> types.CallToolResult:
+    return _result({"error": message, **(data or {})}, error=True)
+
+
+class TabmcpServer(Server[Any]):
+    """The low-level server, advertising ``tools.listChanged`` on every transport."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+class App:
+    """Everything one tabmcp process owns: bridge, driver, runtime, launcher, MCP server."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.bus = InMemorySubscriptionBus()
+        self.sessions = SessionRegistry()
+        self.bridge = Bridge(settings.ws_host, settings.ws_port, settings.request_timeout)
+        self.registry = Registry.discover(settings.introspectors_dir)
+        self.launcher = ChromiumLauncher(settings)
+        self.runtime = Runtime(settings, ExtensionDriver(self.bridge), self.registry, CATALOG, self.notify_tools_changed)
+        self.server = TabmcpServer(
+            "tabmcp",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            on_list_tools=self.on_list_tools,
+            on_call_tool=self.on_call_tool,
+            on_subscriptions_listen=ListenHandler(self.bus),
+            lifespan=self.lifespan,
+        )
+        self.server.middleware.append(self._remember_sessions)
+
+    # ------------------------------------------------------------- lifecycle
+
+    @asynccontextmanager
+    async def lifespan(self, _server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        await self.bridge.start()
+        events = asyncio.get_running_loop().create_task(self.runtime.run_events())
+        try:
+            yield {}
+        finally:
+            events.cancel()
+            await self.launcher.close()
+            await self.bridge.stop()
+
+    async def _remember_sessions(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
+        if (
+            ctx.request_id is not None
+            and ctx.method != "initialize"
+            and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS
+        ):
+            self.sessions.remember(ctx)
+        return await call_next(ctx)
+
+    async def notify_tools_changed(self) -> None:
+        """The one notification path: every handshake-era session, and every listen stream."""
+        await self.sessions.broadcast()
+        await self.bus.publish(ToolsListChanged())
+
+    # ------------------------------------------------------------- tools
+
+    def visible_core_tools(self) -> list[CoreTool]:
+        return s.visible_core_tools(self.runtime.state, CATALOG)
+
+    async def on_list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        tools = [core_tool_listing(t) for t in self.visible_core_tools()]
+        tools += [page_tool_listing(t) for t in self.runtime.state.page_tools]
+        return types.ListToolsResult(tools=tools)
+
+    async def on_call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        name, args = params.name, params.arguments or {}
+        core = {t.name: t for t in self.visible_core_tools()}
+        page = {t.name: t for t in self.runtime.state.page_tools}
+        tool_context = ToolContext(
+            runtime=self.runtime,
+            settings=self.settings,
+            launcher=self.launcher,
+            bridge_url=self.bridge.url,
+            bridge_error=self.bridge.start_error,
+        )
+        try:
+            if name in core:
+                tool = core[name]
+                try:
+                    parsed = tool.args_model.model_validate(args)
+                except ValidationError as exc:
+                    return _error(f"Invalid arguments for {name}: {_validation_message(exc)}")
+                return _result(await tool.handler(tool_context, parsed))
+            if name in page:
+                return _result(await call_page_tool(tool_context, page[name], args))
+            return self._unavailable(name)
+        except ToolFailure as exc:
+            return _error(exc.message, exc.data)
+        except Exception as exc:  # the server keeps running whatever a handler does
+            log.exception("tool %s failed", name)
+            return _error(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", {"code": "INTERNAL"})
+
+    def _unavailable(self, name: str) -> types.CallToolResult:
+        state = self.runtime.state
+        available = [t.name for t in self.visible_core_tools()] + [t.name for t in state.page_tools]
+        known = {t.name for t in CATALOG}
+        why = (
+            f"Tool '{name}' is not available in the current state ({state.mode})"
+            if name in known
+            else f"Unknown tool '{name}' (page tools change with the focused page)"
+        )
+        return _error(f"{why}. Available tools: {', '.join(available)}.", {"availableTools": available})
+
+
+def _validation_message(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+
+
+async def serve_stdio(settings: Settings) -> None:
+    from mcp.server.stdio import stdio_server
+
+    app = App(settings)
+    async with stdio_server() as (read, write):
+        await app.server.run(read, write, app.server.create_initialization_options())

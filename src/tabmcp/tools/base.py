@@ -1,0 +1,112 @@
+"""How a core tool is declared: one small unit with its schema, hints, availability and handler.
+
+``@tool`` reads the handler's ``args`` annotation (a pydantic model) for the input schema and its
+docstring for the description, and records where the tool is available as data: the state
+machine, not the handler, decides whether a tool is listed.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict
+
+from tabmcp.introspect.api import ToolHints
+from tabmcp.state import Mode
+
+if TYPE_CHECKING:
+    from tabmcp.config import Settings
+    from tabmcp.drivers.launch import ChromiumLauncher
+    from tabmcp.runtime import Runtime
+
+
+class Args(BaseModel):
+    """Base for tool arguments: unknown arguments are an error the model can read."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class NoArgs(Args):
+    pass
+
+
+class ToolFailure(Exception):
+    """A tool call that failed in a way the model should read: becomes an ``isError`` result."""
+
+    def __init__(self, message: str, data: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+
+
+@dataclass
+class ToolContext:
+    runtime: Runtime
+    settings: Settings
+    launcher: ChromiumLauncher
+    bridge_url: str
+    bridge_error: str | None = None
+
+
+Handler = Callable[[ToolContext, Any], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class CoreTool:
+    name: str
+    title: str
+    description: str
+    args_model: type[Args]
+    available_in: frozenset[Mode]
+    hints: ToolHints
+    handler: Handler
+
+    def input_schema(self) -> dict[str, Any]:
+        return _without_titles(self.args_model.model_json_schema(by_alias=True))
+
+
+CATALOG: list[CoreTool] = []
+
+
+def tool(
+    *,
+    title: str,
+    available_in: set[Mode] | frozenset[Mode],
+    read_only: bool = False,
+    destructive: bool = False,
+    idempotent: bool = False,
+    open_world: bool = True,
+) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        args_model = get_type_hints(handler)["args"]
+        CATALOG.append(
+            CoreTool(
+                name=handler.__name__,
+                title=title,
+                description=inspect.getdoc(handler) or title,
+                args_model=args_model,
+                available_in=frozenset(available_in),
+                hints=ToolHints(read_only, destructive, idempotent, open_world),
+                handler=handler,
+            )
+        )
+        return handler
+
+    return register
+
+
+def _without_titles(schema: Any, *, naming: bool = False) -> Any:
+    """Pydantic's per-field ``title``s repeat the names and cost tokens on every tools/list.
+    (``naming``: the keys of this dict are property names, one of which may be "title".)"""
+    if isinstance(schema, dict):
+        return {
+            k: _without_titles(v, naming=k == "properties" and not naming)
+            for k, v in schema.items()
+            if naming or k != "title"
+        }
+    if isinstance(schema, list):
+        return [_without_titles(v) for v in schema]
+    return schema

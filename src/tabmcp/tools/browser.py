@@ -1,0 +1,61 @@
+"""Connecting to a browser: the one tool a disconnected client sees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from tabmcp import state as s
+from tabmcp.bridge import BridgeError
+from tabmcp.drivers.launch import LaunchError
+from tabmcp.tools.base import Args, ToolContext, ToolFailure, tool
+
+# An extension that is already installed but whose service worker is between reconnect attempts
+# (its back-off tops out at 5 s) deserves a short wait before we say there is no browser.
+WAIT_FOR_RUNNING_EXTENSION = 6.0
+NO_BROWSER = {
+    "connected": False,
+    "error": "No browser found",
+    "instructions": (
+        "Open Chrome/Chromium with the tabmcp extension loaded (chrome://extensions → Load unpacked → "
+        "the extension/ folder; see `tabmcp --help`), or call connect_browser with launch=true to "
+        "start a browser with it."
+    ),
+}
+
+
+class ConnectArgs(Args):
+    launch: bool = Field(False, description="Launch a new browser with the extension if none is connected")
+
+
+@tool(title="Connect to the browser", available_in={s.Mode.DISCONNECTED}, idempotent=True)
+async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]:
+    """Connect to the browser (the one running the tabmcp extension, or launch one). Unlocks the tab tools."""
+    driver = ctx.runtime.driver
+    if ctx.bridge_error:
+        raise ToolFailure(f"The extension bridge is not running: {ctx.bridge_error}", dict(NO_BROWSER))
+    if not driver.linked and args.launch:
+        try:
+            await ctx.launcher.launch(ctx.bridge_url)
+        except LaunchError as exc:
+            raise ToolFailure(str(exc), {**NO_BROWSER, "error": str(exc)}) from None
+        if not await driver.wait_linked(ctx.settings.launch_timeout):
+            await ctx.launcher.close()
+            raise ToolFailure(
+                f"The browser started but its extension did not connect within {ctx.settings.launch_timeout:g} s.",
+                dict(NO_BROWSER),
+            )
+        await ctx.launcher.close_initial_pages()
+    elif not driver.linked and not await driver.wait_linked(WAIT_FOR_RUNNING_EXTENSION):
+        raise ToolFailure("No browser found. " + NO_BROWSER["instructions"], dict(NO_BROWSER))
+    try:
+        browser, tabs = await driver.connect()
+    except BridgeError as exc:
+        raise ToolFailure(f"The browser did not answer: {exc.message}", dict(NO_BROWSER)) from None
+    await ctx.runtime.dispatch(s.ExtensionConnected(browser, tuple(tabs)))
+    return {
+        "connected": True,
+        "browser": {"name": browser.name, "version": browser.version},
+        "tabCount": len(ctx.runtime.state.tabs),
+    }
