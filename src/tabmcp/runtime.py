@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
@@ -40,15 +41,35 @@ class Runtime:
         self.state = s.BrowserState()
         self.notifications = 0  # how many list_changed went out (doctor, demo, tests)
         self._background: set[asyncio.Task[None]] = set()
+        self._batches = 0
+        self._batch_start: tuple[object, ...] = ()
 
     async def dispatch(self, event: s.Event) -> s.Transition:
         transition = s.step(self.state, event, self.catalog)
         self.state = transition.state
         log.debug("%s -> %s (list changed: %s)", type(event).__name__, self.state.mode, transition.list_changed)
-        if transition.list_changed:
-            self.notifications += 1
-            await self.notify()
+        if transition.list_changed and not self._batches:
+            await self._notify()
         return transition
+
+    @asynccontextmanager
+    async def batch(self) -> AsyncIterator[None]:
+        """Hold notifications while a tool call runs; send one at the end if the list differs
+        from what it was at the start (``open_tab(focus=true)`` creates *and* focuses a tab, and
+        the client should hear about it once)."""
+        if not self._batches:
+            self._batch_start = s.visible_signature(self.state, self.catalog)
+        self._batches += 1
+        try:
+            yield
+        finally:
+            self._batches -= 1
+            if not self._batches and s.visible_signature(self.state, self.catalog) != self._batch_start:
+                await self._notify()
+
+    async def _notify(self) -> None:
+        self.notifications += 1
+        await self.notify()
 
     # ------------------------------------------------------------- introspection
 

@@ -196,21 +196,32 @@ class App:
             bridge_error=self.bridge.start_error,
         )
         try:
-            if name in core:
-                tool = core[name]
-                try:
-                    parsed = tool.args_model.model_validate(args)
-                except ValidationError as exc:
-                    return _error(f"Invalid arguments for {name}: {_validation_message(exc)}")
-                return _result(await tool.handler(tool_context, parsed))
-            if name in page:
-                return _result(await call_page_tool(tool_context, page[name], args))
-            return self._unavailable(name)
+            async with self.runtime.batch():
+                return await self._dispatch_call(tool_context, name, args, core, page)
         except ToolFailure as exc:
             return _error(exc.message, exc.data)
         except Exception as exc:  # the server keeps running whatever a handler does
             log.exception("tool %s failed", name)
             return _error(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", {"code": "INTERNAL"})
+
+    async def _dispatch_call(
+        self,
+        tool_context: ToolContext,
+        name: str,
+        args: dict[str, Any],
+        core: dict[str, CoreTool],
+        page: dict[str, PageTool],
+    ) -> types.CallToolResult:
+        if name in core:
+            tool = core[name]
+            try:
+                parsed = tool.args_model.model_validate(args)
+            except ValidationError as exc:
+                return _error(f"Invalid arguments for {name}: {_validation_message(exc)}")
+            return _result(await tool.handler(tool_context, parsed))
+        if name in page:
+            return _result(await call_page_tool(tool_context, page[name], args))
+        return self._unavailable(name)
 
     def _unavailable(self, name: str) -> types.CallToolResult:
         state = self.runtime.state

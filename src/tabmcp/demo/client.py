@@ -1,0 +1,89 @@
+"""A real MCP client over stdio against ``tabmcp serve``, the way Claude Code launches it.
+
+It records every ``notifications/tools/list_changed`` so the demo can print them and tests can
+assert exactly when they arrive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import mcp_types as types
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def tabmcp_command() -> tuple[str, list[str]]:
+    """The installed ``tabmcp`` console script next to this Python, else ``python -m tabmcp.cli``."""
+    script = Path(sys.executable).parent / "tabmcp"
+    if script.exists():
+        return str(script), []
+    found = shutil.which("tabmcp")
+    return (found, []) if found else (sys.executable, ["-m", "tabmcp.cli"])
+
+
+class StdioSession:
+    def __init__(self, env: dict[str, str] | None = None, errlog: IO[str] | None = None) -> None:
+        command, prefix = tabmcp_command()
+        self.params = StdioServerParameters(
+            command=command, args=[*prefix, "serve"], env={**os.environ, **(env or {})}
+        )
+        self.errlog = errlog or sys.stderr
+        self.changes = 0
+        self._changed = anyio.Event()
+        self._stack = AsyncExitStack()
+        self.session: ClientSession
+
+    async def __aenter__(self) -> StdioSession:
+        read, write = await self._stack.enter_async_context(stdio_client(self.params, errlog=self.errlog))
+        self.session = await self._stack.enter_async_context(
+            ClientSession(read, write, message_handler=self._on_message)
+        )
+        self.init = await self.session.initialize()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stack.aclose()
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self.changes += 1
+            self._changed.set()
+            self._changed = anyio.Event()
+
+    async def tools(self) -> list[types.Tool]:
+        return list((await self.session.list_tools()).tools)
+
+    async def tool_names(self) -> list[str]:
+        return [t.name for t in await self.tools()]
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
+        return await self.session.call_tool(name, arguments or {})
+
+    async def call_ok(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Call a tool that must succeed; return its structured content."""
+        result = await self.call(name, arguments)
+        if result.is_error:
+            raise AssertionError(f"{name} failed: {text_of(result)}")
+        return result.structured_content or {}
+
+    async def wait_changes(self, count: int, timeout: float = 15.0) -> None:
+        """Wait until at least ``count`` list_changed notifications have arrived in all."""
+        with anyio.fail_after(timeout):
+            while self.changes < count:
+                await self._changed.wait()
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+def pretty(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)

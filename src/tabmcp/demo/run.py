@@ -1,0 +1,109 @@
+"""``tabmcp demo``: a real MCP session against a real headless browser on the bundled sites.
+
+It plays the client's part (as Claude Code would) and prints, at each step, what the client sees:
+the call, its result, the tool list, and every ``list_changed`` that arrived.
+"""
+
+from __future__ import annotations
+
+import datetime
+import sys
+import tempfile
+from typing import Any
+
+from tabmcp.demo.client import StdioSession, pretty, text_of
+from tabmcp.demo.sites import SiteServer
+
+CORE = {"connect_browser", "list_tabs", "open_tab", "focus_tab", "close_tab"}
+
+
+def say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+class Walk:
+    def __init__(self, client: StdioSession) -> None:
+        self.client = client
+        self.step_no = 0
+        self.seen_changes = 0
+
+    async def show_tools(self) -> list[str]:
+        names = await self.client.tool_names()
+        page = [n for n in names if n not in CORE]
+        core = [n for n in names if n in CORE]
+        say(f"   tools/list → core: {', '.join(core)}")
+        if page:
+            say(f"                page tools: {', '.join(page)}")
+        return names
+
+    async def step(self, title: str, tool: str, args: dict[str, Any], expect_change: bool) -> dict[str, Any]:
+        self.step_no += 1
+        say(f"\n── step {self.step_no}: {title}")
+        say(f"   call {tool}({', '.join(f'{k}={v!r}' for k, v in args.items())})")
+        result = await self.client.call(tool, args)
+        data = result.structured_content or {}
+        label = "error" if result.is_error else "result"
+        say(f"   {label}: " + (pretty(data) if data else text_of(result)).replace("\n", "\n   "))
+        if expect_change:
+            await self.client.wait_changes(self.seen_changes + 1)
+        else:
+            await self._settle()
+        fresh = self.client.changes - self.seen_changes
+        self.seen_changes = self.client.changes
+        say(f"   notifications/tools/list_changed received: {fresh}")
+        await self.show_tools()
+        return data
+
+    async def _settle(self) -> None:
+        import anyio
+
+        await anyio.sleep(0.5)  # give a (wrong) notification the chance to show up in the printout
+
+
+async def run_demo(port: int = 0) -> int:
+    depart = (datetime.date.today() + datetime.timedelta(days=30)).isoformat()
+    with SiteServer(port=port) as sites, tempfile.TemporaryFile("w+") as errlog:
+        say(f"Demo sites served at {sites.base_url}")
+        say("Starting `tabmcp serve` over stdio, as an MCP client would…")
+        try:
+            async with StdioSession(env={"TABMCP_WS_PORT": "0"}, errlog=errlog) as client:
+                walk = Walk(client)
+                caps = client.init.capabilities.tools
+                say(f"   server advertises tools.listChanged = {caps.list_changed if caps else None}")
+                say("\n── state: DISCONNECTED")
+                await walk.show_tools()
+                await walk.step("launch headless Chromium with the extension", "connect_browser",
+                                {"launch": True}, expect_change=True)
+                opened = await walk.step("open the flight site, focused", "open_tab",
+                                         {"url": sites.url("flights.html")}, expect_change=True)
+                flights_tab = opened["tab"]["id"]
+                await walk.step("one call instead of a dozen clicks", "search_flights",
+                                {"from": "SFO", "to": "JFK", "departDate": depart, "passengers": 2},
+                                expect_change=True)
+                mail = await walk.step("open the mail site in the background (no list_changed)", "open_tab",
+                                       {"url": sites.url("mail.html"), "focus": False}, expect_change=False)
+                await walk.step("the tabs and their tool counts", "list_tabs", {}, expect_change=False)
+                await walk.step("focus the mail tab: its tools replace the flight tools", "focus_tab",
+                                {"tabId": mail["tab"]["id"]}, expect_change=True)
+                await walk.step("send an email through the page's own form", "send",
+                                {"to": "ada@example.com", "subject": "Flights", "body": "SFO→JFK booked"},
+                                expect_change=False)
+                await walk.step("close the mail tab: page tools disappear", "close_tab", {}, expect_change=True)
+                await walk.step("a client with a cached list calls close_tab anyway", "close_tab", {},
+                                expect_change=False)
+                await walk.step("focus the flights tab again (now on its results page)", "focus_tab",
+                                {"tabId": flights_tab}, expect_change=True)
+                await walk.step("close it: no tabs left", "close_tab", {}, expect_change=True)
+        except Exception as exc:
+            errlog.seek(0)
+            say(f"\nDemo failed: {type(exc).__name__}: {exc}\n--- server log ---\n{errlog.read()[-4000:]}")
+            return 1
+    say("\nDone: DISCONNECTED → CONNECTED → FOCUSED → CONNECTED, walked with a real browser.")
+    say("Closing the session closed the browser it launched.")
+    return 0
+
+
+if __name__ == "__main__":
+    import asyncio
+
+    sys.exit(asyncio.run(run_demo()))
