@@ -17,6 +17,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from tabmcp import protocol as p
+from tabmcp.record import NullRecorder, Recorder
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,14 @@ BridgeEvent = LinkUp | LinkLost | p.TabCreated | p.TabUpdated | p.TabClosed | p.
 
 
 class Bridge:
-    def __init__(self, host: str = "127.0.0.1", port: int = 8765, request_timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8765,
+        request_timeout: float = 30.0,
+        recorder: Recorder | None = None,
+    ) -> None:
+        self.recorder = recorder or NullRecorder()
         self.host = host
         self.port = port
         self.request_timeout = request_timeout
@@ -102,6 +110,7 @@ class Bridge:
         self._pending[message.id] = (future, message.type)
         wait = timeout or self.request_timeout
         try:
+            self.recorder.write("send", frame=message.model_dump(exclude_none=True))
             await conn.send(p.encode(message))
             reply = await asyncio.wait_for(future, wait)
         except TimeoutError:
@@ -136,6 +145,7 @@ class Bridge:
         except ConnectionClosed:
             pass
         finally:
+            self.recorder.write("closed")
             if self._conn is conn:
                 self._conn = None
                 was_linked = self.linked
@@ -153,6 +163,8 @@ class Bridge:
             log.warning("rejected frame from extension: %s", exc.message)
             await conn.send(p.encode(p.ServerError(id=exc.frame_id, code=exc.code, message=exc.message)))
             return
+        if not isinstance(message, p.Ping):
+            self.recorder.write("recv", frame=message.model_dump(exclude_none=True))
         match message:
             case p.Ping():
                 await conn.send(p.encode(p.Pong()))

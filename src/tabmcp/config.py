@@ -27,6 +27,7 @@ class Settings(BaseSettings):
     max_page_tools: int = Field(20, description="Most page tools listed for one page.")
     capture_max_chars: int = Field(1_000_000, description="Largest DOM serialisation taken for introspection.")
     log_level: str = Field("INFO", description="Logging level (logs go to stderr).")
+    record: Path | None = Field(None, description="Append a JSONL recording of the session here.")
 
     def resolved_headless(self) -> bool:
         if self.headless is not None:

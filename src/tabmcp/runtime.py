@@ -19,6 +19,7 @@ from tabmcp.drivers.base import Driver, LinkChanged, UserFocusedTab
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import Registry
 from tabmcp.protocol import ErrorCode
+from tabmcp.record import NullRecorder, Recorder
 
 log = logging.getLogger(__name__)
 Notify = Callable[[], Awaitable[None]]
@@ -32,7 +33,9 @@ class Runtime:
         registry: Registry,
         catalog: Sequence[s.Declared],
         notify: Notify,
+        recorder: Recorder | None = None,
     ) -> None:
+        self.recorder = recorder or NullRecorder()
         self.settings = settings
         self.driver = driver
         self.registry = registry
@@ -70,6 +73,11 @@ class Runtime:
     async def _notify(self) -> None:
         self.notifications += 1
         await self.notify()
+        self.recorder.write("notify", tools=self.visible_tool_names())
+
+    def visible_tool_names(self) -> list[str]:
+        core = [t.name for t in s.visible_core_tools(self.state, self.catalog)]
+        return core + [t.name for t in self.state.page_tools]
 
     # ------------------------------------------------------------- introspection
 

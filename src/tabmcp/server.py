@@ -31,6 +31,7 @@ from tabmcp.drivers.extension import ExtensionDriver
 from tabmcp.drivers.launch import ChromiumLauncher
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.introspect.registry import Registry
+from tabmcp.record import recorder_for
 from tabmcp.runtime import Runtime
 from tabmcp.tools import CATALOG, CoreTool, ToolContext, ToolFailure
 from tabmcp.tools.page_tools import call_page_tool
@@ -128,10 +129,13 @@ class App:
         self.settings = settings
         self.bus = InMemorySubscriptionBus()
         self.sessions = SessionRegistry()
-        self.bridge = Bridge(settings.ws_host, settings.ws_port, settings.request_timeout)
+        self.recorder = recorder_for(settings.record)
+        self.bridge = Bridge(settings.ws_host, settings.ws_port, settings.request_timeout, self.recorder)
         self.registry = Registry.discover(settings.introspectors_dir)
         self.launcher = ChromiumLauncher(settings)
-        self.runtime = Runtime(settings, ExtensionDriver(self.bridge), self.registry, CATALOG, self.notify_tools_changed)
+        self.runtime = Runtime(
+            settings, ExtensionDriver(self.bridge), self.registry, CATALOG, self.notify_tools_changed, self.recorder
+        )
         self.server = TabmcpServer(
             "tabmcp",
             version=__version__,
@@ -152,6 +156,7 @@ class App:
         try:
             yield {}
         finally:
+            self.recorder.close()  # what follows is shutdown, not part of the session
             events.cancel()
             await self.launcher.close()
             await self.bridge.stop()
@@ -195,6 +200,19 @@ class App:
             bridge_url=self.bridge.url,
             bridge_error=self.bridge.start_error,
         )
+        self.recorder.write("call", name=name, args=args)
+        result = await self._guarded_call(tool_context, name, args, core, page)
+        self.recorder.write("result", name=name, isError=bool(result.is_error), tools=self.runtime.visible_tool_names())
+        return result
+
+    async def _guarded_call(
+        self,
+        tool_context: ToolContext,
+        name: str,
+        args: dict[str, Any],
+        core: dict[str, CoreTool],
+        page: dict[str, PageTool],
+    ) -> types.CallToolResult:
         try:
             async with self.runtime.batch():
                 return await self._dispatch_call(tool_context, name, args, core, page)

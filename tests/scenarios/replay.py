@@ -1,0 +1,206 @@
+"""Replays a scenario (a session recording, see ``tabmcp.record``) against a fresh server.
+
+The replayer plays the extension over a real WebSocket to the real bridge, and the client over
+a real MCP ``Client`` (handshake era, or 2026-07-28 with ``subscriptions/listen``). Entries:
+
+- ``call`` / ``result``: the client calls a tool (``connect_browser`` without ``launch``: the
+  replayer is the browser); ``result`` awaits it and checks ``isError``
+  and the visible tool names at that moment.
+- ``send``: the server must send this frame next (compared field by field, ``id`` mapped).
+- ``recv``: the extension sends this frame (answers get the live id of the request they answer);
+  a ``hello`` opens the WebSocket first.
+- ``closed``: the extension's socket closes.
+- ``notify``: one ``list_changed`` must arrive, after which ``tools`` must be what is listed.
+
+At the end no notification beyond those recorded may have arrived.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from websockets.asyncio.client import ClientConnection, connect
+
+from tabmcp.config import Settings
+from tabmcp.server import App
+
+STEP_TIMEOUT = 5.0
+
+
+class ReplayMismatch(AssertionError):
+    pass
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+class NotificationCounter:
+    def __init__(self) -> None:
+        self.count = 0
+        self._changed = anyio.Event()
+
+    def bump(self) -> None:
+        self.count += 1
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def reach(self, count: int, what: str) -> None:
+        try:
+            with anyio.fail_after(STEP_TIMEOUT):
+                while self.count < count:
+                    await self._changed.wait()
+        except TimeoutError:
+            raise ReplayMismatch(f"{what}: expected list_changed #{count}, got {self.count}") from None
+
+
+@asynccontextmanager
+async def mcp_client(app: App, era: str, counter: NotificationCounter) -> AsyncIterator[Client]:
+    if era == "legacy":
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                counter.bump()
+
+        async with Client(app.server, mode="legacy", message_handler=on_message) as client:
+            yield client
+        return
+    async with Client(app.server) as client, client.listen(tools_list_changed=True) as subscription:
+
+        async def pump() -> None:
+            async for _event in subscription:
+                counter.bump()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pump)
+            yield client
+            tg.cancel_scope.cancel()
+
+
+class Extension:
+    """The extension's side: a WebSocket to the bridge, frames from the server queued in order."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.ws: ClientConnection | None = None
+        self.inbox: list[dict[str, Any]] = []
+        self._arrived = anyio.Event()
+
+    async def open(self, tg: anyio.abc.TaskGroup) -> None:
+        self.ws = await connect(self.url)
+        tg.start_soon(self._read, self.ws)
+
+    async def _read(self, ws: ClientConnection) -> None:
+        async for raw in ws:
+            frame = json.loads(raw)
+            if frame.get("type") != "pong":
+                self.inbox.append(frame)
+                self._arrived.set()
+                self._arrived = anyio.Event()
+
+    async def next_frame(self, what: str) -> dict[str, Any]:
+        try:
+            with anyio.fail_after(STEP_TIMEOUT):
+                while not self.inbox:
+                    await self._arrived.wait()
+        except TimeoutError:
+            raise ReplayMismatch(f"{what}: the server sent nothing") from None
+        return self.inbox.pop(0)
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+            self.ws = None
+
+
+async def replay(path: Path, era: str = "legacy") -> int:
+    """Replay one scenario; returns how many list_changed notifications were checked."""
+    entries = load(path)
+    app = App(Settings(ws_port=0, request_timeout=STEP_TIMEOUT))
+    counter = NotificationCounter()
+    expected = 0
+    ids: dict[str, str] = {}
+    async with mcp_client(app, era, counter) as client, anyio.create_task_group() as tg:
+        extension = Extension(app.bridge.url)
+        pending: dict[str, Any] = {}
+
+        async def run_call(name: str, args: dict[str, Any]) -> None:
+            pending["result"] = await client.call_tool(name, args)
+            pending["done"].set()
+
+        for n, entry in enumerate(entries, 1):
+            where = f"{path.name}:{n} {entry['kind']}"
+            match entry["kind"]:
+                case "call":
+                    pending.clear()
+                    pending["done"] = anyio.Event()
+                    tg.start_soon(run_call, entry["name"], _without_launch(entry))
+                case "result":
+                    with anyio.move_on_after(STEP_TIMEOUT):
+                        await pending["done"].wait()
+                    if not pending["done"].is_set():
+                        raise ReplayMismatch(f"{where}: {entry['name']} did not return")
+                    result: types.CallToolResult = pending["result"]
+                    if bool(result.is_error) != entry["isError"]:
+                        text = "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+                        raise ReplayMismatch(f"{where}: isError {result.is_error}, expected {entry['isError']}: {text}")
+                    await _check_tools(client, entry["tools"], where)
+                case "send":
+                    got = await extension.next_frame(where + _call_outcome(pending))
+                    want = dict(entry["frame"])
+                    if "id" in want:
+                        ids[want.pop("id")] = got.pop("id", "")
+                    if got != want:
+                        raise ReplayMismatch(f"{where}: server sent {got}, expected {want}")
+                case "recv":
+                    frame = dict(entry["frame"])
+                    if frame.get("type") == "hello" and extension.ws is None:
+                        await extension.open(tg)
+                    if frame.get("id") in ids:
+                        frame["id"] = ids[frame["id"]]
+                    assert extension.ws is not None, f"{where}: frame before hello"
+                    await extension.ws.send(json.dumps(frame))
+                case "closed":
+                    await extension.close()
+                case "notify":
+                    expected += 1
+                    await counter.reach(expected, where)
+                    await _check_tools(client, entry["tools"], where)
+                case other:
+                    raise ReplayMismatch(f"{where}: unknown entry kind {other!r}")
+        await anyio.sleep(0.3)  # a notification that should not exist gets its chance to arrive
+        if counter.count != expected:
+            raise ReplayMismatch(f"{path.name}: {counter.count} list_changed arrived, {expected} expected")
+        await extension.close()
+        tg.cancel_scope.cancel()
+    return expected
+
+
+def _without_launch(entry: dict[str, Any]) -> dict[str, Any]:
+    """In a replay the replayer is the browser: a recorded launch=true would start a real one."""
+    args = dict(entry.get("args", {}))
+    if entry["name"] == "connect_browser":
+        args["launch"] = False
+    return args
+
+
+def _call_outcome(pending: dict[str, Any]) -> str:
+    """Why the server may have sent nothing: the running call already ended, and said this."""
+    result = pending.get("result")
+    if result is None:
+        return ""
+    return " (the call already returned: " + "".join(
+        c.text for c in result.content if isinstance(c, types.TextContent))[:300] + ")"
+
+
+async def _check_tools(client: Client, want: list[str], where: str) -> None:
+    names = [t.name for t in (await client.list_tools()).tools]
+    if names != want:
+        raise ReplayMismatch(f"{where}: tools/list is {names}, expected {want}")
