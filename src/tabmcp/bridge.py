@@ -108,7 +108,7 @@ class Bridge:
         message = message.model_copy(update={"id": f"r{next(self._ids)}"})
         future: asyncio.Future[p.Reply] = asyncio.get_running_loop().create_future()
         self._pending[message.id] = (future, message.type)
-        wait = timeout or self.request_timeout
+        wait = self.request_timeout if timeout is None else timeout
         try:
             self.recorder.write("send", frame=message.model_dump(exclude_none=True))
             await conn.send(p.encode(message))
@@ -136,7 +136,8 @@ class Bridge:
     async def _handle(self, conn: ServerConnection) -> None:
         previous, self._conn = self._conn, conn
         if previous is not None:
-            self._fail_pending(p.ErrorCode.DISCONNECTED, "the extension reconnected")
+            # a restarted service worker: what the old socket knew (and was asked) is gone with it
+            self._drop("the extension reconnected")
             await previous.close(1000, "replaced by a newer connection")
         log.info("extension connected from %s", conn.remote_address)
         try:
@@ -145,16 +146,20 @@ class Bridge:
         except ConnectionClosed:
             pass
         finally:
-            self.recorder.write("closed")
             if self._conn is conn:
                 self._conn = None
-                was_linked = self.linked
-                self._linked.clear()
-                self.hello = None
-                self._fail_pending(p.ErrorCode.DISCONNECTED, "the browser extension disconnected")
-                if was_linked:
-                    self.events.put_nowait(LinkLost("the extension's connection closed"))
-                log.info("extension disconnected")
+                self._drop("the browser extension disconnected")
+
+    def _drop(self, why: str) -> None:
+        """The current link is gone: unlink, fail what was pending, and tell the runtime once."""
+        self.recorder.write("closed")
+        was_linked = self.linked
+        self._linked.clear()
+        self.hello = None
+        self._fail_pending(p.ErrorCode.DISCONNECTED, why)
+        if was_linked:
+            self.events.put_nowait(LinkLost(why))
+        log.info("extension link dropped: %s", why)
 
     async def _receive(self, conn: ServerConnection, raw: str | bytes) -> None:
         try:
@@ -168,7 +173,7 @@ class Bridge:
         match message:
             case p.Ping():
                 await conn.send(p.encode(p.Pong()))
-            case p.Hello():
+            case p.Hello() if conn is self._conn:
                 self.hello = message
                 self._linked.set()
                 self.events.put_nowait(LinkUp(message))

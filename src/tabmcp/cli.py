@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import sys
 from pathlib import Path
@@ -74,10 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         from tabmcp.server import serve_stdio
 
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve_stdio(settings))
-        except KeyboardInterrupt:
-            pass
         return 0
     if args.command == "demo":
         from tabmcp.demo.run import run_demo

@@ -242,7 +242,7 @@ def parse_extension_message(raw: str | bytes) -> ExtensionMessage:
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "frame must be a JSON object")
     frame_id = data.get("id") if isinstance(data.get("id"), str) else None
     kind = data.get("type")
-    if kind not in EXTENSION_TYPES:
+    if not isinstance(kind, str) or kind not in EXTENSION_TYPES:
         raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown frame type {kind!r}", frame_id)
     try:
         return _extension_adapter.validate_python(data)

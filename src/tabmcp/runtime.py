@@ -124,9 +124,9 @@ class Runtime:
             case LinkChanged(up=True):
                 log.info("browser extension linked; waiting for connect_browser")
             case UserFocusedTab(tab_id=tab_id):
-                if self.settings.follow_user_tab_switches and self.state.connected:
-                    if tab_id in self.state.tabs and tab_id != self.state.focused_tab_id:
-                        await self.focus(tab_id)
+                state = self.state
+                if self.settings.follow_user_tab_switches and tab_id in state.tabs and tab_id != state.focused_tab_id:
+                    await self.focus(tab_id)
             case s.TabUpdated(tab=tab):
                 before = self.state.tabs.get(tab.id)
                 await self.dispatch(event)

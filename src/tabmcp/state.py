@@ -182,7 +182,7 @@ def _merge(old: Tab | None, new: Tab) -> Tab:
     return new if old is None or new.tools is not None else replace(new, tools=old.tools)
 
 
-def apply(state: BrowserState, event: Event) -> BrowserState:  # noqa: PLR0911 - one branch per event
+def apply(state: BrowserState, event: Event) -> BrowserState:
     """The next state. Events that make no sense in the current state leave it unchanged."""
     match event:
         case ExtensionConnected(browser=browser, tabs=tabs):

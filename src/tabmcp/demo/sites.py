@@ -14,7 +14,7 @@ SITES = Path(__file__).parent / "sites"
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: object) -> None:
         pass  # stdout/stderr stay clean: under stdio, stdout is the protocol
 
 

@@ -85,6 +85,10 @@ def resolve_plan(tool: PageTool, args: Mapping[str, Any]) -> list[Step]:
         raise PlanError(
             f"{tool.name}: unknown argument(s) {', '.join(unknown)}; expected: {', '.join(sorted(known))}"
         )
+    for name, value in args.items():
+        allowed = tool.input_schema["properties"][name].get("enum")
+        if allowed is not None and value is not None and value not in allowed:
+            raise PlanError(f"{tool.name}: {name} must be one of: {', '.join(map(str, allowed))}")
     steps: list[Step] = []
     for plan_step in tool.plan:
         value = plan_step.value

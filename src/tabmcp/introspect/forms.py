@@ -62,7 +62,7 @@ class FormIntrospector(Introspector):
             kind = control.get("type", "text").lower() if control.tag == "input" else control.tag
             if not name or not control_ref or kind in NOT_PARAMETERS or capture.is_hidden(control):
                 continue
-            if control.get("disabled") is not None:
+            if _disabled(control):
                 continue
             if kind == "radio":
                 radio_groups.setdefault(name, []).append(control)
@@ -137,6 +137,18 @@ def _control_schema(
     if label:
         schema["description"] = label[:MAX_TEXT]
     return schema, step
+
+
+def _disabled(control: HtmlElement) -> bool:
+    """Disabled itself, or inside a disabled fieldset (except in that fieldset's first legend)."""
+    if control.get("disabled") is not None:
+        return True
+    for fieldset in control.iterancestors("fieldset"):
+        if fieldset.get("disabled") is not None:
+            legend = fieldset.find("legend")
+            if legend is None or control not in legend.iterdescendants():
+                return True
+    return False
 
 
 def _group_label(capture: PageCapture, radios: list[HtmlElement]) -> str:

@@ -14,6 +14,7 @@ import importlib.util
 import logging
 import pkgutil
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
@@ -59,7 +60,9 @@ class Registry:
             self._guard(name, lambda name=name: self._add_module(importlib.import_module(name)))
 
     def _add_module(self, loaded: object) -> None:
-        found = getattr(loaded, "INTROSPECTORS", loaded if isinstance(loaded, list) else None)
+        if isinstance(loaded, ModuleType) and not hasattr(loaded, "INTROSPECTORS"):
+            return  # a helper module beside the plugins, not a plugin
+        found = getattr(loaded, "INTROSPECTORS", loaded)
         if not isinstance(found, list) or not all(isinstance(i, Introspector) for i in found):
             raise TypeError("expected a module-level INTROSPECTORS list of Introspector instances")
         self.introspectors.extend(found)
@@ -119,5 +122,10 @@ def _load_file(path: Path) -> ModuleType:
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[spec.name] = module  # dataclasses resolve string annotations through sys.modules
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[spec.name]
+        raise
     return module

@@ -1,0 +1,114 @@
+"""Real parts: `tabmcp serve` over stdio, the demo sites on 127.0.0.1, headless Chromium with the
+real extension (launched by tabmcp, or by the test playing the user's own browser)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import BrowserContext, async_playwright
+
+from tabmcp.config import Settings
+from tabmcp.demo.client import StdioSession
+from tabmcp.demo.sites import SiteServer
+from tabmcp.drivers.launch import chromium_args, prepare_extension
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/integration" in str(item.fspath):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def sites() -> Iterator[SiteServer]:
+    with SiteServer() as server:
+        yield server
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def server_log(request: pytest.FixtureRequest) -> Iterator[object]:
+    """The server's stderr, kept as a test artefact (and shown when a test fails)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{request.node.name}.server.log"
+    with path.open("w+") as log:
+        yield log
+
+
+def serve(server_log: object, **settings: str) -> StdioSession:
+    env = {f"TABMCP_{k.upper()}": v for k, v in settings.items()}
+    env.setdefault("TABMCP_LOG_LEVEL", "DEBUG")
+    return StdioSession(env=env, errlog=server_log)  # type: ignore[arg-type]
+
+
+class OwnBrowser:
+    """Chromium started by the test with the extension loaded, as a user's own browser would be."""
+
+    def __init__(self, ws_port: int) -> None:
+        self.ws_port = ws_port
+        self.scratch = tempfile.TemporaryDirectory(prefix="tabmcp-test-")
+        self.context: BrowserContext
+
+    async def __aenter__(self) -> OwnBrowser:
+        root = Path(self.scratch.name)
+        extension = prepare_extension(root / "extension", f"ws://127.0.0.1:{self.ws_port}")
+        self._pw = await async_playwright().start()
+        self.context = await self._pw.chromium.launch_persistent_context(
+            str(root / "profile"),
+            executable_path=Settings().resolved_browser_path(),
+            headless=True,
+            args=chromium_args(extension, as_root=os.geteuid() == 0),
+            ignore_default_args=["--disable-extensions"],
+        )
+        return self
+
+    async def close(self) -> None:
+        if self._pw is not None:
+            try:
+                await self.context.close()
+            finally:
+                await self._pw.stop()
+                self._pw = None
+                self.scratch.cleanup()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+@pytest.fixture
+async def own_browser_port() -> AsyncIterator[int]:
+    yield free_port()
+
+
+def kill_browser_using(profile: Path) -> int:
+    """SIGKILL the Chromium processes started with this profile: the browser vanishes."""
+    killed = 0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"--user-data-dir={profile}".encode() in cmdline or (
+            str(profile).encode() in cmdline and any(b"chrom" in part for part in cmdline[:1])
+        ):
+            try:
+                os.kill(int(proc.name), signal.SIGKILL)
+                killed += 1
+            except ProcessLookupError:
+                pass
+    return killed

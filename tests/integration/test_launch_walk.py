@@ -1,0 +1,106 @@
+"""The whole walk through a launched browser: DISCONNECTED → CONNECTED → FOCUSED → DISCONNECTED.
+
+`tabmcp serve` runs as a stdio subprocess, an `mcp` ClientSession drives it, and
+`connect_browser(launch=true)` starts headless Chromium with the real extension.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import anyio
+
+from tabmcp.demo.client import StdioSession, text_of
+from tabmcp.demo.sites import SiteServer
+from tests.integration.conftest import kill_browser_using, serve
+
+CORE_FOCUSED = ["list_tabs", "open_tab", "focus_tab", "close_tab"]
+QUIET = 0.7  # how long a notification that must not come gets to show up anyway
+
+
+async def expect_no_change(client: StdioSession, before: int) -> None:
+    await anyio.sleep(QUIET)
+    assert client.changes == before, "an unexpected list_changed arrived"
+
+
+async def test_launch_walk(sites: SiteServer, server_log: object, tmp_path: Path) -> None:
+    profile = tmp_path / "profile"
+    depart = (datetime.date.today() + datetime.timedelta(days=14)).isoformat()
+    async with serve(server_log, ws_port="0", user_data_dir=str(profile)) as client:
+        assert client.init.capabilities.tools is not None
+        assert client.init.capabilities.tools.list_changed is True
+        assert await client.tool_names() == ["connect_browser"]
+
+        connected = await client.call_ok("connect_browser", {"launch": True})
+        assert connected["connected"] is True
+        assert connected["browser"]["name"] in ("Chromium", "Chrome")
+        assert connected["tabCount"] == 0
+        await client.wait_changes(1)
+        assert await client.tool_names() == ["list_tabs", "open_tab"]
+
+        opened = await client.call_ok("open_tab", {"url": sites.url("flights.html")})
+        assert opened["focused"] is True
+        assert opened["toolsAvailable"] == ["search_flights"]
+        assert opened["tab"]["title"] == "SkyHop – search flights"
+        await client.wait_changes(2)
+        tools = {t.name: t for t in await client.tools()}
+        assert list(tools) == [*CORE_FOCUSED, "search_flights"]
+        schema = tools["search_flights"].input_schema
+        assert schema["required"] == ["from", "to", "departDate"]
+        assert schema["properties"]["departDate"]["format"] == "date"
+        assert schema["properties"]["cabin"]["enum"] == ["economy", "business"]
+        assert "csrf" not in schema["properties"]
+        assert tools["search_flights"].annotations.read_only_hint is True
+        assert client.changes == 2  # open_tab(focus=true) created *and* focused: one notification
+
+        found = await client.call_ok(
+            "search_flights", {"from": "SFO", "to": "JFK", "departDate": depart, "passengers": 2, "cabin": "business"}
+        )
+        assert found["page"]["title"] == "SkyHop – results"
+        assert "csrf=token-123" in found["page"]["url"]  # the hidden field went along
+        assert f"Flights from SFO to JFK on {depart}" in found["page"]["text"]
+        assert "business $328" in found["page"]["text"]  # 2 passengers × $164
+        await client.wait_changes(3)  # the results page has other tools
+        assert await client.tool_names() == [*CORE_FOCUSED, "select_flight"]
+
+        background = await client.call_ok("open_tab", {"url": sites.url("mail.html"), "focus": False})
+        await expect_no_change(client, 3)
+        listing = await client.call_ok("list_tabs")
+        flights_id, mail_id = opened["tab"]["id"], background["tab"]["id"]
+        assert listing["focusedTabId"] == flights_id
+        counts = {t["id"]: (t["focused"], t["toolCount"]) for t in listing["tabs"]}
+        assert counts == {flights_id: (True, 1), mail_id: (False, None)}
+
+        bad = await client.call("focus_tab", {"tabId": 99999})
+        assert bad.is_error and "No tab with id 99999" in text_of(bad)
+        unreachable = await client.call("open_tab", {"url": "http://127.0.0.1:1/"})
+        assert unreachable.is_error and "NAVIGATION_FAILED" in text_of(unreachable)
+        invalid = await client.call("open_tab", {"url": "javascript:alert(1)"})
+        assert invalid.is_error and "http" in text_of(invalid)
+        assert len((await client.call_ok("list_tabs"))["tabs"]) == 2  # state unchanged
+        await expect_no_change(client, 3)
+
+        focused = await client.call_ok("focus_tab", {"tabId": mail_id})
+        assert focused["toolsAvailable"] == ["search", "send"]
+        await client.wait_changes(4)
+        assert await client.tool_names() == [*CORE_FOCUSED, "search", "send"]
+
+        sent = await client.call_ok("send", {"to": "ada@example.com", "subject": "Trip", "urgent": True})
+        assert 'Sent "Trip" to ada@example.com (urgent)' in sent["page"]["text"]
+        rejected = await client.call("send", {"subject": "no recipient"})
+        assert rejected.is_error and "to" in text_of(rejected)
+        await expect_no_change(client, 4)  # compose does not navigate: same tools
+
+        closed = await client.call_ok("close_tab")
+        assert closed == {"closed": True, "tabId": mail_id}
+        await client.wait_changes(5)
+        assert await client.tool_names() == ["list_tabs", "open_tab", "focus_tab"]
+        stale = await client.call("send", {"to": "x@example.com"})
+        assert stale.is_error and "Available tools: list_tabs, open_tab, focus_tab" in text_of(stale)
+
+        assert kill_browser_using(profile) > 0  # the browser vanishes under the server
+        await client.wait_changes(6)
+        assert await client.tool_names() == ["connect_browser"]
+        gone = await client.call("list_tabs")
+        assert gone.is_error and "connect_browser" in text_of(gone)
