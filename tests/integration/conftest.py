@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import BrowserContext, async_playwright
+from playwright.async_api import BrowserContext, Playwright, async_playwright
 
 from tabmcp.config import Settings
 from tabmcp.demo.client import StdioSession
@@ -61,6 +61,7 @@ class OwnBrowser:
         self.ws_port = ws_port
         self.scratch = tempfile.TemporaryDirectory(prefix="tabmcp-test-")
         self.context: BrowserContext
+        self._pw: Playwright | None = None
 
     async def __aenter__(self) -> OwnBrowser:
         root = Path(self.scratch.name)

@@ -1,0 +1,135 @@
+"""Seed 002's edge cases in a real browser the user drives (here: the test, through Playwright).
+
+The browser starts *before* the server, as a user's Chrome with the extension would, so the
+extension's reconnect back-off is part of every test here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import anyio
+from playwright.async_api import Page
+
+from tabmcp.demo.client import StdioSession, text_of
+from tabmcp.demo.sites import SiteServer
+from tests.integration.conftest import OwnBrowser, serve
+
+CORE_FOCUSED = ["list_tabs", "open_tab", "focus_tab", "close_tab"]
+CORE_TABS = ["list_tabs", "open_tab", "focus_tab"]
+QUIET = 0.7
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 10.0) -> None:
+    """Poll a condition the browser makes true asynchronously (bounded: never hangs)."""
+    with anyio.move_on_after(timeout):
+        while not await check():
+            await anyio.sleep(0.1)
+        return
+    raise AssertionError(f"timed out waiting for: {what}")
+
+
+async def tab_id_for(client: StdioSession, url: str) -> int:
+    found: list[int] = []
+
+    async def listed() -> bool:
+        tabs = (await client.call_ok("list_tabs"))["tabs"]
+        found[:] = [t["id"] for t in tabs if t["url"] == url]
+        return bool(found)
+
+    await eventually(listed, f"a tab at {url} in list_tabs")
+    return found[0]
+
+
+async def test_user_driven_browser(sites: SiteServer, server_log: object, own_browser_port: int) -> None:
+    async with OwnBrowser(own_browser_port) as browser, serve(server_log, ws_port=str(own_browser_port)) as client:
+        connected = await client.call_ok("connect_browser")  # no launch: the user's browser is there
+        assert connected["connected"] is True
+        assert connected["tabCount"] == len(browser.context.pages)
+        await client.wait_changes(1)
+        assert await client.tool_names() == CORE_TABS
+
+        # the user opens a tab: it is listed, and no list_changed is sent
+        page: Page = await browser.context.new_page()
+        await page.goto(sites.url("flights.html"))
+        flights = await tab_id_for(client, sites.url("flights.html"))
+        await anyio.sleep(QUIET)
+        assert client.changes == 1
+
+        focused = await client.call_ok("focus_tab", {"tabId": flights})
+        assert focused["toolsAvailable"] == ["search_flights"]
+        await client.wait_changes(2)
+        assert await page.evaluate("document.visibilityState") == "visible"  # activated in its window
+
+        # the page navigates by itself: re-introspected, notified because the tools changed
+        await page.goto(sites.url("results.html?from=AMS&to=LIS&departDate=2027-01-02"))
+        await client.wait_changes(3)
+        assert await client.tool_names() == [*CORE_FOCUSED, "select_flight"]
+
+        # ...to a page without forms: the page tools go
+        await page.goto(sites.url("about.html"))
+        await client.wait_changes(4)
+        assert await client.tool_names() == CORE_FOCUSED
+
+        # ...to a page with the same tools as before: no list_changed
+        await page.goto(sites.url("about.html?again"))
+        await tab_id_for(client, sites.url("about.html?again"))
+        await anyio.sleep(QUIET)
+        assert client.changes == 4
+
+        # the focused tab crashes: it is gone, and so is the focus
+        try:
+            await page.goto("chrome://crash", timeout=3000)
+        except Exception:
+            pass  # navigating to the crash page never finishes: that is the point
+        await client.wait_changes(5)
+        assert await client.tool_names() == CORE_TABS
+        assert flights not in [t["id"] for t in (await client.call_ok("list_tabs"))["tabs"]]
+
+        # the user closes the focused tab
+        opened = await client.call_ok("open_tab", {"url": sites.url("mail.html")})
+        await client.wait_changes(6)
+        mail_page = next(p for p in browser.context.pages if p.url == sites.url("mail.html"))
+        await mail_page.close()
+        await client.wait_changes(7)
+        assert await client.tool_names() == CORE_TABS
+        assert opened["tab"]["id"] not in [t["id"] for t in (await client.call_ok("list_tabs"))["tabs"]]
+
+        # the browser goes away: DISCONNECTED, and calls say what to do
+        await browser.close()
+        await client.wait_changes(8)
+        assert await client.tool_names() == ["connect_browser"]
+        stale = await client.call("focus_tab", {"tabId": 1})
+        assert stale.is_error and "connect_browser" in text_of(stale)
+        nothing = await client.call("connect_browser")
+        assert nothing.is_error and "No browser found" in text_of(nothing)
+
+
+async def test_extension_finds_a_restarted_server(sites: SiteServer, server_log: object, own_browser_port: int) -> None:
+    async with OwnBrowser(own_browser_port) as browser:
+        async with serve(server_log, ws_port=str(own_browser_port)) as first:
+            await first.call_ok("connect_browser")
+            await first.call_ok("open_tab", {"url": sites.url("flights.html")})
+        # the server went away and a new one takes its port: the extension comes back by itself
+        async with serve(server_log, ws_port=str(own_browser_port)) as second:
+            connected = await second.call_ok("connect_browser")
+            assert connected["tabCount"] == len(browser.context.pages)
+            listing = await second.call_ok("list_tabs")
+            assert sites.url("flights.html") in [t["url"] for t in listing["tabs"]]
+            assert listing["focusedTabId"] is None  # focus is the server's, and this one is new
+
+
+async def test_follow_user_tab_switches(sites: SiteServer, server_log: object, own_browser_port: int) -> None:
+    async with (
+        OwnBrowser(own_browser_port) as browser,
+        serve(server_log, ws_port=str(own_browser_port), follow_user_tab_switches="true") as client,
+    ):
+        await client.call_ok("connect_browser")
+        await client.call_ok("open_tab", {"url": sites.url("flights.html")})
+        await client.call_ok("open_tab", {"url": sites.url("mail.html")})
+        assert await client.tool_names() == [*CORE_FOCUSED, "search", "send"]
+        before = client.changes
+        flights_page = next(p for p in browser.context.pages if p.url == sites.url("flights.html"))
+        await flights_page.bring_to_front()  # the user clicks the other tab
+        await client.wait_changes(before + 1)
+        assert await client.tool_names() == [*CORE_FOCUSED, "search_flights"]
