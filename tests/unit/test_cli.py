@@ -1,0 +1,42 @@
+"""The command line: help, settings precedence (flag > TABMCP_* env > default), extension path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tabmcp.cli import _parser, main, settings_from
+
+
+def test_help_names_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("serve", "demo", "extension-path", "claude mcp add tabmcp"):
+        assert command in out
+
+
+def test_flags_override_environment_which_overrides_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABMCP_WS_PORT", "9999")
+    monkeypatch.setenv("TABMCP_REQUEST_TIMEOUT", "7.5")
+    from_env = settings_from(_parser().parse_args(["serve"]))
+    assert (from_env.ws_port, from_env.request_timeout) == (9999, 7.5)
+    assert from_env.ws_host == "127.0.0.1"  # default
+    from_flag = settings_from(_parser().parse_args(["serve", "--ws-port", "8111", "--no-headless"]))
+    assert from_flag.ws_port == 8111
+    assert from_flag.headless is False
+    assert from_flag.request_timeout == 7.5
+
+
+def test_boolean_environment_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABMCP_FOLLOW_USER_TAB_SWITCHES", "true")
+    assert settings_from(_parser().parse_args(["serve"])).follow_user_tab_switches is True
+
+
+def test_extension_path_points_at_the_manifest(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["extension-path"]) == 0
+    folder = Path(capsys.readouterr().out.strip())
+    assert (folder / "manifest.json").is_file()
+    assert (folder / "background.js").is_file() and (folder / "agent.js").is_file()
