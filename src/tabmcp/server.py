@@ -191,8 +191,20 @@ class App:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         name, args = params.name, params.arguments or {}
-        core = {t.name: t for t in self.visible_core_tools()}
-        page = {t.name: t for t in self.runtime.state.page_tools}
+        self.recorder.write("call", name=name, args=args)
+        try:
+            async with self.runtime.batch():
+                result = await self._dispatch_call(name, args)
+        except ToolFailure as exc:
+            result = _error(exc.message, exc.data)
+        except Exception as exc:  # the server keeps running whatever a handler does
+            log.exception("tool %s failed", name)
+            result = _error(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", {"code": "INTERNAL"})
+        self.recorder.write("result", name=name, isError=bool(result.is_error), tools=self.runtime.visible_tool_names())
+        return result
+
+    async def _dispatch_call(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
+        """Run the tool by that name if the client can see it now (its list may be stale)."""
         tool_context = ToolContext(
             runtime=self.runtime,
             settings=self.settings,
@@ -200,50 +212,21 @@ class App:
             bridge_url=self.bridge.url,
             bridge_error=self.bridge.start_error,
         )
-        self.recorder.write("call", name=name, args=args)
-        result = await self._guarded_call(tool_context, name, args, core, page)
-        self.recorder.write("result", name=name, isError=bool(result.is_error), tools=self.runtime.visible_tool_names())
-        return result
-
-    async def _guarded_call(
-        self,
-        tool_context: ToolContext,
-        name: str,
-        args: dict[str, Any],
-        core: dict[str, CoreTool],
-        page: dict[str, PageTool],
-    ) -> types.CallToolResult:
-        try:
-            async with self.runtime.batch():
-                return await self._dispatch_call(tool_context, name, args, core, page)
-        except ToolFailure as exc:
-            return _error(exc.message, exc.data)
-        except Exception as exc:  # the server keeps running whatever a handler does
-            log.exception("tool %s failed", name)
-            return _error(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", {"code": "INTERNAL"})
-
-    async def _dispatch_call(
-        self,
-        tool_context: ToolContext,
-        name: str,
-        args: dict[str, Any],
-        core: dict[str, CoreTool],
-        page: dict[str, PageTool],
-    ) -> types.CallToolResult:
-        if name in core:
-            tool = core[name]
+        core = next((t for t in self.visible_core_tools() if t.name == name), None)
+        if core is not None:
             try:
-                parsed = tool.args_model.model_validate(args)
+                parsed = core.args_model.model_validate(args)
             except ValidationError as exc:
                 return _error(f"Invalid arguments for {name}: {_validation_message(exc)}")
-            return _result(await tool.handler(tool_context, parsed))
-        if name in page:
-            return _result(await call_page_tool(tool_context, page[name], args))
+            return _result(await core.handler(tool_context, parsed))
+        page = next((t for t in self.runtime.state.page_tools if t.name == name), None)
+        if page is not None:
+            return _result(await call_page_tool(tool_context, page, args))
         return self._unavailable(name)
 
     def _unavailable(self, name: str) -> types.CallToolResult:
         state = self.runtime.state
-        available = [t.name for t in self.visible_core_tools()] + [t.name for t in state.page_tools]
+        available = self.runtime.visible_tool_names()
         known = {t.name for t in CATALOG}
         why = (
             f"Tool '{name}' is not available in the current state ({state.mode})"

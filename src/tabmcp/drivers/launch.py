@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -71,8 +72,6 @@ class ChromiumLauncher:
         return self._context is not None
 
     async def launch(self, server_url: str) -> None:
-        import os
-
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import async_playwright
 

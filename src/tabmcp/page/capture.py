@@ -6,7 +6,7 @@ that are not rendered, so introspectors can name elements by ref without touchin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import lxml.html
@@ -22,8 +22,6 @@ class PageCapture:
     title: str
     html: str
     truncated: bool = False
-    # Tools the page declares itself (WebMCP); filled by later capture stages.
-    webmcp_tools: tuple[dict, ...] = field(default=())
 
     @cached_property
     def tree(self) -> HtmlElement:
