@@ -8,7 +8,9 @@ CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 .PHONY: setup chromium demo test lint bench clean
 
 $(BIN)/tabmcp: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); $(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@

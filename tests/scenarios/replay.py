@@ -31,7 +31,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from tabmcp.config import Settings
 from tabmcp.server import App
 
-STEP_TIMEOUT = 5.0
+STEP_TIMEOUT = 10.0  # above every wait of the server itself (connect_browser waits 6 s for an extension)
 
 
 class ReplayMismatch(AssertionError):
