@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 
-.PHONY: setup chromium demo test lint bench clean
+.PHONY: setup chromium demo test lint clean
 
 $(BIN)/tabmcp: pyproject.toml
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
