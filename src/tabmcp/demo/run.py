@@ -18,7 +18,8 @@ CORE = {"connect_browser", "list_tabs", "open_tab", "focus_tab", "close_tab"}
 
 
 def say(text: str = "") -> None:
-    print(text, flush=True)
+    sys.stdout.write(text + "\n")  # the demo is the client: its stdout is for the person watching
+    sys.stdout.flush()
 
 
 class Walk:
