@@ -9,6 +9,7 @@ keyed by a connection-stable id, since the SDK builds a new session proxy per me
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -74,6 +75,7 @@ def _hints(hints: ToolHints) -> types.ToolAnnotations:
     )
 
 
+@functools.cache  # core tools never change; tools/list runs on every refresh of every client
 def core_tool_listing(tool: CoreTool) -> types.Tool:
     return types.Tool(
         name=tool.name,
