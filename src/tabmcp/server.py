@@ -105,7 +105,7 @@ def _result(data: dict[str, Any], *, error: bool = False) -> types.CallToolResul
 
 
 def _error(message: str, data: dict[str, Any] | None = None) -> types.CallToolResult:
-    return _result({"error": message, **(data or {})}, error=True)
+    return _result({**(data or {}), "error": message}, error=True)  # the specific message wins
 
 
 class TabmcpServer(Server[Any]):

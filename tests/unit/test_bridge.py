@@ -264,3 +264,14 @@ async def test_a_second_connection_replaces_the_first(bridge: Bridge) -> None:
         frame = await recv(second)
         await send(second, {"type": "connected", "id": frame["id"], "tabs": []})
         assert isinstance(await asyncio.wait_for(request, WAIT), p.Connected)
+
+
+async def test_a_taken_port_is_reported_not_raised(bridge: Bridge) -> None:
+    second = Bridge(port=bridge.port)
+    await second.start()  # a second `tabmcp serve` on the same port: the MCP side must still run
+    assert second.start_error is not None
+    assert f"127.0.0.1:{bridge.port}" in second.start_error
+    with pytest.raises(BridgeError) as info:
+        await second.request(p.Connect())
+    assert info.value.code == p.ErrorCode.DISCONNECTED
+    await second.stop()

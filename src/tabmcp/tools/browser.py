@@ -39,7 +39,7 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
         try:
             await ctx.launcher.launch(ctx.bridge_url)
         except LaunchError as exc:
-            raise ToolFailure(str(exc), {**NO_BROWSER, "error": str(exc)}) from None
+            raise ToolFailure(str(exc), dict(NO_BROWSER)) from None
         if not await driver.wait_linked(ctx.settings.launch_timeout):
             await ctx.launcher.close()
             raise ToolFailure(
