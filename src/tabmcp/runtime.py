@@ -42,7 +42,6 @@ class Runtime:
         self.catalog = tuple(catalog)
         self.notify = notify
         self.state = s.BrowserState()
-        self.notifications = 0  # how many list_changed went out (doctor, demo, tests)
         self._background: set[asyncio.Task[None]] = set()
         self._batches = 0
         self._batch_start: tuple[object, ...] = ()
@@ -71,7 +70,6 @@ class Runtime:
                 await self._notify()
 
     async def _notify(self) -> None:
-        self.notifications += 1
         await self.notify()
         self.recorder.write("notify", tools=self.visible_tool_names())
 
