@@ -54,7 +54,7 @@ class SessionRegistry:
     def remember(self, ctx: ServerRequestContext[Any, Any]) -> None:
         headers = getattr(ctx.request, "headers", None)
         session_id = headers.get("mcp-session-id") if headers is not None else None
-        connection = ctx.session._connection
+        connection = ctx.session._connection  # private, but the only connection-stable handle in mcp 2.3
         key = session_id or f"conn-{id(connection)}"
         if key not in self._sessions:
             connection.exit_stack.callback(self._sessions.pop, key, None)

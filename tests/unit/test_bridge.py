@@ -222,9 +222,8 @@ async def test_an_invalid_frame_is_answered_with_bad_message(bridge: Bridge) -> 
 
 
 async def test_a_frame_with_an_unhashable_type_does_not_drop_the_connection(bridge: Bridge) -> None:
-    # BUG: see test_protocol.py::test_an_unhashable_type_is_a_protocol_error. The TypeError from
-    # parse_extension_message escapes Bridge._receive, ends Bridge._handle's reader loop, and the
-    # socket is closed (1011) instead of being answered with an error frame.
+    # Regression (see test_protocol.py::test_an_unhashable_type_is_a_protocol_error): such a frame
+    # must be answered with an error frame, not end the reader loop and close the socket (1011).
     async with connect(bridge.url) as ws:
         await send(ws, {"type": ["hello"], "id": "x8"})
         error = await recv(ws)

@@ -205,10 +205,9 @@ def test_disabled_hidden_and_unreferenced_controls_are_not_parameters() -> None:
 
 
 def test_controls_in_a_disabled_fieldset_are_not_parameters() -> None:
-    # BUG: FormIntrospector._tool (src/tabmcp/introspect/forms.py) only looks at a control's own
-    # `disabled` attribute. Per HTML, every control inside <fieldset disabled> (outside its first
-    # legend) is disabled too and its value is never submitted; agent.js serialises attributes, not
-    # the :disabled state, so the introspector must look at the ancestors. Today "seat" is offered.
+    # Regression: per HTML, every control inside <fieldset disabled> (outside its first legend) is
+    # disabled and never submitted; agent.js serialises attributes, not the :disabled state, so the
+    # introspector must look at the ancestors (forms._disabled).
     html = """
     <form action="/book" data-tabmcp-ref="e1">
       <input name="name" aria-label="Name" value="" data-tabmcp-ref="e2">

@@ -145,9 +145,8 @@ def test_a_non_string_id_is_not_echoed() -> None:
 
 
 def test_an_unhashable_type_is_a_protocol_error() -> None:
-    # BUG: parse_extension_message (src/tabmcp/protocol.py, `if kind not in EXTENSION_TYPES`) tests a
-    # JSON list/object for membership in a frozenset, which raises TypeError("unhashable type")
-    # instead of ProtocolError; the bridge's reader loop does not catch it and drops the connection.
+    # Regression: a JSON list/object as `type` once raised TypeError("unhashable type") from the
+    # frozenset membership test instead of ProtocolError, and the bridge dropped the connection.
     error = bad('{"type": ["hello"], "id": "x1"}')
     assert error.code in (p.ErrorCode.UNKNOWN_TYPE, p.ErrorCode.BAD_MESSAGE)
 

@@ -137,11 +137,9 @@ def test_discover_without_a_folder_has_the_builtin_form_introspector() -> None:
 
 
 def test_a_dataclass_plugin_written_in_house_style_loads(tmp_path: Path) -> None:
-    # BUG: registry._load_file (src/tabmcp/introspect/registry.py) runs exec_module without putting
-    # the module in sys.modules first. @dataclass resolves string annotations (from
-    # `from __future__ import annotations`) through sys.modules[cls.__module__], so a plugin that
-    # subclasses the Introspector dataclass with a field of its own fails with "AttributeError:
-    # 'NoneType' object has no attribute '__dict__'". importlib's recipe registers the module first.
+    # Regression: @dataclass resolves string annotations through sys.modules[cls.__module__], so a
+    # plugin file must be registered in sys.modules before it runs (registry._load_file), or a
+    # dataclass subclass with a field of its own fails with "'NoneType' has no attribute '__dict__'".
     (tmp_path / "mail.py").write_text(
         textwrap.dedent("""
             from __future__ import annotations
