@@ -26,6 +26,12 @@ class Settings(BaseSettings):
     introspectors_dir: Path | None = Field(None, description="Extra folder of site introspector modules.")
     max_page_tools: int = Field(20, description="Most page tools listed for one page.")
     capture_max_chars: int = Field(1_000_000, description="Largest DOM serialisation taken for introspection.")
+    snapshot_max_chars: int = Field(30_000, description="Default character budget of one snapshot result.")
+    action_timeout_ms: int = Field(5_000, description="How long an action waits for its element to be actionable.")
+    navigation_timeout_ms: int = Field(30_000, description="How long navigate and navigating actions wait.")
+    screenshot_max_side: int = Field(2000, description="Screenshots are scaled down to this many px on the long side.")
+    screenshot_max_bytes: int = Field(5_000_000, description="Screenshots are re-encoded until this small.")
+    enable_evaluate: bool = Field(False, description="List the evaluate tool (runs JavaScript in the page).")
     log_level: str = Field("INFO", description="Logging level (logs go to stderr).")
     record: Path | None = Field(None, description="Append a JSONL recording of the session here.")
 

@@ -18,11 +18,30 @@ from tabmcp.config import Settings
 from tabmcp.drivers.base import Driver, LinkChanged, UserFocusedTab
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import Registry
+from tabmcp.page.snapshot import SnapshotStore
 from tabmcp.protocol import ErrorCode
 from tabmcp.record import NullRecorder, Recorder
 
 log = logging.getLogger(__name__)
 Notify = Callable[[], Awaitable[None]]
+NotifyResources = Callable[[frozenset[str]], Awaitable[None]]
+TABS_URI = "tabs://list"
+PAGE_URI = "dom://current-page"
+
+
+def tabs_signature(state: s.BrowserState) -> tuple[object, ...]:
+    """What ``tabs://list`` shows: a change here means subscribers should re-read it."""
+    tabs = tuple(
+        (t.id, t.title, t.url, t.status, None if t.tools is None else len(t.tools)) for t in state.tabs.values()
+    )
+    return tabs, state.focused_tab_id
+
+
+def page_signature(state: s.BrowserState) -> tuple[object, ...]:
+    """What ``dom://current-page`` depends on that the state machine can see: which page is focused,
+    and its load state. Changes inside the page (an action) are reported by the tools themselves."""
+    tab = state.focused_tab
+    return (None,) if tab is None else (tab.id, tab.url, tab.status)
 
 
 class Runtime:
@@ -34,6 +53,7 @@ class Runtime:
         catalog: Sequence[s.Declared],
         notify: Notify,
         recorder: Recorder | None = None,
+        notify_resources: NotifyResources | None = None,
     ) -> None:
         self.recorder = recorder or NullRecorder()
         self.settings = settings
@@ -41,18 +61,43 @@ class Runtime:
         self.registry = registry
         self.catalog = tuple(catalog)
         self.notify = notify
+        self.notify_resources = notify_resources
+        self.snapshots = SnapshotStore()
+        self.console_read: dict[int, int] = {}  # tab -> last console sequence number returned
         self.state = s.BrowserState()
+        self._stale_resources: set[str] = set()
         self._background: set[asyncio.Task[None]] = set()
         self._batches = 0
         self._batch_start: tuple[object, ...] = ()
 
     async def dispatch(self, event: s.Event) -> s.Transition:
-        transition = s.step(self.state, event, self.catalog)
+        before = self.state
+        transition = s.step(before, event, self.catalog)
         self.state = transition.state
         log.debug("%s -> %s (list changed: %s)", type(event).__name__, self.state.mode, transition.list_changed)
-        if transition.list_changed and not self._batches:
-            await self._notify()
+        for tab_id in set(before.tabs) - set(self.state.tabs):
+            self.snapshots.forget(tab_id)
+            self.console_read.pop(tab_id, None)
+        if tabs_signature(before) != tabs_signature(self.state):
+            self._stale_resources.add(TABS_URI)
+        if page_signature(before) != page_signature(self.state):
+            self._stale_resources.add(PAGE_URI)
+        if not self._batches:
+            if transition.list_changed:
+                await self._notify()
+            await self._flush_resources()
         return transition
+
+    async def page_changed(self) -> None:
+        """An action may have changed the focused page: ``dom://current-page`` subscribers re-read."""
+        self._stale_resources.add(PAGE_URI)
+        if not self._batches:
+            await self._flush_resources()
+
+    async def _flush_resources(self) -> None:
+        stale, self._stale_resources = frozenset(self._stale_resources), set()
+        if stale and self.notify_resources is not None:
+            await self.notify_resources(stale)
 
     @asynccontextmanager
     async def batch(self) -> AsyncIterator[None]:
@@ -66,8 +111,10 @@ class Runtime:
             yield
         finally:
             self._batches -= 1
-            if not self._batches and s.visible_signature(self.state, self.catalog) != self._batch_start:
-                await self._notify()
+            if not self._batches:
+                if s.visible_signature(self.state, self.catalog) != self._batch_start:
+                    await self._notify()
+                await self._flush_resources()
 
     async def _notify(self) -> None:
         await self.notify()

@@ -7,9 +7,13 @@ from typing import Any
 import pytest
 
 from tabmcp import state as s
+from tabmcp.config import Settings
 from tabmcp.introspect.api import Arg, PageTool, PlanStep, ToolHints
 from tabmcp.protocol import Target
-from tabmcp.tools import CATALOG
+from tabmcp.tools import CATALOG as ALL_TOOLS
+
+CATALOG = [t for t in ALL_TOOLS if t.enabled(Settings())]  # as a server with default settings has it
+PAGE_AGENT = {"snapshot", "interact", "navigate", "wait_for", "screenshot", "console"}
 
 BROWSER = s.Browser("Chromium", "126.0")
 SEARCH_SCHEMA: dict[str, Any] = {
@@ -64,13 +68,21 @@ def step(state: s.BrowserState, event: s.Event) -> s.Transition:
         (s.BrowserState(), s.Mode.DISCONNECTED, {"connect_browser"}),
         (connected(), s.Mode.CONNECTED_NO_TABS, {"list_tabs", "open_tab"}),
         (connected(tab(1), tab(2)), s.Mode.CONNECTED_TABS, {"list_tabs", "open_tab", "focus_tab"}),
-        (focused(1, (), tab(1)), s.Mode.FOCUSED, {"list_tabs", "open_tab", "focus_tab", "close_tab"}),
+        (focused(1, (), tab(1)), s.Mode.FOCUSED, {"list_tabs", "open_tab", "focus_tab", "close_tab", *PAGE_AGENT}),
     ],
     ids=["disconnected", "no-tabs", "tabs-none-focused", "focused"],
 )
 def test_availability_table(state: s.BrowserState, mode: s.Mode, expected: set[str]) -> None:
     assert state.mode is mode
     assert core_names(state) == expected
+
+
+def test_evaluate_exists_only_when_the_settings_enable_it() -> None:
+    state = focused(1, (), tab(1))
+    enabled = [t for t in ALL_TOOLS if t.enabled(Settings(enable_evaluate=True))]
+    assert "evaluate" not in core_names(state)
+    assert "evaluate" in {t.name for t in s.visible_core_tools(state, enabled)}
+    assert "evaluate" not in {t.name for t in s.visible_core_tools(connected(tab(1)), enabled)}
 
 
 def test_page_tools_are_visible_only_for_the_focused_tab() -> None:

@@ -33,6 +33,26 @@ class NoArgs(Args):
     pass
 
 
+@dataclass(frozen=True)
+class Text:
+    """A result that is plain text (TOON), not JSON: page-agent results are read by a model, and
+    the same data as JSON plus structured content would cost twice the context."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image result (base64 data) with a one-line caption."""
+
+    data: str
+    mime_type: str
+    caption: str
+
+
+Output = dict[str, Any] | Text | Image
+
+
 class ToolFailure(Exception):
     """A tool call that failed in a way the model should read: becomes an ``isError`` result."""
 
@@ -51,7 +71,7 @@ class ToolContext:
     bridge_error: str | None = None
 
 
-Handler = Callable[[ToolContext, Any], Awaitable[dict[str, Any]]]
+Handler = Callable[[ToolContext, Any], Awaitable[Output]]
 
 
 @dataclass(frozen=True)
@@ -63,6 +83,11 @@ class CoreTool:
     available_in: frozenset[Mode]
     hints: ToolHints
     handler: Handler
+    # A Settings flag that must be true for the tool to exist at all (``evaluate``); None: always.
+    requires: str | None = None
+
+    def enabled(self, settings: Settings) -> bool:
+        return self.requires is None or bool(getattr(settings, self.requires))
 
     def input_schema(self) -> dict[str, Any]:
         return _without_titles(self.args_model.model_json_schema(by_alias=True))
@@ -79,6 +104,7 @@ def tool(
     destructive: bool = False,
     idempotent: bool = False,
     open_world: bool = True,
+    requires: str | None = None,
 ) -> Callable[[Handler], Handler]:
     def register(handler: Handler) -> Handler:
         args_model = get_type_hints(handler)["args"]
@@ -91,6 +117,7 @@ def tool(
                 available_in=frozenset(available_in),
                 hints=ToolHints(read_only, destructive, idempotent, open_world),
                 handler=handler,
+                requires=requires,
             )
         )
         return handler
