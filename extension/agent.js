@@ -1,50 +1,141 @@
 // tabmcp page agent.
 //
-// Injected by background.js into a tab's ISOLATED world with chrome.scripting. It serialises the
-// page (capture), performs plan steps (perform) and reads a short page summary (summary).
-// background.js calls it through globalThis.__tabmcpAgent; injecting the file twice is harmless.
+// Runs in every frame's ISOLATED world: declared in manifest.json (document_start, all frames)
+// and injected on demand by background.js into pages that were open before the extension loaded.
+// background.js calls it through globalThis.__tabmcpAgent[method](arg); injecting it twice is
+// harmless. docs/page-agent.md is the contract:
+// - snapshot / find / act / point / rect / probe / frameOffset (issue 3): the page as rows with
+//   refs, element targets, actions with actionability checks, waits;
+// - capture / perform / summary (issue 2): the DOM as HTML for introspection, plan steps, a summary.
+// page_hooks.js (main world) reports console entries and dialogs through CustomEvents; this agent
+// forwards them to the service worker over its runtime port.
 (() => {
   'use strict';
 
   if (globalThis.__tabmcpAgent) return;
 
-  const VERSION = '0.1.0';
+  const VERSION = '0.2.0';
   const DEFAULT_MAX_CHARS = 1000000;
   const SUMMARY_MAX_CHARS = 2000;
-  const AMBIGUOUS_LISTED = 5;
+  const NAME_MAX = 120;
+  const VALUE_MAX = 120;
+  const TEXT_ROW_MAX = 200;
+  const DESCRIBE_NAME_MAX = 40;
+  const CANDIDATES_MAX = 10;
+  const FIND_LIMIT = 20;
+  const DEFAULT_TIMEOUT_MS = 5000;
+  const RETRY_MS = 50;
+  const ZERO_SIZE_SCAN = 200;
   const PORT_NAME = 'tabmcp-agent';
   const PORT_RETRIES = 20;
+  const CONSOLE_FLUSH_MS = 100;
+  const CONSOLE_QUEUE_MAX = 1000;
+  const CONSOLE_TEXT_MAX = 2000;
+  const CONSOLE_LEVELS = new Set(['debug', 'log', 'info', 'warning', 'error', 'dialog']);
+  const POINT_POLICY_MS = 5000;
+  const IS_TOP = window.top === window;
 
-  // Content never serialised at all.
-  const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template']);
-  // Written as an empty element: the tag and its attributes (aria-label, say) carry the meaning.
+  // Events shared with page_hooks.js (main world); details are JSON strings.
+  const CONSOLE_EVENT = 'tabmcp:console';
+  const DIALOG_EVENT = 'tabmcp:dialog';
+  const POLICY_EVENT = 'tabmcp:policy';
+  const SHADOW_EVENT = 'tabmcp:shadow';
+
+  // Never walked: no rendered content, or content that is not the page's (head).
+  const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'base']);
+  // Content for capture: written as an empty element.
   const CONTENTLESS_TAGS = new Set(['svg']);
   const VOID_TAGS = new Set([
     'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source',
     'track', 'wbr',
   ]);
-  const INTERACTIVE_SELECTOR = [
+  // Inline in text: no space is added around them when text is gathered from content.
+  const INLINE_TAGS = new Set([
+    'a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'font', 'i', 'ins', 'kbd', 'label',
+    'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'slot', 'img',
+  ]);
+  const CAPTURE_INTERACTIVE_SELECTOR = [
     'a[href]', 'button', 'input', 'select', 'textarea', 'form', 'label', 'summary', '[role]',
     '[tabindex]', '[contenteditable=""]', '[contenteditable="true"]', '[contenteditable="plaintext-only"]',
   ].join(',');
   // Attributes the capture adds; a page's own copies are dropped so they cannot spoof refs.
   const OWN_ATTRIBUTES = new Set(['data-tabmcp-ref', 'data-tabmcp-hidden']);
   const SAFE_ATTRIBUTE_NAME = /^[^\s"'<>\/=]+$/;
-  const UNFILLABLE_INPUT_TYPES = new Set(['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image']);
-  const CHECKABLE_ROLES = new Set(['checkbox', 'switch', 'radio', 'menuitemcheckbox', 'menuitemradio']);
-  // Legacy keyCodes: some pages still read event.keyCode instead of event.key.
-  const KEY_CODES = {
-    Enter: 13, Tab: 9, Escape: 27, Backspace: 8, Delete: 46, ' ': 32,
-    ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40, Home: 36, End: 35, PageUp: 33, PageDown: 34,
-  };
 
-  /** A step failure with a protocol error code. */
-  class StepError extends Error {
-    constructor(code, message) {
+  const VALID_ROLES = new Set([
+    'alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'button', 'caption', 'cell', 'checkbox',
+    'code', 'columnheader', 'combobox', 'complementary', 'contentinfo', 'definition', 'deletion', 'dialog', 'directory',
+    'document', 'emphasis', 'feed', 'figure', 'form', 'generic', 'grid', 'gridcell', 'group', 'heading', 'img',
+    'insertion', 'link', 'list', 'listbox', 'listitem', 'log', 'main', 'mark', 'marquee', 'math', 'meter', 'menu',
+    'menubar', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'navigation', 'none', 'note', 'option', 'paragraph',
+    'presentation', 'progressbar', 'radio', 'radiogroup', 'region', 'row', 'rowgroup', 'rowheader', 'scrollbar',
+    'search', 'searchbox', 'separator', 'slider', 'spinbutton', 'status', 'strong', 'subscript', 'superscript',
+    'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term', 'textbox', 'time', 'timer', 'toolbar', 'tooltip', 'tree',
+    'treegrid', 'treeitem',
+  ]);
+  // Roles that are not rows in full mode: their children move up.
+  const GENERIC_ROLES = new Set(['', 'generic', 'none', 'presentation', 'rowgroup', 'caption']);
+  const INTERACTIVE_ROLES = new Set([
+    'button', 'link', 'textbox', 'searchbox', 'combobox', 'listbox', 'option', 'checkbox', 'radio', 'switch',
+    'slider', 'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
+  ]);
+  const NAME_FROM_CONTENT = new Set([
+    'link', 'button', 'heading', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'cell', 'gridcell',
+    'columnheader', 'rowheader', 'checkbox', 'radio', 'switch', 'treeitem', 'tooltip',
+  ]);
+  const CHECKABLE_ROLES = new Set(['checkbox', 'switch', 'radio', 'menuitemcheckbox', 'menuitemradio']);
+  const VALUE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'combobox', 'listbox']);
+  const RANGE_ROLES = new Set(['slider', 'spinbutton', 'progressbar', 'meter', 'scrollbar']);
+  const LABELABLE_TAGS = new Set(['input', 'select', 'textarea', 'meter', 'output', 'progress']);
+  const LANDMARK_SCOPE = 'article:not([role]), aside:not([role]), main:not([role]), nav:not([role]), '
+    + 'section:not([role]), [role=article], [role=complementary], [role=main], [role=navigation], [role=region]';
+  const UNFILLABLE_INPUT_TYPES = new Set(['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'hidden']);
+  // Input types whose value is the text typed (no sanitising to a format).
+  const TEXT_INPUT_TYPES = new Set(['text', 'search', 'url', 'tel', 'email', 'password']);
+  // Fields that block implicit submission (HTML: "a field that blocks implicit submission").
+  const IMPLICIT_SUBMISSION_BLOCKERS = new Set([
+    'text', 'search', 'url', 'tel', 'email', 'password', 'date', 'month', 'week', 'time', 'datetime-local', 'number',
+  ]);
+  const FOCUSABLE_TAGS = new Set(['button', 'select', 'textarea', 'iframe', 'summary']);
+  const FORM_CONTROL_TAGS = new Set(['button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset']);
+
+  /** A failure with a protocol error code (docs/page-agent.md §6). */
+  class AgentError extends Error {
+    constructor(code, message, candidates) {
       super(message);
       this.code = code;
+      this.candidates = candidates;
     }
   }
+
+  function failure(e) {
+    if (e instanceof AgentError) {
+      const out = { ok: false, code: e.code, message: e.message };
+      if (e.candidates) out.candidates = e.candidates;
+      return out;
+    }
+    return { ok: false, code: 'INTERNAL', message: String((e && e.stack) || e) };
+  }
+
+  const collapse = (text) => String(text).replace(/\s+/g, ' ').trim();
+  const cut = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** One animation frame, or 100 ms when frames do not run (a hidden tab). */
+  function nextFrame() {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, 100);
+      requestAnimationFrame(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  const DOC_ID = (() => {
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    return [...crypto.getRandomValues(new Uint8Array(8))].map((b) => alphabet[b % 36]).join('');
+  })();
 
   // -------------------------------------------------------------------------------------------
   // Refs: e1, e2, ... handed out on first sight and kept for the element while the document lives.
@@ -52,6 +143,7 @@
   const refByElement = new WeakMap();
   const elementByRef = new Map();
   let lastRef = 0;
+  let pruneAt = 4096;
 
   function refFor(el) {
     let ref = refByElement.get(el);
@@ -60,18 +152,1809 @@
       ref = `e${lastRef}`;
       refByElement.set(el, ref);
       elementByRef.set(ref, new WeakRef(el));
+      if (elementByRef.size >= pruneAt) pruneRefs();
     }
     return ref;
   }
 
+  // Refs of collected elements can never resolve again; drop their entries now and then.
+  function pruneRefs() {
+    for (const [ref, weak] of elementByRef) if (!weak.deref()) elementByRef.delete(ref);
+    pruneAt = Math.max(4096, elementByRef.size * 2);
+  }
+
   function elementForRef(ref) {
     const weak = elementByRef.get(ref);
-    const el = weak && weak.deref();
-    return el && el.isConnected ? el : null;
+    return (weak && weak.deref()) || null;
   }
 
   // -------------------------------------------------------------------------------------------
-  // capture
+  // The composed (flat) tree: shadow roots in place of their host's children, slots' assigned nodes.
+
+  const chromeDom = typeof chrome !== 'undefined' && chrome.dom && chrome.dom.openOrClosedShadowRoot
+    ? chrome.dom : null;
+  // Hosts of closed shadow roots on built-in elements, reported by page_hooks.js. Closed roots on
+  // custom elements are looked up directly (asking chrome.dom about every element is too slow).
+  const closedHosts = new WeakSet();
+  // Every shadow root seen, for text searches (innerText does not enter shadow trees).
+  const knownRoots = new Set();
+  const knownRootSet = new WeakSet();
+
+  function noteRoot(root) {
+    if (knownRootSet.has(root)) return;
+    knownRootSet.add(root);
+    knownRoots.add(new WeakRef(root));
+  }
+
+  // Only these elements (and custom elements) can host a shadow root; asking the others is waste.
+  const SHADOW_HOST_TAGS = new Set([
+    'article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'main',
+    'nav', 'p', 'section', 'span',
+  ]);
+
+  function shadowRootOf(el, tag = el.localName) {
+    const custom = tag.includes('-');
+    if (!custom && !SHADOW_HOST_TAGS.has(tag)) return null;
+    const open = el.shadowRoot;
+    if (open) return open;
+    if (chromeDom && (custom || closedHosts.has(el))) {
+      try {
+        return chromeDom.openOrClosedShadowRoot(el) || null;
+      } catch {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  /** Where el's rendered children are: its shadow root, a slot's assigned nodes (an array), or el. */
+  function childSource(el, tag = el.localName) {
+    const root = shadowRootOf(el, tag);
+    if (root) {
+      noteRoot(root);
+      return root;
+    }
+    if (tag === 'slot') {
+      const assigned = el.assignedNodes();
+      if (assigned.length) return assigned;
+    }
+    return el;
+  }
+
+  /**
+   * Calls visit(child) for el's children in the flat tree (only elements when elementsOnly),
+   * until visit returns false. Sibling pointers: indexing childNodes is several times slower.
+   */
+  function forEachChild(el, elementsOnly, visit, tag = el.localName) {
+    const source = childSource(el, tag);
+    if (Array.isArray(source)) {
+      for (const node of source) {
+        if (elementsOnly && node.nodeType !== Node.ELEMENT_NODE) continue;
+        if (visit(node) === false) return false;
+      }
+    } else if (elementsOnly) {
+      for (let c = source.firstElementChild; c; c = c.nextElementSibling) if (visit(c) === false) return false;
+    } else {
+      for (let c = source.firstChild; c; c = c.nextSibling) if (visit(c) === false) return false;
+    }
+    return true;
+  }
+
+  function flatParent(node) {
+    const slot = node.assignedSlot;
+    if (slot) return slot;
+    const parent = node.parentNode;
+    if (!parent) return null;
+    if (parent.nodeType === Node.DOCUMENT_FRAGMENT_NODE) return parent.host || null;
+    return parent.nodeType === Node.ELEMENT_NODE ? parent : null;
+  }
+
+  function composedContains(ancestor, node) {
+    for (let n = node; n; n = flatParent(n)) if (n === ancestor) return true;
+    return false;
+  }
+
+  function deepActiveElement() {
+    let active = document.activeElement;
+    while (active) {
+      const root = shadowRootOf(active);
+      if (!root || !root.activeElement) break;
+      active = root.activeElement;
+    }
+    return active;
+  }
+
+  function deepElementFromPoint(x, y) {
+    let hit = document.elementFromPoint(x, y);
+    while (hit) {
+      const root = shadowRootOf(hit);
+      const inner = root && root.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  /** All shadow roots under root (recursively), found by walking its elements. */
+  function collectShadowRoots(root, out) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+      const shadow = shadowRootOf(el);
+      if (shadow) {
+        noteRoot(shadow);
+        out.push(shadow);
+        collectShadowRoots(shadow, out);
+      }
+    }
+    return out;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Visibility
+
+  /**
+   * Rendered with visibility:visible. display:contents elements have no box of their own but
+   * render their children, so they count as rendered when their parent is.
+   */
+  function isRendered(el) {
+    if (el.checkVisibility({ visibilityProperty: true })) return true;
+    if (getComputedStyle(el).display !== 'contents') return false;
+    const parent = flatParent(el);
+    return !parent || isRendered(parent);
+  }
+
+  function hasBox(el) {
+    // offsetWidth/Height are cheaper than a DOMRect; sub-pixel or SVG boxes take the slow path
+    if (el.offsetWidth > 0 && el.offsetHeight > 0) return true;
+    const rect = el.getBoundingClientRect();
+    return rect.width > 0 && rect.height > 0;
+  }
+
+  /** A zero-size element still counts as visible when something inside it shows (overflow). */
+  function hasVisibleDescendant(el, budget) {
+    let found = false;
+    forEachChild(el, true, (child) => {
+      budget.left -= 1;
+      if (budget.left < 0) return false;
+      found = (hasBox(child) && child.checkVisibility({ visibilityProperty: true })) || hasVisibleDescendant(child, budget);
+      return !found;
+    });
+    return found;
+  }
+
+  function isVisible(el) {
+    if (el instanceof HTMLInputElement && el.type === 'hidden') return false;
+    if (optionInsideSelect(el)) return optionVisible(el);
+    if (!isRendered(el)) return false;
+    return hasBox(el) || hasVisibleDescendant(el, { left: ZERO_SIZE_SCAN });
+  }
+
+  function optionInsideSelect(el) {
+    return el.localName === 'option' && el.closest('select') !== null;
+  }
+
+  // Options have no boxes of their own: a listbox's options show when the listbox does, a
+  // drop-down's options only while it is open (never, for our purposes).
+  function optionVisible(option) {
+    const select = option.closest('select');
+    return (select.multiple || select.size > 1) && isRendered(select) && hasBox(select);
+  }
+
+  const PRUNED = 0; // nothing in the subtree renders
+  const INVISIBLE = 1; // the element does not show, its children may
+  const VISIBLE = 2;
+  const ZERO_SIZE = 3; // rendered without a box and nothing shows inside: its text does not show
+
+  function visibilityOf(el) {
+    if (optionInsideSelect(el)) return optionVisible(el) ? VISIBLE : PRUNED;
+    if (el.checkVisibility({ visibilityProperty: true })) {
+      if (hasBox(el) || hasVisibleDescendant(el, { left: ZERO_SIZE_SCAN })) return VISIBLE;
+      return ZERO_SIZE;
+    }
+    if (el.checkVisibility()) return INVISIBLE; // visibility:hidden; a child may be visible again
+    if (getComputedStyle(el).display === 'contents') {
+      const parent = flatParent(el);
+      return !parent || isRendered(parent) ? VISIBLE : PRUNED;
+    }
+    return PRUNED; // display:none on it or an ancestor, or inside content-visibility:hidden
+  }
+
+  function hiddenReason(el) {
+    if (el instanceof HTMLInputElement && el.type === 'hidden') return 'it is an <input type=hidden>';
+    if (getComputedStyle(el).visibility !== 'visible') return 'it is not visible (visibility:hidden)';
+    for (let n = el; n; n = flatParent(n)) {
+      if (getComputedStyle(n).display === 'none') {
+        const where = n === el ? '' : ` on ${describeTag(n)}`;
+        return `it is not visible (display:none${n.hasAttribute('hidden') ? ' via the hidden attribute' : ''}${where})`;
+      }
+    }
+    if (!el.checkVisibility()) return 'it is not visible (inside a collapsed or content-visibility:hidden section)';
+    return 'it is not visible (zero size)';
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Roles
+
+  function explicitRole(el) {
+    const attr = el.getAttribute('role');
+    if (!attr) return '';
+    for (const token of attr.trim().toLowerCase().split(/\s+/)) if (VALID_ROLES.has(token)) return token;
+    return '';
+  }
+
+  function isContentEditableHost(el) {
+    const attr = el.getAttribute('contenteditable');
+    return attr !== null && attr.toLowerCase() !== 'false';
+  }
+
+  function isNativelyFocusable(el) {
+    const tag = el.localName;
+    if (FOCUSABLE_TAGS.has(tag)) return true;
+    if (tag === 'a' || tag === 'area') return el.hasAttribute('href');
+    if (tag === 'input') return el.type !== 'hidden';
+    return isContentEditableHost(el);
+  }
+
+  function isFocusable(el) {
+    if (FORM_CONTROL_TAGS.has(el.localName) && el.matches(':disabled')) return false;
+    return isNativelyFocusable(el) || el.hasAttribute('tabindex');
+  }
+
+  function hasAriaName(el) {
+    return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || el.hasAttribute('title');
+  }
+
+  function inputRole(el) {
+    const type = el.type;
+    switch (type) {
+      case 'hidden': return '';
+      case 'checkbox': return 'checkbox';
+      case 'radio': return 'radio';
+      case 'range': return 'slider';
+      case 'number': return 'spinbutton';
+      case 'button': case 'submit': case 'reset': case 'image': case 'file': return 'button';
+      case 'search': return el.hasAttribute('list') && el.list ? 'combobox' : 'searchbox';
+      case 'text': case 'email': case 'tel': case 'url': return el.hasAttribute('list') && el.list ? 'combobox' : 'textbox';
+      default: return 'textbox';
+    }
+  }
+
+  // An element without these attributes has its tag's role and is interactive by its tag alone.
+  const MARKED_SELECTOR = '[role],[aria-hidden],[contenteditable],[tabindex]';
+
+  /** marked: el may carry MARKED_SELECTOR attributes (false lets the common case skip reading them). */
+  function implicitRole(el, tag = el.localName, marked = true) {
+    switch (tag) {
+      case 'a': case 'area': return el.hasAttribute('href') ? 'link' : '';
+      case 'article': return 'article';
+      case 'aside': return 'complementary';
+      case 'blockquote': return 'blockquote';
+      case 'button': return 'button';
+      case 'caption': return 'caption';
+      case 'datalist': return 'listbox';
+      case 'dd': return 'definition';
+      case 'details': return 'group';
+      case 'dialog': return 'dialog';
+      case 'dt': case 'dfn': return 'term';
+      case 'fieldset': case 'optgroup': return 'group';
+      case 'figure': return 'figure';
+      case 'footer': return el.closest(LANDMARK_SCOPE) ? '' : 'contentinfo';
+      case 'header': return el.closest(LANDMARK_SCOPE) ? '' : 'banner';
+      case 'form': return hasAriaName(el) ? 'form' : '';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'hr': return 'separator';
+      case 'iframe': case 'frame': return 'iframe';
+      case 'img':
+        return el.getAttribute('alt') === '' && !el.hasAttribute('title') && !el.hasAttribute('aria-label') ? '' : 'img';
+      case 'input': return inputRole(el);
+      case 'li': return 'listitem';
+      case 'main': return 'main';
+      case 'menu': case 'ol': case 'ul': return 'list';
+      case 'meter': return 'meter';
+      case 'nav': return 'navigation';
+      case 'option': return 'option';
+      case 'output': return 'status';
+      case 'p': return 'paragraph';
+      case 'progress': return 'progressbar';
+      case 'search': return 'search';
+      case 'section': return hasAriaName(el) ? 'region' : '';
+      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'summary': return 'button';
+      case 'table': return 'table';
+      case 'td': {
+        const table = el.closest('table');
+        const role = table ? explicitRole(table) : '';
+        return role === 'grid' || role === 'treegrid' ? 'gridcell' : 'cell';
+      }
+      case 'th': {
+        const scope = el.getAttribute('scope');
+        return scope === 'row' || scope === 'rowgroup' ? 'rowheader' : 'columnheader';
+      }
+      case 'textarea': return 'textbox';
+      case 'tr': return 'row';
+      default: return marked && isContentEditableHost(el) ? 'textbox' : '';
+    }
+  }
+
+  /** The element's role as the snapshot shows it; '' for generic elements. */
+  function roleOf(el, tag = el.localName, marked = true) {
+    if (!marked) return implicitRole(el, tag, false);
+    const explicit = explicitRole(el);
+    if (explicit === 'generic') return '';
+    if (explicit && explicit !== 'none' && explicit !== 'presentation') return explicit;
+    const implicit = implicitRole(el);
+    // role=none on a focusable element is an author error: the browser keeps the implicit role
+    if (explicit) return isFocusable(el) ? implicit : '';
+    return implicit;
+  }
+
+  function isInteractive(el, role, tag = el.localName, marked = true) {
+    if (INTERACTIVE_ROLES.has(role)) return true;
+    if (role === 'gridcell') return marked && el.hasAttribute('tabindex');
+    switch (tag) {
+      case 'a': case 'area': return el.hasAttribute('href');
+      case 'button': case 'select': case 'textarea': case 'summary': return true;
+      case 'input': return el.type !== 'hidden';
+      default: break;
+    }
+    if (!marked) return false;
+    if (isContentEditableHost(el)) return true;
+    const tabindex = el.getAttribute('tabindex');
+    return tabindex !== null && tabindex.trim() !== '' && Number(tabindex) >= 0;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Accessible names (accname, simplified: docs/page-agent.md §1)
+
+  function idRefs(el, ids) {
+    const root = el.getRootNode();
+    const out = [];
+    for (const id of ids.trim().split(/\s+/)) {
+      const found = id && root.getElementById ? root.getElementById(id) : null;
+      if (found) out.push(found);
+    }
+    return out;
+  }
+
+  const nameVisited = new Set(); // reused: accName is never re-entered
+
+  /** The collapsed, uncut accessible name. */
+  function accName(el, role, includeHidden) {
+    nameVisited.clear();
+    const name = collapse(computeName(el, role, { visited: nameVisited, includeHidden, skip: null }, false));
+    nameVisited.clear();
+    return name;
+  }
+
+  function computeName(el, role, ctx, referenced) {
+    if (ctx.visited.has(el)) return '';
+    ctx.visited.add(el);
+    if (!referenced) {
+      const ids = el.getAttribute('aria-labelledby');
+      if (ids) {
+        const inner = { ...ctx, includeHidden: true };
+        const text = idRefs(el, ids).map((r) => computeName(r, roleOf(r), inner, true)).join(' ');
+        if (text.trim()) return text;
+      }
+    }
+    const label = el.getAttribute('aria-label');
+    if (label && label.trim()) return label;
+    const native = nativeName(el, ctx);
+    if (native && native.trim()) return native;
+    if (referenced || NAME_FROM_CONTENT.has(role) || (!role && isInteractive(el, role))) {
+      const text = contentText(el, ctx);
+      if (text.trim()) return text;
+    }
+    const title = el.getAttribute('title');
+    if (title && title.trim()) return title;
+    if (el.localName === 'input' || el.localName === 'textarea') return el.getAttribute('placeholder') || '';
+    return '';
+  }
+
+  function firstChildTag(el, tag) {
+    for (let c = el.firstElementChild; c; c = c.nextElementSibling) if (c.localName === tag) return c;
+    return null;
+  }
+
+  function nativeName(el, ctx) {
+    const tag = el.localName;
+    if (tag === 'input') {
+      const type = el.type;
+      if (type === 'button' || type === 'submit' || type === 'reset') {
+        if (el.hasAttribute('value')) return el.value;
+        if (type !== 'button') return type === 'submit' ? 'Submit' : 'Reset';
+      }
+      if (type === 'image') return el.getAttribute('alt') || el.getAttribute('value') || 'Submit';
+    }
+    if (LABELABLE_TAGS.has(tag) && el.labels && el.labels.length) {
+      const parts = [];
+      for (const label of el.labels) parts.push(contentText(label, { ...ctx, skip: el }));
+      const text = parts.join(' ');
+      if (text.trim()) return text;
+    }
+    switch (tag) {
+      case 'img': case 'area': return el.getAttribute('alt') || '';
+      case 'fieldset': { const legend = firstChildTag(el, 'legend'); return legend ? contentText(legend, ctx) : ''; }
+      case 'table': { const caption = firstChildTag(el, 'caption'); return caption ? contentText(caption, ctx) : ''; }
+      case 'figure': {
+        const caption = el.querySelector(':scope > figcaption');
+        return caption ? contentText(caption, ctx) : '';
+      }
+      case 'svg': { const title = firstChildTag(el, 'title'); return title ? title.textContent : ''; }
+      case 'iframe': case 'frame': return el.getAttribute('title') || '';
+      case 'option': return el.label || '';
+      default: return '';
+    }
+  }
+
+  function contentText(el, ctx) {
+    const parts = [];
+    appendContent(el, parts, ctx);
+    return parts.join('');
+  }
+
+  function appendContent(parent, parts, ctx) {
+    forEachChild(parent, false, (child) => {
+      const type = child.nodeType;
+      if (type === Node.TEXT_NODE) {
+        parts.push(child.data);
+        return;
+      }
+      if (type !== Node.ELEMENT_NODE || child === ctx.skip) return;
+      const tag = child.localName;
+      if (SKIPPED_TAGS.has(tag)) return;
+      if (!ctx.includeHidden && (child.getAttribute('aria-hidden') === 'true' || !isRendered(child))) return;
+      const block = !INLINE_TAGS.has(tag);
+      if (block) parts.push(' ');
+      parts.push(embeddedText(child, ctx));
+      if (block) parts.push(' ');
+    });
+  }
+
+  /** What a descendant contributes to its ancestor's name: a control its value, others their name. */
+  function embeddedText(el, ctx) {
+    if (ctx.visited.has(el)) return '';
+    const role = roleOf(el);
+    if (el.hasAttribute('aria-labelledby') || el.hasAttribute('aria-label')) return computeName(el, role, ctx, false);
+    const tag = el.localName;
+    if (tag === 'input' || tag === 'textarea') {
+      if (tag === 'input' && ['button', 'submit', 'reset', 'image'].includes(el.type)) return nativeName(el, ctx);
+      return role === 'checkbox' || role === 'radio' ? '' : el.value;
+    }
+    if (tag === 'select') return selectedLabels(el);
+    if (tag === 'img' || tag === 'area') return el.getAttribute('alt') || el.getAttribute('title') || '';
+    if (RANGE_ROLES.has(role) && el.hasAttribute('aria-valuenow')) return rangeValue(el);
+    ctx.visited.add(el);
+    const text = contentText(el, ctx);
+    return text.trim() ? text : el.getAttribute('title') || '';
+  }
+
+  function selectedLabels(select) {
+    const labels = [];
+    for (const option of select.selectedOptions) labels.push(collapse(option.label || option.text));
+    return labels.join(', ');
+  }
+
+  function rangeValue(el) {
+    return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || '';
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Values and states
+
+  function valueOf(el, role) {
+    const tag = el.localName;
+    if (tag === 'input') {
+      if (el.type === 'password') return el.value ? '********' : '';
+      return VALUE_ROLES.has(role) ? el.value : '';
+    }
+    if (tag === 'textarea') return el.value;
+    if (tag === 'select') return selectedLabels(el);
+    if (tag === 'progress' || tag === 'meter') return el.hasAttribute('value') ? String(el.value) : '';
+    if (RANGE_ROLES.has(role)) return rangeValue(el);
+    if (role === 'textbox' || role === 'searchbox') return el.textContent;
+    return '';
+  }
+
+  function checkedState(el, role) {
+    if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
+      if (el.indeterminate) return 'mixed';
+      return el.checked ? 'checked' : 'unchecked';
+    }
+    if (!CHECKABLE_ROLES.has(role)) return '';
+    const aria = (el.getAttribute('aria-checked') || '').toLowerCase();
+    if (aria === 'mixed') return 'mixed';
+    return aria === 'true' ? 'checked' : 'unchecked';
+  }
+
+  /** Natively disabled (a disabled fieldset included), or aria-disabled on it or an ancestor. */
+  function isDisabled(el) {
+    if (FORM_CONTROL_TAGS.has(el.localName) && el.matches(':disabled')) return true;
+    for (let n = el; n;) {
+      if (n.closest('[aria-disabled="true"]')) return true;
+      const root = n.getRootNode();
+      n = root && root.host ? root.host : null; // out of a shadow tree, and on up
+    }
+    return false;
+  }
+
+  function isReadOnly(el) {
+    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+      return el.readOnly || el.getAttribute('aria-readonly') === 'true';
+    }
+    if (el.isContentEditable) return false;
+    return el.getAttribute('aria-readonly') === 'true';
+  }
+
+  function statesOf(el, role, active) {
+    const states = [];
+    if (el === active && el !== document.body) states.push('focused');
+    const checked = checkedState(el, role);
+    if (checked) states.push(checked);
+    if (isDisabled(el)) states.push('disabled');
+    const expanded = el.getAttribute('aria-expanded');
+    if (expanded === 'true') states.push('expanded');
+    else if (expanded === 'false') states.push('collapsed');
+    else if (el.localName === 'summary' && el.parentElement && el.parentElement.localName === 'details') {
+      states.push(el.parentElement.open ? 'expanded' : 'collapsed');
+    }
+    if (el.getAttribute('aria-selected') === 'true' || (el.localName === 'option' && el.selected)) states.push('selected');
+    if (el.required || el.getAttribute('aria-required') === 'true') states.push('required');
+    const invalid = el.getAttribute('aria-invalid');
+    if ((invalid && invalid !== 'false') || (FORM_CONTROL_TAGS.has(el.localName) && safeMatches(el, ':user-invalid'))) {
+      states.push('invalid');
+    }
+    if ((VALUE_ROLES.has(role) || role === 'checkbox') && isReadOnly(el) && !isDisabled(el)) states.push('readonly');
+    const pressed = el.getAttribute('aria-pressed');
+    if (pressed === 'true') states.push('pressed');
+    else if (pressed === 'mixed') states.push('mixed');
+    if (role === 'heading') states.push(`level=${headingLevel(el)}`);
+    return states;
+  }
+
+  function safeMatches(el, selector) {
+    try {
+      return el.matches(selector);
+    } catch {
+      return false;
+    }
+  }
+
+  function headingLevel(el) {
+    const aria = Number(el.getAttribute('aria-level'));
+    if (Number.isInteger(aria) && aria > 0) return aria;
+    const match = /^h([1-6])$/.exec(el.localName);
+    return match ? Number(match[1]) : 2;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // snapshot
+
+  let parentToken = null;
+
+  function snapshot(arg) {
+    const full = !!arg && arg.mode === 'full';
+    // mute > 0: text is not gathered (it is already in a name or value, or does not show)
+    const state = { full, rows: [], active: deepActiveElement(), owner: null, text: [], mute: 0 };
+    const root = document.documentElement;
+    if (root) walkChildren(root, 0, state);
+    if (full) flushText(state);
+    return { url: location.href, title: document.title, docId: DOC_ID, parentToken, nodes: state.rows };
+  }
+
+  function walkChildren(parent, depth, state, tag = parent.localName) {
+    if (!state.full) {
+      forEachChild(parent, true, (child) => {
+        walkElement(child, depth, state);
+      }, tag);
+      return;
+    }
+    let textVisible;
+    forEachChild(parent, false, (node) => {
+      const type = node.nodeType;
+      if (type === Node.ELEMENT_NODE) {
+        walkElement(node, depth, state);
+      } else if (type === Node.TEXT_NODE && !state.mute) {
+        const data = node.data;
+        if (!/\S/.test(data)) {
+          if (data) state.text.push(' ');
+          return;
+        }
+        if (textVisible === undefined) textVisible = textShows(parent);
+        if (textVisible) state.text.push(data);
+      }
+    });
+  }
+
+  /** Whether the text children of el show (full mode only). */
+  function textShows(el) {
+    if (!isRendered(el)) return false;
+    if (el.localName === 'details' && !el.open) return false; // only the summary shows
+    return getComputedStyle(el).contentVisibility !== 'hidden';
+  }
+
+  function walkElement(el, depth, state) {
+    const tag = el.localName;
+    if (SKIPPED_TAGS.has(tag)) return;
+    const marked = el.matches(MARKED_SELECTOR);
+    if (marked && el.getAttribute('aria-hidden') === 'true') return;
+    if (tag === 'input' && el.type === 'hidden') return;
+    const role = roleOf(el, tag, marked);
+    const include = state.full
+      ? !GENERIC_ROLES.has(role) || isInteractive(el, role, tag, marked)
+      : isInteractive(el, role, tag, marked) || role === 'heading' || role === 'iframe';
+    let visibility = VISIBLE;
+    if (include) {
+      visibility = visibilityOf(el);
+      if (visibility === PRUNED) return;
+    } else if (state.full && !el.checkVisibility() && getComputedStyle(el).display !== 'contents') {
+      return; // a generic container that does not render: skip its subtree
+    }
+    const isFrame = tag === 'iframe' || tag === 'frame';
+    // a textarea's children are its default value, an iframe's are fallback content
+    const leaf = isFrame || tag === 'textarea';
+    if (!include || visibility !== VISIBLE) {
+      if (leaf) return;
+      // a label's text is its control's name
+      const mute = state.full && (visibility === ZERO_SIZE || (tag === 'label' && el.control && isVisible(el.control)));
+      if (mute) state.mute += 1;
+      walkContent(el, depth, state);
+      if (mute) state.mute -= 1;
+      return;
+    }
+    if (state.full) flushText(state);
+    const name = accName(el, role, false);
+    const row = {
+      ref: refFor(el),
+      role: role || 'generic',
+      name: cut(name, NAME_MAX),
+      value: cut(collapse(valueOf(el, role)), VALUE_MAX),
+      states: statesOf(el, role, state.active),
+      depth: state.full ? depth : 0,
+    };
+    state.rows.push(row);
+    if (isFrame) {
+      row.frameToken = `${DOC_ID}:${row.ref}`;
+      postFrameToken(el, row.frameToken);
+      return;
+    }
+    if (leaf) return;
+    if (!state.full) {
+      walkChildren(el, depth, state, tag);
+      return;
+    }
+    const outer = state.owner;
+    state.owner = { name: name.toLowerCase(), depth: depth + 1 };
+    const mute = role === 'textbox' || role === 'searchbox'; // the value shows the text
+    if (mute) state.mute += 1;
+    walkContent(el, depth + 1, state);
+    if (mute) state.mute -= 1;
+    flushText(state);
+    state.owner = outer;
+  }
+
+  function walkContent(el, depth, state) {
+    const block = state.full && !INLINE_TAGS.has(el.localName);
+    if (block) state.text.push(' ');
+    if (state.full && el.localName === 'br') state.text.push(' ');
+    walkChildren(el, depth, state);
+    if (block) state.text.push(' ');
+  }
+
+  /** Full mode: the text gathered since the last row becomes a text row, unless its row's name says it. */
+  function flushText(state) {
+    if (!state.text.length) return;
+    const text = collapse(state.text.join(''));
+    state.text = [];
+    if (!text) return;
+    const owner = state.owner;
+    if (owner && owner.name.includes(text.toLowerCase())) return;
+    state.rows.push({
+      ref: '', role: 'text', name: cut(text, TEXT_ROW_MAX), value: '', states: [], depth: owner ? owner.depth : 0,
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Frames: each iframe's document learns the token of its <iframe> element in the parent.
+
+  function postFrameToken(iframe, token) {
+    try {
+      const win = iframe.contentWindow;
+      if (win) win.postMessage({ __tabmcp: 'frame', token }, '*');
+    } catch {
+      // a detached or sandboxed frame: it stays unmatched
+    }
+  }
+
+  addEventListener('message', (event) => {
+    const data = event.data;
+    if (!data || typeof data !== 'object' || data.__tabmcp !== 'frame') return;
+    if (IS_TOP || event.source !== window.parent) return;
+    if (typeof data.token === 'string' && data.token.length <= 64) parentToken = data.token;
+    event.stopImmediatePropagation();
+  }, true);
+
+  function frameOffset(arg) {
+    try {
+      if (!arg || typeof arg.ref !== 'string') throw new AgentError('BAD_MESSAGE', 'frameOffset needs {ref}');
+      const el = resolveTarget({ ref: arg.ref, doc: arg.doc });
+      if (el.localName !== 'iframe' && el.localName !== 'frame') {
+        throw new AgentError('BAD_MESSAGE', `${describe(el)} is not an iframe`);
+      }
+      let box = contentBox(el);
+      const point = arg.point;
+      if (point && typeof point.x === 'number' && typeof point.y === 'number') {
+        // bring that point of the frame's viewport into this frame's viewport
+        const viewport = viewportSize();
+        const x = box.x + point.x;
+        const y = box.y + point.y;
+        if (x < 0 || y < 0 || x >= viewport.width || y >= viewport.height) {
+          window.scrollBy({ left: x - viewport.width / 2, top: y - viewport.height / 2, behavior: 'instant' });
+          box = contentBox(el);
+        }
+      }
+      return { ok: true, x: box.x, y: box.y };
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  function contentBox(iframe) {
+    const rect = iframe.getBoundingClientRect();
+    const style = getComputedStyle(iframe);
+    return {
+      x: rect.left + iframe.clientLeft + parseFloat(style.paddingLeft || '0'),
+      y: rect.top + iframe.clientTop + parseFloat(style.paddingTop || '0'),
+    };
+  }
+
+  function viewportSize() {
+    const root = document.documentElement;
+    return {
+      width: (root && root.clientWidth) || window.innerWidth,
+      height: (root && root.clientHeight) || window.innerHeight,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Targets
+
+  function describeTag(el) {
+    let text = `<${el.localName}`;
+    if (el.id) text += ` id="${cut(el.id, 30)}"`;
+    const cls = typeof el.className === 'string' ? collapse(el.className) : '';
+    if (cls) text += ` class="${cut(cls, 40)}"`;
+    return `${text}> ${refFor(el)}`;
+  }
+
+  /** `e5 button "Save"` for messages; elements without a role by their tag. */
+  function describe(el) {
+    const role = roleOf(el);
+    if (!role) return describeTag(el);
+    const name = cut(accName(el, role, true), DESCRIBE_NAME_MAX);
+    return `${refFor(el)} ${role}${name ? ` ${JSON.stringify(name)}` : ''}`;
+  }
+
+  function candidate(el) {
+    const role = roleOf(el);
+    return { ref: refFor(el), role: role || 'generic', name: cut(accName(el, role, true), NAME_MAX) };
+  }
+
+  function targetText(target) {
+    if (typeof target.css === 'string') return `css ${JSON.stringify(target.css)}`;
+    return `role ${target.role}${typeof target.name === 'string' ? ` named ${JSON.stringify(target.name)}` : ''}`;
+  }
+
+  function checkTarget(target) {
+    const ok = target && typeof target === 'object'
+      && (typeof target.ref === 'string' || typeof target.css === 'string' || typeof target.role === 'string');
+    if (!ok) throw new AgentError('BAD_MESSAGE', 'A target is {ref}, {css} or {role, name?}');
+  }
+
+  function resolveRef(target) {
+    const { ref } = target;
+    if (typeof target.doc === 'string' && target.doc && target.doc !== DOC_ID) {
+      throw new AgentError('STALE_REF',
+        `Ref ${ref} is from a page that is gone (the frame navigated or reloaded): take a new snapshot and use its refs`);
+    }
+    const el = elementForRef(ref);
+    if (!el) throw new AgentError('STALE_REF', `Ref ${ref} is unknown here: take a new snapshot and use its refs`);
+    if (!el.isConnected) {
+      throw new AgentError('STALE_REF', `Ref ${ref} was removed from the page: take a new snapshot and use its refs`);
+    }
+    return el;
+  }
+
+  function queryAll(css) {
+    let matches;
+    try {
+      matches = [...document.querySelectorAll(css)];
+    } catch (e) {
+      throw new AgentError('ELEMENT_NOT_FOUND', `Invalid css selector ${JSON.stringify(css)}: ${e.message}`);
+    }
+    if (document.documentElement) {
+      for (const root of collectShadowRoots(document, [])) matches.push(...root.querySelectorAll(css));
+    }
+    return matches;
+  }
+
+  /** Elements with the role (every element, visible or not), filtered by name when one is given. */
+  function queryRole(role, name) {
+    const wanted = role.toLowerCase();
+    const found = [];
+    const visit = (parent) => {
+      forEachChild(parent, true, (el) => {
+        if (SKIPPED_TAGS.has(el.localName)) return;
+        if ((roleOf(el) || 'generic') === wanted && !(el.localName === 'input' && el.type === 'hidden')) found.push(el);
+        if (el.localName !== 'iframe') visit(el);
+      });
+    };
+    if (document.documentElement) visit(document.documentElement);
+    if (typeof name !== 'string') return found;
+    const needle = collapse(name).toLowerCase();
+    const names = found.map((el) => accName(el, wanted, true).toLowerCase());
+    const exact = found.filter((el, i) => names[i] === needle);
+    return exact.length ? exact : found.filter((el, i) => names[i].includes(needle));
+  }
+
+  function matchesFor(target) {
+    if (typeof target.ref === 'string') return [resolveRef(target)];
+    if (typeof target.css === 'string') return queryAll(target.css);
+    return queryRole(target.role, target.name);
+  }
+
+  /**
+   * One element or an AgentError. A role target prefers the matches that show: a hidden duplicate
+   * (a closed dialog's "Close") is not what the model saw in its snapshot.
+   */
+  function resolveTarget(target) {
+    checkTarget(target);
+    if (typeof target.ref === 'string') return resolveRef(target);
+    let matches = matchesFor(target);
+    if (typeof target.role === 'string' && matches.length > 1) {
+      const shown = matches.filter(isVisible);
+      if (shown.length) matches = shown;
+    }
+    if (!matches.length) throw new AgentError('ELEMENT_NOT_FOUND', `Nothing matches ${targetText(target)}`);
+    if (matches.length > 1) {
+      const candidates = matches.slice(0, CANDIDATES_MAX).map(candidate);
+      const listed = candidates.map((c) => `${c.ref} ${c.role}${c.name ? ` ${JSON.stringify(cut(c.name, DESCRIBE_NAME_MAX))}` : ''}`);
+      throw new AgentError('ELEMENT_AMBIGUOUS',
+        `${targetText(target)} matches ${matches.length} elements: ${listed.join(', ')}${matches.length > CANDIDATES_MAX ? ', …' : ''}. Use a ref`,
+        candidates);
+    }
+    return matches[0];
+  }
+
+  function find(arg) {
+    try {
+      if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'find needs {target}');
+      checkTarget(arg.target);
+      const limit = Number.isInteger(arg.limit) && arg.limit > 0 ? arg.limit : FIND_LIMIT;
+      const matches = matchesFor(arg.target);
+      return {
+        ok: true,
+        matches: matches.slice(0, limit).map((el) => ({ ...candidate(el), visible: isVisible(el) })),
+        total: matches.length,
+      };
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Actionability (docs/page-agent.md §3)
+
+  function inViewport(rect) {
+    const viewport = viewportSize();
+    return rect.top >= 0 && rect.left >= 0 && rect.bottom <= viewport.height && rect.right <= viewport.width;
+  }
+
+  function scrollIntoViewIfNeeded(el) {
+    let rect = el.getBoundingClientRect();
+    if (!inViewport(rect)) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      rect = el.getBoundingClientRect();
+    }
+    return rect;
+  }
+
+  function hasRunningAnimation(el) {
+    const animations = document.getAnimations();
+    for (const animation of animations) {
+      if (animation.playState !== 'running') continue;
+      const target = animation.effect && animation.effect.target;
+      if (target && composedContains(target, el)) return true;
+    }
+    return false;
+  }
+
+  function isLabelOf(label, el) {
+    return label.localName === 'label' && label.control === el;
+  }
+
+  /**
+   * One pass of the checks: {ok: true, x, y, rect, hit} or {ok: false, reason, permanent}.
+   * need: {enabled, editable, pointer}.
+   */
+  async function checkActionable(el, need) {
+    if (!el.isConnected) return { ok: false, reason: 'it was removed from the page (detached)', permanent: true };
+    if (!isRendered(el) || (el instanceof HTMLInputElement && el.type === 'hidden')) {
+      return { ok: false, reason: hiddenReason(el) };
+    }
+    let rect = el.getBoundingClientRect();
+    if (rect.width <= 0 || rect.height <= 0) return { ok: false, reason: 'it is not visible (zero size)' };
+    const enabledOf = need.enabledOf || el;
+    if (need.enabled && isDisabled(enabledOf)) return { ok: false, reason: 'it is disabled' };
+    if (need.editable && isReadOnly(el)) return { ok: false, reason: 'it is read-only' };
+    rect = scrollIntoViewIfNeeded(el);
+    if (hasRunningAnimation(el)) {
+      await nextFrame();
+      if (!el.isConnected) return { ok: false, reason: 'it was removed from the page (detached)', permanent: true };
+      const after = el.getBoundingClientRect();
+      const moved = after.x !== rect.x || after.y !== rect.y || after.width !== rect.width || after.height !== rect.height;
+      rect = after;
+      if (moved) return { ok: false, reason: 'it is not stable (it is moving)' };
+    }
+    const x = rect.left + rect.width / 2;
+    const y = rect.top + rect.height / 2;
+    let hit = el;
+    if (need.pointer) {
+      const found = deepElementFromPoint(x, y);
+      if (!found) return { ok: false, reason: 'its centre is outside the viewport' };
+      if (found !== el && !composedContains(el, found) && !isLabelOf(found, el)) {
+        return { ok: false, reason: `${describeTag(found)} covers it` };
+      }
+      hit = found;
+    }
+    return { ok: true, x, y, rect, hit };
+  }
+
+  async function waitActionable(el, need, timeoutMs, verb) {
+    const started = performance.now();
+    let last;
+    for (;;) {
+      last = await checkActionable(el, need);
+      if (last.ok) return last;
+      if (last.permanent || performance.now() - started + RETRY_MS > timeoutMs) break;
+      await sleep(RETRY_MS);
+    }
+    const waited = last.permanent ? '' : ` (waited ${Math.round(performance.now() - started)} ms)`;
+    throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot ${verb} ${describe(el)}: ${last.reason}${waited}`);
+  }
+
+  function timeoutOf(arg) {
+    const ms = arg && arg.timeoutMs;
+    return typeof ms === 'number' && ms >= 0 ? ms : DEFAULT_TIMEOUT_MS;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Synthetic input
+
+  let lastHovered = null; // WeakRef of the element the last pointer action ended on
+
+  function mouseInit(x, y, extra) {
+    return {
+      bubbles: true, cancelable: true, composed: true, view: window, clientX: x, clientY: y,
+      screenX: x + window.screenX, screenY: y + window.screenY, button: 0, buttons: 0, ...extra,
+    };
+  }
+
+  function pointerInit(x, y, extra) {
+    return { ...mouseInit(x, y, extra), pointerId: 1, pointerType: 'mouse', isPrimary: true, width: 1, height: 1 };
+  }
+
+  const firePointer = (type, el, x, y, extra) => el.dispatchEvent(new PointerEvent(type, pointerInit(x, y, extra)));
+  const fireMouse = (type, el, x, y, extra) => el.dispatchEvent(new MouseEvent(type, mouseInit(x, y, extra)));
+
+  /** pointerover, pointerenter, mouseover, mouseenter, pointermove, mousemove (and out/leave first). */
+  function moveMouse(target, x, y) {
+    const previous = lastHovered && lastHovered.deref();
+    if (previous && previous !== target && previous.isConnected) {
+      firePointer('pointerout', previous, x, y, { relatedTarget: target });
+      firePointer('pointerleave', previous, x, y, { relatedTarget: target, bubbles: false, cancelable: false });
+      fireMouse('mouseout', previous, x, y, { relatedTarget: target });
+      fireMouse('mouseleave', previous, x, y, { relatedTarget: target, bubbles: false, cancelable: false });
+    }
+    const from = previous && previous !== target ? previous : null;
+    firePointer('pointerover', target, x, y, { relatedTarget: from });
+    firePointer('pointerenter', target, x, y, { relatedTarget: from, bubbles: false, cancelable: false });
+    fireMouse('mouseover', target, x, y, { relatedTarget: from });
+    fireMouse('mouseenter', target, x, y, { relatedTarget: from, bubbles: false, cancelable: false });
+    firePointer('pointermove', target, x, y);
+    fireMouse('mousemove', target, x, y);
+    lastHovered = new WeakRef(target);
+  }
+
+  function focusableAncestor(el) {
+    for (let n = el; n; n = flatParent(n)) if (isFocusable(n)) return n;
+    return null;
+  }
+
+  // A mousedown moves focus to the clicked element's focusable ancestor, or away to the body.
+  function focusOnPointerDown(target) {
+    const focusable = focusableAncestor(target);
+    const active = deepActiveElement();
+    if (focusable) {
+      if (focusable !== active) focusable.focus({ preventScroll: true });
+    } else if (active && active !== document.body && typeof active.blur === 'function') {
+      active.blur();
+    }
+  }
+
+  /** The full click sequence at (x, y) on target; clicks = 2 adds the second click and dblclick. */
+  function pointerClick(target, x, y, clicks) {
+    moveMouse(target, x, y);
+    for (let detail = 1; detail <= clicks; detail++) {
+      const down = firePointer('pointerdown', target, x, y, { buttons: 1, pressure: 0.5 });
+      // a cancelled pointerdown suppresses the compatibility mouse events, not the click
+      let mousedown = true;
+      if (down) mousedown = fireMouse('mousedown', target, x, y, { buttons: 1, detail });
+      if (mousedown && detail === 1) focusOnPointerDown(target);
+      firePointer('pointerup', target, x, y);
+      if (down) fireMouse('mouseup', target, x, y, { detail });
+      if (!target.isConnected) return;
+      fireMouse('click', target, x, y, { detail });
+    }
+    if (clicks === 2 && target.isConnected) fireMouse('dblclick', target, x, y, { detail: 2 });
+  }
+
+  function centreOf(el) {
+    const rect = el.getBoundingClientRect();
+    return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
+  }
+
+  // -- text editing
+
+  function isTextControl(el) {
+    return (el instanceof HTMLInputElement && !UNFILLABLE_INPUT_TYPES.has(el.type)) || el instanceof HTMLTextAreaElement;
+  }
+
+  function isEditable(el) {
+    return isTextControl(el) || (el instanceof HTMLElement && el.isContentEditable);
+  }
+
+  // The prototype's setter, not el.value = …: frameworks (React) wrap the instance property and
+  // would otherwise miss the change.
+  function setNativeValue(el, value) {
+    const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype
+      : el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+    Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, value);
+  }
+
+  function fireInput(el, inputType, data) {
+    el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType, data }));
+  }
+
+  function fireBeforeInput(el, inputType, data) {
+    return el.dispatchEvent(new InputEvent('beforeinput', {
+      bubbles: true, cancelable: true, composed: true, inputType, data,
+    }));
+  }
+
+  function fireChange(el) {
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+
+  // email and number inputs have no selection API: "select all" is remembered here instead.
+  const selectedAll = new WeakSet();
+
+  function selectionOf(el) {
+    try {
+      if (el.selectionStart !== null) return { start: el.selectionStart, end: el.selectionEnd };
+    } catch {
+      // no selection API for this input type
+    }
+    const length = el.value.length;
+    return selectedAll.has(el) ? { start: 0, end: length } : { start: length, end: length };
+  }
+
+  function setCaret(el, position) {
+    selectedAll.delete(el);
+    try {
+      el.setSelectionRange(position, position);
+    } catch {
+      // no selection API for this input type
+    }
+  }
+
+  /** Edits a text control like a keystroke: beforeinput, value via the native setter, input. */
+  function editControl(el, inputType, data, edit) {
+    const value = el.value;
+    const { start, end } = selectionOf(el);
+    const result = edit(value, start, end);
+    if (!result) return false;
+    if (!fireBeforeInput(el, inputType, data)) return false;
+    setNativeValue(el, result[0]);
+    setCaret(el, result[1]);
+    fireInput(el, inputType, data);
+    return true;
+  }
+
+  const insertEdit = (text) => (value, start, end) => [value.slice(0, start) + text + value.slice(end), start + text.length];
+  const backspaceEdit = (value, start, end) => {
+    if (start !== end) return [value.slice(0, start) + value.slice(end), start];
+    return start > 0 ? [value.slice(0, start - 1) + value.slice(start), start - 1] : null;
+  };
+  const deleteEdit = (value, start, end) => {
+    if (start !== end) return [value.slice(0, start) + value.slice(end), start];
+    return start < value.length ? [value.slice(0, start) + value.slice(start + 1), start] : null;
+  };
+
+  function insertText(el, text) {
+    if (isTextControl(el)) return editControl(el, 'insertText', text, insertEdit(text));
+    if (el.isContentEditable) return execEdit(el, 'insertText', text);
+    return false;
+  }
+
+  /** contenteditable editing through the browser's own editing commands. */
+  function execEdit(el, command, value) {
+    if (deepActiveElement() !== el && !el.contains(deepActiveElement())) el.focus();
+    if (document.execCommand(command, false, value)) return true;
+    // execCommand refused (no selection): fall back to a plain text edit at the end
+    if (command === 'insertText') el.append(value);
+    else if (command === 'delete' && el.lastChild && el.lastChild.nodeType === Node.TEXT_NODE) {
+      el.lastChild.data = el.lastChild.data.slice(0, -1);
+    } else return false;
+    fireInput(el, command === 'insertText' ? 'insertText' : 'deleteContentBackward', command === 'insertText' ? value : null);
+    return true;
+  }
+
+  function selectAllIn(el) {
+    if (isTextControl(el)) {
+      selectedAll.add(el);
+      if (typeof el.select === 'function') el.select();
+      return;
+    }
+    const selection = getSelection();
+    if (selection) selection.selectAllChildren(el.isContentEditable ? el : document.body || document.documentElement);
+  }
+
+  function caretToEnd(el) {
+    if (isTextControl(el)) {
+      setCaret(el, el.value.length);
+      return;
+    }
+    const selection = getSelection();
+    if (selection && el.isContentEditable) {
+      selection.selectAllChildren(el);
+      selection.collapseToEnd();
+    }
+  }
+
+  function focusElement(el) {
+    if (deepActiveElement() !== el && typeof el.focus === 'function') el.focus({ preventScroll: true });
+  }
+
+  // -- keys
+
+  const KEY_ALIASES = {
+    enter: 'Enter', return: 'Enter', tab: 'Tab', escape: 'Escape', esc: 'Escape', backspace: 'Backspace',
+    delete: 'Delete', del: 'Delete', space: ' ', arrowleft: 'ArrowLeft', arrowright: 'ArrowRight',
+    arrowup: 'ArrowUp', arrowdown: 'ArrowDown', left: 'ArrowLeft', right: 'ArrowRight', up: 'ArrowUp',
+    down: 'ArrowDown', home: 'Home', end: 'End', pageup: 'PageUp', pagedown: 'PageDown', insert: 'Insert',
+  };
+  const MODIFIER_ALIASES = {
+    control: 'Control', ctrl: 'Control', controlormeta: 'Control', shift: 'Shift', alt: 'Alt', option: 'Alt',
+    meta: 'Meta', cmd: 'Meta', command: 'Meta', super: 'Meta',
+  };
+  const MODIFIER_FLAGS = { Control: 'ctrlKey', Shift: 'shiftKey', Alt: 'altKey', Meta: 'metaKey' };
+  const NAMED_KEY_CODES = {
+    Enter: 13, Tab: 9, Escape: 27, Backspace: 8, Delete: 46, ' ': 32, ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39,
+    ArrowDown: 40, Home: 36, End: 35, PageUp: 33, PageDown: 34, Insert: 45, Control: 17, Shift: 16, Alt: 18, Meta: 91,
+  };
+  const PUNCTUATION_CODES = {
+    ',': ['Comma', 188], '.': ['Period', 190], '/': ['Slash', 191], ';': ['Semicolon', 186], "'": ['Quote', 222],
+    '[': ['BracketLeft', 219], ']': ['BracketRight', 221], '\\': ['Backslash', 220], '-': ['Minus', 189],
+    '=': ['Equal', 187], '`': ['Backquote', 192],
+  };
+
+  /** "Control+Shift+a" -> {key: "A", modifiers: ["Control", "Shift"]}; "+" and "Control++" work too. */
+  function parseKey(text) {
+    let parts;
+    if (text === '+') parts = ['+'];
+    else if (text.endsWith('++')) parts = [...text.slice(0, -2).split('+'), '+'];
+    else parts = text.split('+');
+    let key = parts.pop();
+    if (!key) throw new AgentError('BAD_MESSAGE', `Unknown key ${JSON.stringify(text)}`);
+    const modifiers = [];
+    for (const part of parts) {
+      const modifier = MODIFIER_ALIASES[part.toLowerCase()];
+      if (!modifier) throw new AgentError('BAD_MESSAGE', `Unknown modifier ${JSON.stringify(part)} in key ${JSON.stringify(text)}`);
+      if (!modifiers.includes(modifier)) modifiers.push(modifier);
+    }
+    if ([...key].length > 1) {
+      const lower = key.toLowerCase();
+      if (KEY_ALIASES[lower]) key = KEY_ALIASES[lower];
+      else if (MODIFIER_ALIASES[lower]) key = MODIFIER_ALIASES[lower];
+      else if (/^f([1-9]|1[0-2])$/.test(lower)) key = key.toUpperCase();
+      else throw new AgentError('BAD_MESSAGE', `Unknown key ${JSON.stringify(key)}`);
+    }
+    if (modifiers.includes('Shift') && /^[a-z]$/.test(key)) key = key.toUpperCase();
+    return { key, modifiers };
+  }
+
+  function keyCodes(key) {
+    if (NAMED_KEY_CODES[key] !== undefined) {
+      const code = { ' ': 'Space', Control: 'ControlLeft', Shift: 'ShiftLeft', Alt: 'AltLeft', Meta: 'MetaLeft' }[key] || key;
+      return { code, keyCode: NAMED_KEY_CODES[key] };
+    }
+    if (/^F\d+$/.test(key)) return { code: key, keyCode: 111 + Number(key.slice(1)) };
+    if (/^[a-z]$/i.test(key)) return { code: `Key${key.toUpperCase()}`, keyCode: key.toUpperCase().charCodeAt(0) };
+    if (/^[0-9]$/.test(key)) return { code: `Digit${key}`, keyCode: key.charCodeAt(0) };
+    if (PUNCTUATION_CODES[key]) return { code: PUNCTUATION_CODES[key][0], keyCode: PUNCTUATION_CODES[key][1] };
+    return { code: '', keyCode: 0 };
+  }
+
+  function fireKey(type, el, key, flags) {
+    const { code, keyCode } = keyCodes(key);
+    const charCode = type === 'keypress' ? (key === 'Enter' ? 13 : key.charCodeAt(0)) : 0;
+    return el.dispatchEvent(new KeyboardEvent(type, {
+      key, code, keyCode: type === 'keypress' ? charCode : keyCode, which: type === 'keypress' ? charCode : keyCode,
+      charCode, bubbles: true, cancelable: true, composed: true, view: window, ...flags,
+    }));
+  }
+
+  const isPrintable = (key) => [...key].length === 1;
+
+  /** keydown/keypress/keyup for one key with held modifiers, then its default action. */
+  function pressKey(el, key, modifiers) {
+    const flags = { ctrlKey: false, shiftKey: false, altKey: false, metaKey: false };
+    for (const modifier of modifiers) {
+      flags[MODIFIER_FLAGS[modifier]] = true;
+      fireKey('keydown', el, modifier, { ...flags });
+    }
+    const shortcut = flags.ctrlKey || flags.metaKey || flags.altKey;
+    let proceed = fireKey('keydown', el, key, { ...flags });
+    if (proceed && !shortcut && (isPrintable(key) || key === 'Enter')) proceed = fireKey('keypress', el, key, { ...flags });
+    const afterKeyup = proceed ? keyDefault(el, key, flags, shortcut) : null;
+    fireKey('keyup', el, key, { ...flags });
+    if (afterKeyup) afterKeyup();
+    for (const modifier of [...modifiers].reverse()) {
+      flags[MODIFIER_FLAGS[modifier]] = false;
+      fireKey('keyup', el, modifier, { ...flags });
+    }
+  }
+
+  function isButtonLike(el) {
+    return el instanceof HTMLButtonElement || el.localName === 'summary'
+      || (el instanceof HTMLInputElement && ['button', 'submit', 'reset', 'image', 'checkbox', 'radio'].includes(el.type))
+      || ['button', 'checkbox', 'radio', 'switch', 'menuitem', 'tab', 'option'].includes(explicitRole(el));
+  }
+
+  /** The browser's default action for a key on el; may return work to do after keyup (Space). */
+  function keyDefault(el, key, flags, shortcut) {
+    const editable = isEditable(el) && !isReadOnly(el) && !isDisabled(el);
+    if (key === 'Tab') {
+      moveFocus(el, flags.shiftKey);
+      return null;
+    }
+    if ((key === 'a' || key === 'A') && (flags.ctrlKey || flags.metaKey)) {
+      selectAllIn(el);
+      return null;
+    }
+    if (shortcut) return null;
+    if (key === 'Enter') {
+      if (el instanceof HTMLInputElement && isTextControl(el)) implicitSubmission(el);
+      else if (el instanceof HTMLTextAreaElement && editable) editControl(el, 'insertLineBreak', null, insertEdit('\n'));
+      else if (el.isContentEditable && editable) execEdit(el, 'insertParagraph');
+      else if ((el instanceof HTMLAnchorElement && el.hasAttribute('href')) || (isButtonLike(el) && !isCheckLike(el))) el.click();
+      return null;
+    }
+    if (key === ' ' && isButtonLike(el) && !editable) return () => el.click();
+    if (!editable) return null;
+    if (key === 'Backspace') {
+      if (isTextControl(el)) editControl(el, 'deleteContentBackward', null, backspaceEdit);
+      else execEdit(el, 'delete');
+    } else if (key === 'Delete') {
+      if (isTextControl(el)) editControl(el, 'deleteContentForward', null, deleteEdit);
+      else execEdit(el, 'forwardDelete');
+    } else if (isTextControl(el) && ['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(key)) {
+      const { start, end } = selectionOf(el);
+      const length = el.value.length;
+      const position = { ArrowLeft: start === end ? Math.max(0, start - 1) : start,
+        ArrowRight: start === end ? Math.min(length, end + 1) : end, Home: 0, End: length }[key];
+      setCaret(el, position);
+    } else if (isPrintable(key)) {
+      insertText(el, key);
+    }
+    return null;
+  }
+
+  function isCheckLike(el) {
+    return el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio');
+  }
+
+  function isSubmitButton(el) {
+    return (el instanceof HTMLButtonElement && el.type === 'submit')
+      || (el instanceof HTMLInputElement && (el.type === 'submit' || el.type === 'image'));
+  }
+
+  /** Enter in a form's text field: click the default button, or submit a one-field form. */
+  function implicitSubmission(field) {
+    const form = field.form;
+    if (!form) return;
+    const elements = [...form.elements];
+    const button = elements.find(isSubmitButton);
+    if (button) {
+      if (!button.disabled) button.click();
+      return;
+    }
+    const blockers = elements.filter((e) => e instanceof HTMLInputElement && IMPLICIT_SUBMISSION_BLOCKERS.has(e.type));
+    if (blockers.length <= 1) submitForm(form, null);
+  }
+
+  /** Sequential focus navigation: tabindex > 0 in order, then the rest in tree order. */
+  function moveFocus(from, backwards) {
+    const order = [];
+    const visit = (parent) => {
+      forEachChild(parent, true, (el) => {
+        if (SKIPPED_TAGS.has(el.localName)) return;
+        if (el.tabIndex >= 0 && isFocusable(el) && isRendered(el)) order.push(el);
+        if (el.localName !== 'iframe') visit(el);
+      });
+    };
+    if (document.body) visit(document.body);
+    if (!order.length) return;
+    const positive = order.filter((el) => el.tabIndex > 0).sort((a, b) => a.tabIndex - b.tabIndex);
+    const sequence = [...positive, ...order.filter((el) => el.tabIndex === 0)];
+    const index = sequence.indexOf(from);
+    let next;
+    if (index < 0) next = backwards ? sequence[sequence.length - 1] : sequence[0];
+    else next = sequence[(index + (backwards ? -1 : 1) + sequence.length) % sequence.length];
+    next.focus();
+    if (isTextControl(next) && typeof next.select === 'function') next.select();
+  }
+
+  // requestSubmit runs validation and submit handlers as a user's submit would; the submitter
+  // adds its name/value to the form data.
+  function submitForm(form, submitter) {
+    if (typeof form.requestSubmit !== 'function') form.submit();
+    else if (submitter) form.requestSubmit(submitter);
+    else form.requestSubmit();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Dialog policy and the action's bookkeeping (dialogs seen, navigation started)
+
+  const liveActions = new Set();
+
+  function setDialogPolicy(mode, promptText, ms) {
+    const detail = JSON.stringify({ mode, promptText: typeof promptText === 'string' ? promptText : null, ms });
+    window.dispatchEvent(new CustomEvent(POLICY_EVENT, { detail }));
+  }
+
+  function beginAction(arg) {
+    const record = { dialogs: [], navigation: null };
+    const onNavigate = (event) => {
+      if (record.navigation) return;
+      const destination = event.destination;
+      record.navigation = { url: destination.url, sameDocument: destination.sameDocument };
+    };
+    const nav = globalThis.navigation;
+    if (nav) nav.addEventListener('navigate', onNavigate);
+    liveActions.add(record);
+    setDialogPolicy(arg.dialog === 'accept' ? 'accept' : 'dismiss', arg.promptText);
+    record.end = () => {
+      if (nav) nav.removeEventListener('navigate', onNavigate);
+      liveActions.delete(record);
+      if (!liveActions.size) setDialogPolicy('dismiss', null);
+    };
+    return record;
+  }
+
+  // A navigation may be started by a handler a moment later: one setTimeout(0), no fixed grace.
+  async function settleAction(record) {
+    if (!record.navigation) await sleep(0);
+    const navigation = record.navigation;
+    const nav = globalThis.navigation;
+    // a same-origin router may have intercepted a cross-document navigation
+    if (navigation && !navigation.sameDocument && nav && nav.transition && nav.currentEntry
+      && nav.currentEntry.url === navigation.url) navigation.sameDocument = true;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // act
+
+  function needString(arg, field) {
+    if (typeof arg[field] !== 'string') throw new AgentError('BAD_MESSAGE', `${arg.action} needs a string ${field}`);
+    return arg[field];
+  }
+
+  async function actClick(arg, clicks) {
+    const el = resolveTarget(arg.target);
+    const point = await waitActionable(el, { enabled: true, pointer: true }, timeoutOf(arg), clicks === 2 ? 'double-click' : 'click');
+    pointerClick(point.hit, point.x, point.y, clicks);
+    return {};
+  }
+
+  async function actHover(arg) {
+    const el = resolveTarget(arg.target);
+    const point = await waitActionable(el, { pointer: true }, timeoutOf(arg), 'hover');
+    moveMouse(point.hit, point.x, point.y);
+    return {};
+  }
+
+  async function editableTarget(arg, verb) {
+    const el = resolveTarget(arg.target);
+    if (!isEditable(el)) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot ${verb} ${describe(el)}: it is not a text field`);
+    }
+    await waitActionable(el, { enabled: true, editable: true }, timeoutOf(arg), verb);
+    return el;
+  }
+
+  async function actFill(arg, text) {
+    const el = await editableTarget(arg, text ? 'fill' : 'clear');
+    fillElement(el, text);
+    return {};
+  }
+
+  function fillElement(el, text) {
+    focusElement(el);
+    if (isTextControl(el)) {
+      if (!fireBeforeInput(el, 'insertReplacementText', text)) return;
+      setNativeValue(el, text);
+      if (el instanceof HTMLInputElement && !TEXT_INPUT_TYPES.has(el.type) && el.value !== text) {
+        throw new AgentError('ELEMENT_NOT_INTERACTABLE',
+          `Cannot fill ${describe(el)} with ${JSON.stringify(text)}: an input of type ${el.type} did not accept it (value is now ${JSON.stringify(el.value)})`);
+      }
+      fireInput(el, 'insertReplacementText', text);
+      fireChange(el);
+      return;
+    }
+    selectAllIn(el);
+    if (text) execEdit(el, 'insertText', text);
+    else if (!document.execCommand('delete')) {
+      el.textContent = '';
+      fireInput(el, 'deleteContentBackward', null);
+    }
+  }
+
+  async function actType(arg) {
+    const text = needString(arg, 'text');
+    const el = await editableTarget(arg, 'type into');
+    focusElement(el);
+    caretToEnd(el);
+    const before = isTextControl(el) ? el.value : null;
+    for (const ch of text) {
+      if (ch === '\n' && el instanceof HTMLInputElement) continue;
+      const key = ch === '\n' ? 'Enter' : ch;
+      let proceed = fireKey('keydown', el, key, {});
+      if (proceed) proceed = fireKey('keypress', el, key, {});
+      if (proceed) {
+        if (ch === '\n' && el instanceof HTMLTextAreaElement) editControl(el, 'insertLineBreak', null, insertEdit('\n'));
+        else if (ch === '\n') execEdit(el, 'insertParagraph');
+        else insertText(el, ch);
+      }
+      fireKey('keyup', el, key, {});
+    }
+    if (before !== null && el.value !== before) fireChange(el);
+    return {};
+  }
+
+  async function actSelect(arg) {
+    let wanted;
+    if (Array.isArray(arg.values)) wanted = arg.values;
+    else if (arg.value !== undefined && arg.value !== null) wanted = [arg.value];
+    if (!wanted || !wanted.length || !wanted.every((v) => typeof v === 'string')) {
+      throw new AgentError('BAD_MESSAGE', 'select needs a string value or a list of string values');
+    }
+    const el = resolveTarget(arg.target);
+    if (!(el instanceof HTMLSelectElement)) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot select in ${describe(el)}: it is not a <select> (click its options instead)`);
+    }
+    await waitActionable(el, { enabled: true }, timeoutOf(arg), 'select in');
+    const options = [...el.options];
+    const chosen = wanted.map((value) => {
+      const needle = collapse(value).toLowerCase();
+      const option = options.find((o) => o.value === value)
+        || options.find((o) => collapse(o.label || o.text).toLowerCase() === needle);
+      if (!option) {
+        const listed = options.map((o) => `${JSON.stringify(collapse(o.label || o.text))} (value ${JSON.stringify(o.value)})`);
+        throw new AgentError('ELEMENT_NOT_FOUND',
+          `No option ${JSON.stringify(value)} in ${describe(el)}; its options: ${listed.join(', ') || 'none'}`);
+      }
+      if (option.disabled) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Option ${JSON.stringify(value)} is disabled`);
+      return option;
+    });
+    if (chosen.length > 1 && !el.multiple) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `${describe(el)} takes one option, ${chosen.length} were given`);
+    }
+    focusElement(el);
+    if (el.multiple) for (const option of options) option.selected = chosen.includes(option);
+    else chosen[0].selected = true;
+    fireInput(el, 'insertReplacementText', null);
+    fireChange(el);
+    return { selected: chosen.map((o) => o.value) };
+  }
+
+  function checkedNow(el, role) {
+    return checkedState(el, role) === 'checked';
+  }
+
+  async function actCheck(arg, wanted) {
+    const el = resolveTarget(arg.target);
+    const role = roleOf(el);
+    const native = isCheckLike(el);
+    if (!native && !CHECKABLE_ROLES.has(role)) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot ${arg.action} ${describe(el)}: it is not a checkbox, radio or switch`);
+    }
+    if (checkedNow(el, role) === wanted) return {};
+    if (!wanted && (role === 'radio' || role === 'menuitemradio')) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot uncheck ${describe(el)}: a radio is unchecked by checking another one`);
+    }
+    // a visually hidden native checkbox is clicked through its label, as a user would
+    let target = el;
+    if (native && !isVisible(el) && el.labels) target = [...el.labels].find(isVisible) || el;
+    const point = await waitActionable(target, { enabled: true, enabledOf: el, pointer: true }, timeoutOf(arg), arg.action);
+    pointerClick(point.hit, point.x, point.y, 1);
+    if (checkedNow(el, role) !== wanted) await sleep(0); // a framework may update on the next task
+    if (checkedNow(el, role) !== wanted) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Clicking ${describe(el)} did not ${arg.action} it`);
+    }
+    return {};
+  }
+
+  async function actPress(arg) {
+    const { key, modifiers } = parseKey(needString(arg, 'key'));
+    let el;
+    if (arg.target) {
+      el = resolveTarget(arg.target);
+      await waitActionable(el, {}, timeoutOf(arg), 'press a key on');
+      focusElement(el);
+    }
+    el = deepActiveElement() || document.body || document.documentElement;
+    pressKey(el, key, modifiers);
+    return {};
+  }
+
+  /** The nearest ancestor (or el) that scrolls vertically/horizontally, else the page. */
+  function scrollerFor(el, vertical) {
+    for (let n = el; n && n !== document.body && n !== document.documentElement; n = flatParent(n)) {
+      const overflow = getComputedStyle(n)[vertical ? 'overflowY' : 'overflowX'];
+      const room = vertical ? n.scrollHeight > n.clientHeight : n.scrollWidth > n.clientWidth;
+      if (room && (overflow === 'auto' || overflow === 'scroll')) return n;
+    }
+    return null;
+  }
+
+  async function actScroll(arg) {
+    const el = arg.target ? resolveTarget(arg.target) : null;
+    const direction = arg.direction;
+    if (direction === undefined || direction === null) {
+      if (!el) throw new AgentError('BAD_MESSAGE', 'scroll needs a target or a direction');
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      return { scroll: pagePosition() };
+    }
+    if (!['up', 'down', 'left', 'right'].includes(direction)) {
+      throw new AgentError('BAD_MESSAGE', 'direction is up, down, left or right');
+    }
+    const vertical = direction === 'up' || direction === 'down';
+    const scroller = el ? scrollerFor(el, vertical) : null;
+    const viewport = viewportSize();
+    const page = vertical ? viewport.height : viewport.width;
+    const amount = typeof arg.amount === 'number' && arg.amount > 0 ? arg.amount
+      : scroller ? (vertical ? scroller.clientHeight : scroller.clientWidth) : page;
+    const sign = direction === 'up' || direction === 'left' ? -1 : 1;
+    const delta = { left: vertical ? 0 : sign * amount, top: vertical ? sign * amount : 0, behavior: 'instant' };
+    if (scroller) {
+      scroller.scrollBy(delta);
+      return { scroll: { x: scroller.scrollLeft, y: scroller.scrollTop } };
+    }
+    window.scrollBy(delta);
+    return { scroll: pagePosition() };
+  }
+
+  function pagePosition() {
+    return { x: Math.round(window.scrollX), y: Math.round(window.scrollY) };
+  }
+
+  function formOf(el) {
+    const form = el instanceof HTMLFormElement ? el : el.closest('form') || el.form;
+    if (!form) throw new AgentError('ELEMENT_NOT_FOUND', `${describe(el)} is not a form and is not inside one`);
+    return form;
+  }
+
+  async function actSubmit(arg) {
+    const el = resolveTarget(arg.target);
+    const form = formOf(el);
+    const submitter = isSubmitButton(el) && el.form === form && !el.disabled ? el : null;
+    submitForm(form, submitter);
+    return {};
+  }
+
+  const ACT_HANDLERS = {
+    click: (arg) => actClick(arg, 1),
+    dblclick: (arg) => actClick(arg, 2),
+    hover: actHover,
+    fill: (arg) => actFill(arg, needString(arg, 'text')),
+    clear: (arg) => actFill(arg, ''),
+    type: actType,
+    select: actSelect,
+    check: (arg) => actCheck(arg, true),
+    uncheck: (arg) => actCheck(arg, false),
+    press: actPress,
+    scroll: actScroll,
+    submit: actSubmit,
+  };
+  const TARGETED = new Set(['click', 'dblclick', 'hover', 'fill', 'clear', 'type', 'select', 'check', 'uncheck', 'submit']);
+
+  /** One action: {ok: true, navigation?, dialogs, ...} or {ok: false, code, message, candidates?}. */
+  async function act(arg) {
+    try {
+      if (!arg || typeof arg !== 'object' || !Object.hasOwn(ACT_HANDLERS, arg.action)) {
+        throw new AgentError('BAD_MESSAGE', `Unknown action ${JSON.stringify(arg && arg.action)}`);
+      }
+      if (TARGETED.has(arg.action)) checkTarget(arg.target);
+      const record = beginAction(arg);
+      try {
+        const extra = await ACT_HANDLERS[arg.action](arg);
+        await settleAction(record);
+        const result = { ok: true, ...extra, dialogs: record.dialogs };
+        if (record.navigation) result.navigation = record.navigation;
+        return result;
+      } finally {
+        record.end();
+      }
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // point, rect
+
+  const POINT_CHECKS = {
+    click: { enabled: true, pointer: true },
+    dblclick: { enabled: true, pointer: true },
+    check: { enabled: true, pointer: true },
+    uncheck: { enabled: true, pointer: true },
+    hover: { pointer: true },
+    fill: { enabled: true, editable: true, pointer: true },
+    type: { enabled: true, editable: true, pointer: true },
+    clear: { enabled: true, editable: true, pointer: true },
+    select: { enabled: true, pointer: true },
+  };
+
+  /** Where trusted input should land: the centre of the element once it is actionable. */
+  async function point(arg) {
+    try {
+      if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'point needs {target}');
+      const el = resolveTarget(arg.target);
+      const action = typeof arg.action === 'string' && POINT_CHECKS[arg.action] ? arg.action : 'click';
+      const found = await waitActionable(el, POINT_CHECKS[action], timeoutOf(arg), action);
+      // dialogs opened by the trusted input that follows answer by this policy for a while
+      if (arg.dialog === 'accept' || arg.dialog === 'dismiss') setDialogPolicy(arg.dialog, arg.promptText, POINT_POLICY_MS);
+      const { rect } = found;
+      return { ok: true, x: found.x, y: found.y, rect: plainRect(rect) };
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  function plainRect(rect) {
+    return { x: rect.x, y: rect.y, width: rect.width, height: rect.height };
+  }
+
+  function rect(arg) {
+    try {
+      if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'rect needs {target}');
+      const el = resolveTarget(arg.target);
+      if (!isVisible(el)) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot measure ${describe(el)}: ${hiddenReason(el)}`);
+      return { ok: true, rect: plainRect(scrollIntoViewIfNeeded(el)), dpr: window.devicePixelRatio || 1 };
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // probe (docs/page-agent.md §4)
+
+  const STATES = new Set(['visible', 'hidden', 'attached', 'detached', 'enabled', 'disabled', 'checked', 'unchecked', 'focused']);
+
+  function probe(arg) {
+    try {
+      if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'probe needs a condition');
+      if (typeof arg.text === 'string') {
+        const found = visibleTextIncludes(arg.text);
+        return { ok: true, met: found, detail: `text ${JSON.stringify(arg.text)} ${found ? 'is' : 'is not'} on the page` };
+      }
+      if (typeof arg.textGone === 'string') {
+        const found = visibleTextIncludes(arg.textGone);
+        return { ok: true, met: !found, detail: `text ${JSON.stringify(arg.textGone)} ${found ? 'is still' : 'is not'} on the page` };
+      }
+      if (arg.target !== undefined) return probeTarget(arg.target, arg.state);
+      throw new AgentError('BAD_MESSAGE', 'A condition is {text}, {textGone} or {target, state}');
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  function probeTarget(target, state) {
+    if (!STATES.has(state)) throw new AgentError('BAD_MESSAGE', `state is one of ${[...STATES].join(', ')}`);
+    checkTarget(target);
+    let matches;
+    try {
+      matches = matchesFor(target);
+    } catch (e) {
+      // a ref whose element is gone is detached (and hidden); for other states it never comes back
+      if (e instanceof AgentError && e.code === 'STALE_REF' && (state === 'detached' || state === 'hidden')) {
+        return { ok: true, met: true, detail: `${target.ref} is gone`, count: 0 };
+      }
+      throw e;
+    }
+    const what = typeof target.ref === 'string' ? target.ref : targetText(target);
+    const count = matches.length;
+    const result = (met, detail) => ({ ok: true, met, detail, count });
+    switch (state) {
+      case 'attached': return result(count > 0, count ? `${what} is attached` : `nothing matches ${what}`);
+      case 'detached': return result(count === 0, count ? `${what} is still attached` : `${what} is detached`);
+      case 'visible': {
+        const shown = matches.find(isVisible);
+        return result(!!shown, shown ? `${describe(shown)} is visible` : count ? `${what} is not visible` : `nothing matches ${what}`);
+      }
+      case 'hidden': {
+        const shown = matches.find(isVisible);
+        return result(!shown, shown ? `${describe(shown)} is still visible` : `${what} is hidden`);
+      }
+      default: break;
+    }
+    if (!count) return result(false, `nothing matches ${what}`);
+    if (count > 1) {
+      const candidates = matches.slice(0, CANDIDATES_MAX).map(candidate);
+      throw new AgentError('ELEMENT_AMBIGUOUS', `${what} matches ${count} elements; use a ref`, candidates);
+    }
+    const el = matches[0];
+    let met;
+    if (state === 'enabled' || state === 'disabled') met = isDisabled(el) === (state === 'disabled');
+    else if (state === 'focused') met = deepActiveElement() === el;
+    else {
+      const checked = checkedState(el, roleOf(el));
+      if (!checked) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `${describe(el)} cannot be checked or unchecked`);
+      met = checked === state;
+    }
+    return result(met, `${describe(el)} is ${met ? '' : 'not '}${state}`);
+  }
+
+  const ROOT_SCAN_MS = 1000;
+  let lastRootScan = -Infinity;
+
+  /** Case-insensitive, whitespace-collapsed search of the rendered text, shadow trees included. */
+  function visibleTextIncludes(text) {
+    const needle = collapse(text).toLowerCase();
+    if (!needle) return true;
+    const body = document.body;
+    if (body) {
+      // textContent is cheap and a superset of the visible text: rule out most misses with it
+      if (collapse(body.textContent).toLowerCase().includes(needle)
+        && collapse(body.innerText).toLowerCase().includes(needle)) return true;
+    }
+    // page_hooks.js reports new shadow roots; a walk finds the rest (declarative ones, or all of
+    // them when the hooks were not there), at most once a second.
+    if (document.documentElement && performance.now() - lastRootScan > ROOT_SCAN_MS) {
+      lastRootScan = performance.now();
+      collectShadowRoots(document, []);
+    }
+    for (const weak of knownRoots) {
+      const root = weak.deref();
+      if (!root) {
+        knownRoots.delete(weak);
+        continue;
+      }
+      if (!root.host.isConnected) continue;
+      const parts = [];
+      for (const child of root.childNodes) {
+        if (child.nodeType === Node.TEXT_NODE) parts.push(child.data);
+        else if (child.nodeType === Node.ELEMENT_NODE && !SKIPPED_TAGS.has(child.localName)) parts.push(child.innerText || '');
+      }
+      if (collapse(parts.join(' ')).toLowerCase().includes(needle)) return true;
+    }
+    return false;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // capture (issue 2: the DOM as HTML for introspection)
 
   /**
    * Accumulates the HTML string within a character budget. Room for the closing tags of every
@@ -127,6 +2010,8 @@
     }
   }
 
+  const CAPTURE_SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template']);
+
   function capture(maxChars) {
     const limit = Number.isInteger(maxChars) && maxChars > 0 ? maxChars : DEFAULT_MAX_CHARS;
     const out = new HtmlWriter(limit);
@@ -147,7 +2032,7 @@
 
   function writeElement(el, out) {
     const tag = el.localName;
-    if (SKIPPED_TAGS.has(tag)) return;
+    if (CAPTURE_SKIPPED_TAGS.has(tag)) return;
     const attributes = serializeAttributes(el);
     if (VOID_TAGS.has(tag)) {
       out.write(`<${tag}${attributes}>`);
@@ -180,9 +2065,9 @@
     for (const [name, value] of state) {
       if (value !== null) text += ` ${name}="${escapeAttribute(value)}"`;
     }
-    if (el.matches(INTERACTIVE_SELECTOR)) {
+    if (el.matches(CAPTURE_INTERACTIVE_SELECTOR)) {
       text += ` data-tabmcp-ref="${refFor(el)}"`;
-      if (isHidden(el)) text += ' data-tabmcp-hidden="1"';
+      if (isHiddenForCapture(el)) text += ' data-tabmcp-hidden="1"';
     }
     return text;
   }
@@ -201,7 +2086,7 @@
     return state;
   }
 
-  function isHidden(el) {
+  function isHiddenForCapture(el) {
     if (el instanceof HTMLInputElement && el.type === 'hidden') return true;
     if (typeof el.checkVisibility === 'function') return !el.checkVisibility({ checkVisibilityCSS: true });
     return el.getClientRects().length === 0;
@@ -216,107 +2101,40 @@
   }
 
   // -------------------------------------------------------------------------------------------
-  // Targets
+  // perform (issue 2: page-tool plan steps). Synchronous; anything that may navigate runs on a
+  // timer so executeScript returns the step's result before the document unloads.
 
-  function resolveTarget(target) {
-    if (target && typeof target.ref === 'string') return resolveRef(target.ref);
-    if (target && typeof target.css === 'string') return resolveCss(target.css);
-    throw new StepError('BAD_MESSAGE', 'The step needs a target {ref} or {css}');
+  function stepTarget(step) {
+    const target = step.target;
+    if (!target || (typeof target.ref !== 'string' && typeof target.css !== 'string' && typeof target.role !== 'string')) {
+      throw new AgentError('BAD_MESSAGE', 'The step needs a target {ref}, {css} or {role, name?}');
+    }
+    return resolveTarget(target);
   }
 
-  function resolveRef(ref) {
-    const el = elementForRef(ref);
-    if (!el) {
-      throw new StepError('ELEMENT_NOT_FOUND',
-        `Ref ${ref} is stale or unknown: take a new capture/snapshot and use its refs`);
-    }
-    return el;
-  }
-
-  function resolveCss(css) {
-    let matches;
-    try {
-      matches = document.querySelectorAll(css);
-    } catch (e) {
-      throw new StepError('ELEMENT_NOT_FOUND', `Invalid css selector ${JSON.stringify(css)}: ${e.message}`);
-    }
-    if (matches.length === 0) throw new StepError('ELEMENT_NOT_FOUND', `No element matches css ${JSON.stringify(css)}`);
-    if (matches.length > 1) {
-      const listed = [...matches].slice(0, AMBIGUOUS_LISTED).map(describeElement).join(', ');
-      throw new StepError('ELEMENT_AMBIGUOUS',
-        `css ${JSON.stringify(css)} matches ${matches.length} elements (use a ref or a narrower selector): ${listed}`);
-    }
-    return matches[0];
-  }
-
-  /** `<tag ref=eN name="…" id="…" text="…">`, for error messages. */
-  function describeElement(el) {
-    let text = `<${el.localName} ref=${refFor(el)}`;
-    for (const name of ['name', 'id', 'type']) {
-      const value = el.getAttribute(name);
-      if (value) text += ` ${name}=${JSON.stringify(value)}`;
-    }
-    const label = collapse(el.innerText || el.value || el.getAttribute('aria-label') || '').slice(0, 40);
-    if (label) text += ` text=${JSON.stringify(label)}`;
-    return `${text}>`;
-  }
-
-  function collapse(text) {
-    return String(text).replace(/\s+/g, ' ').trim();
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Actions. Each throws StepError on failure. Anything that may navigate the page runs on a
-  // timer, so executeScript returns the step's result before the document unloads.
-
-  function assertEnabled(el, action) {
-    if (el.disabled === true || el.matches(':disabled')) {
-      throw new StepError('ELEMENT_NOT_INTERACTABLE', `Cannot ${action} ${describeElement(el)}: it is disabled`);
-    }
+  function assertEnabled(el, verb) {
+    if (isDisabled(el)) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot ${verb} ${describe(el)}: it is disabled`);
   }
 
   function bringIntoView(el) {
-    el.scrollIntoView({ block: 'center' });
+    scrollIntoViewIfNeeded(el);
     if (typeof el.focus === 'function') el.focus({ preventScroll: true });
   }
 
-  function fireInputAndChange(el) {
-    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-    el.dispatchEvent(new Event('change', { bubbles: true }));
-  }
-
-  // The prototype's setter, not el.value = …: frameworks (React) wrap the instance property and
-  // would otherwise miss the change.
-  function setNativeValue(el, value) {
-    const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-    Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, value);
-  }
-
-  function fill(step) {
-    const el = resolveTarget(step.target);
-    if (typeof step.value !== 'string') throw new StepError('BAD_MESSAGE', 'fill needs a string value');
-    const isTextControl = (el instanceof HTMLInputElement && !UNFILLABLE_INPUT_TYPES.has(el.type))
-      || el instanceof HTMLTextAreaElement;
-    if (!isTextControl && !el.isContentEditable) {
-      throw new StepError('ELEMENT_NOT_INTERACTABLE', `Cannot fill ${describeElement(el)}: not a text field`);
-    }
+  function performFill(step) {
+    const el = stepTarget(step);
+    if (typeof step.value !== 'string') throw new AgentError('BAD_MESSAGE', 'fill needs a string value');
+    if (!isEditable(el)) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot fill ${describe(el)}: not a text field`);
     assertEnabled(el, 'fill');
-    if (isTextControl && el.readOnly) {
-      throw new StepError('ELEMENT_NOT_INTERACTABLE', `Cannot fill ${describeElement(el)}: it is read-only`);
-    }
+    if (isReadOnly(el)) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot fill ${describe(el)}: it is read-only`);
     bringIntoView(el);
-    if (isTextControl) {
-      setNativeValue(el, step.value);
-    } else {
-      el.textContent = step.value;
-    }
-    fireInputAndChange(el);
+    fillElement(el, step.value);
   }
 
-  function select(step) {
-    const el = resolveTarget(step.target);
+  function performSelect(step) {
+    const el = stepTarget(step);
     if (!(el instanceof HTMLSelectElement)) {
-      throw new StepError('ELEMENT_NOT_INTERACTABLE', `Cannot select in ${describeElement(el)}: not a <select>`);
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot select in ${describe(el)}: not a <select>`);
     }
     assertEnabled(el, 'select in');
     const wanted = String(step.value);
@@ -325,112 +2143,76 @@
       || options.find((o) => collapse(o.label || o.text).toLowerCase() === collapse(wanted).toLowerCase());
     if (!option) {
       const available = options.map((o) => JSON.stringify(o.value)).join(', ');
-      throw new StepError('ELEMENT_NOT_FOUND',
-        `No option ${JSON.stringify(wanted)} in ${describeElement(el)}; available values: ${available}`);
+      throw new AgentError('ELEMENT_NOT_FOUND',
+        `No option ${JSON.stringify(wanted)} in ${describe(el)}; available values: ${available}`);
     }
-    if (option.disabled) {
-      throw new StepError('ELEMENT_NOT_INTERACTABLE', `Option ${JSON.stringify(option.value)} is disabled`);
-    }
+    if (option.disabled) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Option ${JSON.stringify(option.value)} is disabled`);
     bringIntoView(el);
     option.selected = true;
-    fireInputAndChange(el);
+    fireInput(el, 'insertReplacementText', null);
+    fireChange(el);
   }
 
-  function check(step) {
-    const el = resolveTarget(step.target);
-    if (typeof step.value !== 'boolean') throw new StepError('BAD_MESSAGE', 'check needs a boolean value');
-    const isNative = el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio');
-    if (!isNative && !CHECKABLE_ROLES.has(el.getAttribute('role'))) {
-      throw new StepError('ELEMENT_NOT_INTERACTABLE', `Cannot check ${describeElement(el)}: not a checkbox or radio`);
+  function performCheck(step) {
+    const el = stepTarget(step);
+    if (typeof step.value !== 'boolean') throw new AgentError('BAD_MESSAGE', 'check needs a boolean value');
+    const role = roleOf(el);
+    if (!isCheckLike(el) && !CHECKABLE_ROLES.has(role)) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot check ${describe(el)}: not a checkbox or radio`);
     }
     assertEnabled(el, step.value ? 'check' : 'uncheck');
-    const isChecked = () => (isNative ? el.checked : el.getAttribute('aria-checked') === 'true');
-    if (isChecked() === step.value) return;
+    if (checkedNow(el, role) === step.value) return;
     bringIntoView(el);
     el.click(); // a click fires input/change (and the page's own handlers) like a user's
     // A radio cannot be unchecked by clicking it, and a handler may cancel the click.
-    if (isNative && el.checked !== step.value) {
-      throw new StepError('ELEMENT_NOT_INTERACTABLE',
-        `Clicking ${describeElement(el)} did not ${step.value ? 'check' : 'uncheck'} it`);
+    if (isCheckLike(el) && el.checked !== step.value) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Clicking ${describe(el)} did not ${step.value ? 'check' : 'uncheck'} it`);
     }
   }
 
-  function click(step) {
-    const el = resolveTarget(step.target);
+  function performClick(step) {
+    const el = stepTarget(step);
     assertEnabled(el, 'click');
-    bringIntoView(el);
-    setTimeout(() => clickElement(el), 0);
+    scrollIntoViewIfNeeded(el);
+    setTimeout(() => {
+      if (!el.isConnected) return;
+      const { x, y } = centreOf(el);
+      const hit = deepElementFromPoint(x, y);
+      pointerClick(hit && composedContains(el, hit) ? hit : el, x, y, 1);
+    }, 0);
   }
 
-  // SVG elements have no click() method.
-  function clickElement(el) {
-    if (typeof el.click === 'function') {
-      el.click();
-    } else {
-      el.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, composed: true }));
-    }
-  }
-
-  function isSubmitButton(el) {
-    return (el instanceof HTMLButtonElement && el.type === 'submit')
-      || (el instanceof HTMLInputElement && (el.type === 'submit' || el.type === 'image'));
-  }
-
-  // requestSubmit runs validation and submit handlers as a user's submit would; the submitter
-  // adds its name/value to the form data.
-  function submitForm(form, submitter) {
-    if (typeof form.requestSubmit !== 'function') {
-      form.submit();
-    } else if (submitter) {
-      form.requestSubmit(submitter);
-    } else {
-      form.requestSubmit();
-    }
-  }
-
-  function submit(step) {
-    const el = resolveTarget(step.target);
-    const form = el instanceof HTMLFormElement ? el : el.closest('form') || el.form;
-    if (!form) {
-      throw new StepError('ELEMENT_NOT_FOUND', `${describeElement(el)} is not a form and is not inside one`);
-    }
+  function performSubmit(step) {
+    const el = stepTarget(step);
+    const form = formOf(el);
     const submitter = isSubmitButton(el) && el.form === form && !el.disabled ? el : null;
     setTimeout(() => submitForm(form, submitter), 0);
   }
 
-  function press(step) {
-    if (typeof step.key !== 'string' || !step.key) throw new StepError('BAD_MESSAGE', 'press needs a key');
-    const el = step.target ? resolveTarget(step.target) : document.activeElement || document.body;
-    if (step.target) bringIntoView(el);
-    const init = { key: step.key, bubbles: true, cancelable: true, composed: true };
-    if (KEY_CODES[step.key]) Object.assign(init, { keyCode: KEY_CODES[step.key], which: KEY_CODES[step.key] });
-    const notCancelled = el.dispatchEvent(new KeyboardEvent('keydown', init));
-    if (notCancelled) el.dispatchEvent(new KeyboardEvent('keypress', init));
-    el.dispatchEvent(new KeyboardEvent('keyup', init));
-    // Synthetic key events have no default action, so Enter's implicit submission is done here.
-    if (step.key === 'Enter' && notCancelled && el instanceof HTMLInputElement && el.form) {
-      const form = el.form;
-      const defaultButton = [...form.elements].find(isSubmitButton);
-      if (!defaultButton || !defaultButton.disabled) setTimeout(() => submitForm(form, defaultButton), 0);
-    }
+  function performPress(step) {
+    if (typeof step.key !== 'string' || !step.key) throw new AgentError('BAD_MESSAGE', 'press needs a key');
+    const { key, modifiers } = parseKey(step.key);
+    if (step.target) bringIntoView(stepTarget(step));
+    const el = deepActiveElement() || document.body;
+    setTimeout(() => pressKey(el, key, modifiers), 0);
   }
 
-  const ACTIONS = new Map([
-    ['fill', fill], ['select', select], ['check', check], ['click', click], ['submit', submit], ['press', press],
+  const STEPS = new Map([
+    ['fill', performFill], ['select', performSelect], ['check', performCheck], ['click', performClick],
+    ['submit', performSubmit], ['press', performPress],
   ]);
 
   /** Runs one plan step: {ok: true} or {ok: false, code, message}. */
   function perform(step) {
     try {
-      const action = step && typeof step === 'object' ? ACTIONS.get(step.action) : undefined;
-      if (!action) {
-        throw new StepError('BAD_MESSAGE', `Unknown action ${JSON.stringify(step && step.action)}`);
-      }
-      action(step);
+      const run = step && typeof step === 'object' ? STEPS.get(step.action) : undefined;
+      if (!run) throw new AgentError('BAD_MESSAGE', `Unknown action ${JSON.stringify(step && step.action)}`);
+      run(step);
       return { ok: true };
     } catch (e) {
-      if (e instanceof StepError) return { ok: false, code: e.code, message: e.message };
-      return { ok: false, code: 'INTERNAL', message: String((e && e.message) || e) };
+      const out = failure(e);
+      delete out.candidates;
+      return out;
     }
   }
 
@@ -445,36 +2227,115 @@
   }
 
   // -------------------------------------------------------------------------------------------
-  // Crash detection: background.js watches this port; it drops when the renderer dies.
+  // The port to the service worker: crash detection (top frame: the port drops when the renderer
+  // dies), console entries and dialogs (every frame).
 
   let port = null;
   let portRetries = 0;
 
   function openPort() {
-    if (port) return;
+    if (port) return port;
     try {
       port = chrome.runtime.connect({ name: PORT_NAME });
       port.onDisconnect.addListener(onPortDisconnect);
     } catch {
       port = null; // The extension was reloaded or removed: this agent is orphaned.
     }
+    return port;
   }
 
   // The port also drops when the service worker restarts or the page enters the back/forward
-  // cache; reconnect so the new worker still hears about a crash. chrome.runtime.id is gone
-  // once the extension itself was reloaded, and then there is nobody to reconnect to.
+  // cache; the top frame reconnects so the new worker still hears about a crash. Subframes
+  // reconnect when they next have something to send. chrome.runtime.id is gone once the extension
+  // itself was reloaded, and then there is nobody to reconnect to.
   function onPortDisconnect() {
     port = null;
-    if (chrome.runtime && chrome.runtime.id && portRetries < PORT_RETRIES) {
+    if (IS_TOP && chrome.runtime && chrome.runtime.id && portRetries < PORT_RETRIES) {
       portRetries += 1;
       setTimeout(openPort, 1000);
     }
   }
 
+  function post(message) {
+    if (!(chrome.runtime && chrome.runtime.id)) return;
+    const target = openPort();
+    if (!target) return;
+    try {
+      target.postMessage(message);
+    } catch {
+      port = null;
+    }
+  }
+
   addEventListener('pageshow', (event) => {
-    if (event.persisted && !port) openPort();
+    if (event.persisted && IS_TOP && !port) openPort();
   });
 
-  globalThis.__tabmcpAgent = Object.freeze({ version: VERSION, capture, perform, summary });
-  openPort();
+  let consoleQueue = [];
+  let flushTimer = 0;
+
+  function flushConsole() {
+    flushTimer = 0;
+    if (!consoleQueue.length) return;
+    const entries = consoleQueue;
+    consoleQueue = [];
+    post({ type: 'console', entries });
+  }
+
+  function parseDetail(event) {
+    try {
+      const value = JSON.parse(event.detail);
+      return value && typeof value === 'object' ? value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  addEventListener(CONSOLE_EVENT, (event) => {
+    const entry = parseDetail(event);
+    if (!entry || !CONSOLE_LEVELS.has(entry.level)) return;
+    consoleQueue.push({
+      level: entry.level,
+      text: String(entry.text || '').slice(0, CONSOLE_TEXT_MAX),
+      time: typeof entry.time === 'number' ? entry.time : Date.now(),
+      source: typeof entry.source === 'string' ? entry.source.slice(0, 500) : '',
+    });
+    if (consoleQueue.length > CONSOLE_QUEUE_MAX) consoleQueue.splice(0, consoleQueue.length - CONSOLE_QUEUE_MAX);
+    if (!flushTimer) flushTimer = setTimeout(flushConsole, CONSOLE_FLUSH_MS);
+  }, true);
+
+  addEventListener(DIALOG_EVENT, (event) => {
+    const raw = parseDetail(event);
+    if (!raw || !['alert', 'confirm', 'prompt'].includes(raw.type)) return;
+    const answer = typeof raw.answer === 'boolean' || typeof raw.answer === 'string' ? raw.answer : null;
+    const dialog = { type: raw.type, message: String(raw.message || '').slice(0, CONSOLE_TEXT_MAX), answer };
+    for (const record of liveActions) record.dialogs.push(dialog);
+    post({ type: 'dialog', dialog });
+  }, true);
+
+  // page_hooks.js announces every attachShadow; closed roots on built-in elements are remembered.
+  addEventListener(SHADOW_EVENT, (event) => {
+    const host = event.composedPath()[0] || event.target;
+    if (!(host instanceof Element)) return;
+    const detail = parseDetail(event);
+    if (detail && detail.mode === 'closed') closedHosts.add(host);
+    const root = shadowRootOf(host);
+    if (root) noteRoot(root);
+  }, true);
+
+  globalThis.__tabmcpAgent = Object.freeze({
+    version: VERSION,
+    docId: DOC_ID,
+    snapshot,
+    find,
+    act,
+    point,
+    rect,
+    probe,
+    frameOffset,
+    capture,
+    perform,
+    summary,
+  });
+  if (IS_TOP) openPort();
 })();

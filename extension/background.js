@@ -21,6 +21,24 @@ const OPEN_TAB_TIMEOUT_MS = 15000;
 const LOADING_WAIT_MS = 10000;
 const NAVIGATION_GRACE_MS = 400;
 const NAVIGATION_TIMEOUT_MS = 15000;
+// The agent saw a navigation begin (Navigation API); the browser reports its start within this.
+const NAVIGATION_START_MS = 2000;
+const NETWORK_IDLE_MS = 500;
+const POLL_MS = 100;
+const TOKEN_RETRY_MS = 50;
+const MAX_CANDIDATES = 10;
+const MAX_TIMEOUT_MS = 120000;
+const MAX_WAIT_TIME_MS = 30000;
+const DEFAULT_ACT_TIMEOUT_MS = 5000;
+const DEFAULT_WAIT_TIMEOUT_MS = 5000;
+const DEFAULT_EVALUATE_TIMEOUT_MS = 10000;
+const MAX_EVALUATE_CHARS = 4000000;
+const DEBUGGER_IDLE_MS = 10000;
+const CDP_VERSION = '1.3';
+const CAPTURE_RETRY_MS = 600;
+const MAX_CAPTURE_SIDE = 16384; // Chromium's largest texture; taller pages are cut
+const CONSOLE_CAPACITY = 1000;
+const CONSOLE_TEXT_MAX = 2000;
 const ABORT_SETTLE_MS = 150;
 const CRASH_CHECK_DELAY_MS = 300;
 const DEFAULT_MAX_CHARS = 1000000;
@@ -212,6 +230,13 @@ const REQUEST_HANDLERS = new Map([
   ['closeTab', handleCloseTab],
   ['capture', handleCapture],
   ['callTool', handleCallTool],
+  ['snapshot', handleSnapshot],
+  ['act', handleAct],
+  ['navigate', handleNavigate],
+  ['waitFor', handleWaitFor],
+  ['screenshot', handleScreenshot],
+  ['console', handleConsole],
+  ['evaluate', handleEvaluate],
 ]);
 
 async function onSocketMessage(current, raw) {
@@ -322,15 +347,18 @@ function notifyWatchers(tabId, kind, detail) {
 }
 
 /**
- * Follows the main-frame navigation state of one tab.
+ * Follows the navigation state of one frame of one tab (the main frame unless frameId is given).
  *   started: a navigation began since the last reset()
+ *   sameDocument: the last one stayed in the document (fragment, pushState, same-document history)
+ *   domContentLoaded: the new document's DOMContentLoaded fired
  *   outcome: null while loading, or {kind: 'complete' | 'error' | 'removed', error?}
  * The tab id may be set later (openTab learns it from tabs.create); events that arrive before
  * then are buffered and replayed.
  */
 class NavigationWatcher {
-  constructor(tabId = null) {
+  constructor(tabId = null, frameId = 0) {
     this.tabId = tabId;
+    this.frameId = frameId;
     this.buffered = [];
     this.waiters = new Set();
     this.navigationCount = 0;
@@ -340,6 +368,9 @@ class NavigationWatcher {
 
   reset() {
     this.started = false;
+    this.startedCount = this.navigationCount;
+    this.sameDocument = false;
+    this.domContentLoaded = false;
     this.outcome = null;
   }
 
@@ -356,20 +387,34 @@ class NavigationWatcher {
       return;
     }
     if (tabId !== this.tabId) return;
+    // tabs.* events (no frameId) are about the main frame; 'removed' is about every frame.
+    const frameId = detail && detail.frameId !== undefined ? detail.frameId : 0;
+    if (kind !== 'removed' && frameId !== this.frameId) return;
     this.apply(kind, detail);
     for (const waiter of [...this.waiters]) waiter();
   }
 
   apply(kind, detail) {
     switch (kind) {
-      case 'navigate': // webNavigation.onBeforeNavigate: a new main-frame navigation
+      case 'navigate': // webNavigation.onBeforeNavigate: a new cross-document navigation
         this.navigationCount += 1;
         this.started = true;
+        this.sameDocument = false;
+        this.domContentLoaded = false;
         this.outcome = null;
         break;
       case 'loading': // tabs.onUpdated status=loading (may come after an error was recorded)
         this.started = true;
-        if (this.outcome && this.outcome.kind === 'complete') this.outcome = null;
+        if (this.outcome && this.outcome.kind === 'complete' && !this.sameDocument) this.outcome = null;
+        break;
+      case 'domContentLoaded':
+        this.domContentLoaded = true;
+        break;
+      case 'sameDocument': // onHistoryStateUpdated / onReferenceFragmentUpdated: done at once
+        if (this.crossDocumentPending()) break; // the old document's late news
+        this.started = true;
+        this.sameDocument = true;
+        this.outcome = { kind: 'complete' };
         break;
       case 'complete':
         // A failed navigation still completes (with the error page): keep the error.
@@ -390,20 +435,31 @@ class NavigationWatcher {
   }
 
   // net::ERR_ABORTED means the navigation was replaced or turned into a download / 204. In the
-  // latter cases no "complete" follows, so finish once the tab is no longer loading.
+  // latter cases no "complete" follows, so finish once the tab (frame) is no longer loading.
   settleAfterAbort() {
     const count = this.navigationCount;
     setTimeout(async () => {
       if (this.outcome || count !== this.navigationCount) return;
       try {
         const tab = await chrome.tabs.get(this.tabId);
-        if (!this.outcome && count === this.navigationCount && tab.status !== 'loading') {
-          this.receive(this.tabId, 'complete');
+        if (!this.outcome && count === this.navigationCount && (this.frameId !== 0 || tab.status !== 'loading')) {
+          this.receive(this.tabId, 'complete', { frameId: this.frameId });
         }
       } catch {
         this.receive(this.tabId, 'removed');
       }
     }, ABORT_SETTLE_MS);
+  }
+
+  crossDocumentPending() {
+    return this.navigationCount > this.startedCount && this.outcome === null;
+  }
+
+  /** Whether the navigation that started reached waitUntil (or ended: error, tab closed). */
+  reached(waitUntil) {
+    if (!this.started) return false;
+    if (this.outcome !== null) return true;
+    return waitUntil === 'domcontentloaded' && this.domContentLoaded;
   }
 
   /** Resolves true once predicate() holds, false after ms. */
@@ -416,7 +472,7 @@ class NavigationWatcher {
         resolve(value);
       };
       const check = () => { if (predicate()) finish(true); };
-      const timer = setTimeout(() => finish(false), ms);
+      const timer = setTimeout(() => finish(false), Math.max(0, ms));
       this.waiters.add(check);
     });
   }
@@ -451,6 +507,73 @@ function navigationError(outcome, fallbackUrl) {
   return new ProtocolError('NAVIGATION_FAILED', `Could not load ${url}: ${outcome.error}`);
 }
 
+/**
+ * Waits until the navigation the watcher follows reaches waitUntil ('load', 'domcontentloaded',
+ * 'networkidle'), within timeoutMs. A navigation that has not started yet must start in that
+ * time too. Throws NAVIGATION_FAILED (net::ERR_…), NO_TAB (the tab closed) or TIMEOUT.
+ */
+async function awaitNavigation(watcher, waitUntil, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  const reached = await watcher.waitUntil(() => watcher.reached(waitUntil), timeoutMs);
+  const { outcome } = watcher;
+  if (outcome && outcome.kind === 'error') throw navigationError(outcome, what);
+  if (outcome && outcome.kind === 'removed') throw new ProtocolError('NO_TAB', `The tab closed while ${what} loaded`);
+  if (!reached) {
+    const state = watcher.started ? 'started but did not reach' : 'did not start, or did not reach';
+    throw new ProtocolError('TIMEOUT', `The navigation to ${what} ${state} "${waitUntil}" within ${timeoutMs} ms`);
+  }
+  if (waitUntil === 'networkidle' && !watcher.sameDocument && !(await waitForNetworkIdle(watcher.tabId, deadline))) {
+    const busy = inflightCount(watcher.tabId);
+    throw new ProtocolError('TIMEOUT',
+      `${what} loaded, but the network was not idle for ${NETWORK_IDLE_MS} ms within ${timeoutMs} ms (${busy} requests in flight)`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests in flight per tab (for waitUntil: 'networkidle'), from chrome.webRequest.
+
+const network = new Map(); // tabId -> {requests: Set<requestId>, lastChange: ms}
+
+function networkOf(tabId) {
+  let entry = network.get(tabId);
+  if (!entry) {
+    entry = { requests: new Set(), lastChange: 0 };
+    network.set(tabId, entry);
+  }
+  return entry;
+}
+
+function requestStarted(details) {
+  if (details.tabId < 0 || details.type === 'websocket') return; // long-lived: never "done"
+  const entry = networkOf(details.tabId);
+  entry.requests.add(details.requestId);
+  entry.lastChange = Date.now();
+}
+
+function requestEnded(details) {
+  if (details.tabId < 0) return;
+  const entry = network.get(details.tabId);
+  if (entry && entry.requests.delete(details.requestId)) entry.lastChange = Date.now();
+}
+
+function inflightCount(tabId) {
+  const entry = network.get(tabId);
+  return entry ? entry.requests.size : 0;
+}
+
+/** True once the tab had no request in flight for NETWORK_IDLE_MS; false at the deadline. */
+async function waitForNetworkIdle(tabId, deadline) {
+  for (;;) {
+    const entry = network.get(tabId);
+    const quietFor = entry ? Date.now() - entry.lastChange : Infinity;
+    if (inflightCount(tabId) === 0 && quietFor >= NETWORK_IDLE_MS) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    const wait = inflightCount(tabId) === 0 ? NETWORK_IDLE_MS - quietFor : POLL_MS;
+    await sleep(Math.max(10, Math.min(wait, POLL_MS, left)));
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Page agent
 
@@ -466,16 +589,27 @@ function agentEntry(method, arg) {
   }
 }
 
-async function executeInTab(tabId, details) {
+/**
+ * chrome.scripting.executeScript with its failures as protocol errors. `target` is the API's
+ * ({tabId, frameIds?, allFrames?}). A frame that is gone throws NOT_SCRIPTABLE with `frameGone`
+ * set, which callers holding a ref turn into STALE_REF.
+ */
+async function executeIn(target, details) {
   try {
-    return await chrome.scripting.executeScript({ target: { tabId }, ...details });
+    return await chrome.scripting.executeScript({ target, ...details });
   } catch (e) {
     const message = (e && e.message) || String(e);
-    if (/No tab with id/i.test(message)) throw new ProtocolError('NO_TAB', `No tab with id ${tabId}`);
+    if (/No tab with id/i.test(message)) throw new ProtocolError('NO_TAB', `No tab with id ${target.tabId}`);
     // "Cannot access contents of ...", "Cannot access a chrome:// URL", "Frame ... is showing
     // error page", "Frame ... not ready" ...: the page cannot be scripted right now.
-    throw new ProtocolError('NOT_SCRIPTABLE', message);
+    const error = new ProtocolError('NOT_SCRIPTABLE', message);
+    error.frameGone = /No frame with id|was removed/i.test(message);
+    throw error;
   }
+}
+
+async function executeInTab(tabId, details) {
+  return executeIn({ tabId }, details);
 }
 
 async function callAgentOnce(tabId, method, arg) {
@@ -495,6 +629,819 @@ async function callAgent(tabId, method, arg) {
   }
   if (value.__error) throw new ProtocolError('INTERNAL', `Page agent ${method} failed: ${value.__error}`);
   return value;
+}
+
+/**
+ * Runs agent[method](arg) in several frames (frameIds, or every frame when null), injecting the
+ * agent where it is missing (pages opened before the extension loaded). Returns Map frameId →
+ * answer; a frame that could not answer (navigating, error page) is left out.
+ */
+async function callAgentInFrames(tabId, frameIds, method, arg) {
+  const target = frameIds ? { tabId, frameIds } : { tabId, allFrames: true };
+  const args = [method, arg === undefined ? null : arg];
+  const answers = new Map();
+  const missing = [];
+  for (const r of await executeIn(target, { func: agentEntry, args })) {
+    if (r.result && r.result.__missing) missing.push(r.frameId);
+    else if (r.result !== undefined && r.result !== null) answers.set(r.frameId, r.result);
+  }
+  if (missing.length) {
+    try {
+      await executeIn({ tabId, frameIds: missing }, { files: [AGENT_FILE] });
+      for (const r of await executeIn({ tabId, frameIds: missing }, { func: agentEntry, args })) {
+        if (r.result && !r.result.__missing) answers.set(r.frameId, r.result);
+      }
+    } catch (e) {
+      if (e.code === 'NO_TAB') throw e;
+      log('could not inject the agent into frames', missing, e.message); // they went away meanwhile
+    }
+  }
+  return answers;
+}
+
+/**
+ * agent[method](arg) in one frame; the agent's {ok: false, code, message} answer is thrown as a
+ * protocol error. `staleRef` names the ref the call is about: a frame that is gone is then
+ * STALE_REF rather than NOT_SCRIPTABLE.
+ */
+async function callAgentInFrame(tabId, frameId, method, arg, staleRef) {
+  let answers;
+  try {
+    answers = await callAgentInFrames(tabId, [frameId], method, arg);
+  } catch (e) {
+    if (e.frameGone && staleRef) throw staleRefError(staleRef, 'its frame is gone');
+    throw e;
+  }
+  return agentOk(answers.get(frameId), method);
+}
+
+function agentOk(value, method) {
+  if (value === undefined || value === null) {
+    throw new ProtocolError('NOT_SCRIPTABLE', `The page agent did not answer ${method} (did the page navigate away?)`);
+  }
+  if (value.__error) throw new ProtocolError('INTERNAL', `Page agent ${method} failed: ${value.__error}`);
+  if (value.ok === false) {
+    const error = new ProtocolError(value.code || 'INTERNAL', value.message || `${method} failed`);
+    if (Array.isArray(value.candidates)) error.candidates = value.candidates;
+    throw error;
+  }
+  return value;
+}
+
+function staleRefError(ref, why) {
+  return new ProtocolError('STALE_REF', `Ref ${ref} is stale (${why}): take a new snapshot and use its refs`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Frames (docs/page-agent.md §2)
+//
+// Per tab, subframes are numbered in order of first sight (f1, f2…, keyed by frameId, which
+// Chrome keeps for a frame across its navigations); the main frame has no prefix. Each frame's
+// docId and parentToken from the last snapshot are kept: a ref `f2e3` becomes {frame 2, ref e3,
+// doc: frame 2's docId then}, and the agent answers STALE_REF when its document changed since.
+
+const tabFrames = new Map(); // tabId -> {next, byFrameId: Map<frameId, FrameInfo>, byOrdinal: Map<ordinal, frameId>}
+
+function framesOf(tabId) {
+  let frames = tabFrames.get(tabId);
+  if (!frames) {
+    frames = { next: 1, byFrameId: new Map(), byOrdinal: new Map() };
+    tabFrames.set(tabId, frames);
+  }
+  return frames;
+}
+
+/** The frame's record ({ordinal, docId, parentToken}), numbering it on first sight. */
+function frameInfo(tabId, frameId) {
+  const frames = framesOf(tabId);
+  let info = frames.byFrameId.get(frameId);
+  if (!info) {
+    const ordinal = frameId === 0 ? 0 : frames.next++;
+    info = { ordinal, docId: undefined, parentToken: undefined };
+    frames.byFrameId.set(frameId, info);
+    frames.byOrdinal.set(ordinal, frameId);
+  }
+  return info;
+}
+
+function forgetFrame(tabId, frameId) {
+  const frames = tabFrames.get(tabId);
+  const info = frames && frames.byFrameId.get(frameId);
+  if (!info) return;
+  frames.byFrameId.delete(frameId);
+  frames.byOrdinal.delete(info.ordinal);
+}
+
+function prefixRef(ordinal, ref) {
+  return ref && ordinal ? `f${ordinal}${ref}` : ref || '';
+}
+
+const REF_PATTERN = /^(?:f([1-9]\d*))?(e[1-9]\d*)$/;
+
+/** `f2e3` → {frameId, local: 'e3', doc}; throws STALE_REF when frame 2 is not known (any more). */
+function parseRef(tabId, ref) {
+  const match = REF_PATTERN.exec(ref);
+  if (!match) {
+    throw new ProtocolError('ELEMENT_NOT_FOUND', `"${ref}" is not a snapshot ref (refs look like e5, or f1e3 inside a frame)`);
+  }
+  const ordinal = match[1] ? Number(match[1]) : 0;
+  const frames = framesOf(tabId);
+  const frameId = ordinal === 0 ? 0 : frames.byOrdinal.get(ordinal);
+  if (frameId === undefined) throw staleRefError(ref, `this tab has no frame f${ordinal} now`);
+  const info = frames.byFrameId.get(frameId);
+  return { frameId, local: match[2], doc: info && info.docId };
+}
+
+function splitToken(token) {
+  const at = typeof token === 'string' ? token.lastIndexOf(':') : -1;
+  return at > 0 ? { docId: token.slice(0, at), ref: token.slice(at + 1) } : null;
+}
+
+async function snapshotTab(tabId, mode) {
+  let answers = snapshotAnswers(await callAgentInFrames(tabId, null, 'snapshot', { mode }));
+  const main = answers.get(0);
+  if (!main) throw new ProtocolError('NOT_SCRIPTABLE', 'The page agent did not answer snapshot in the main frame');
+  // A child learns its token from a message its parent posts during the parent's snapshot, so
+  // on a first snapshot it may not have it yet: ask those children once more.
+  const unmatched = [...answers].filter(([id, a]) => id !== 0 && !tokensIn(answers).has(a.parentToken)).map(([id]) => id);
+  if (unmatched.length) {
+    await sleep(TOKEN_RETRY_MS);
+    try {
+      const again = snapshotAnswers(await callAgentInFrames(tabId, unmatched, 'snapshot', { mode }));
+      answers = new Map([...answers, ...again]);
+    } catch (e) {
+      if (e.code === 'NO_TAB') throw e; // else: a frame went away meanwhile; it stays out
+    }
+  }
+  const childByToken = new Map();
+  for (const [frameId, answer] of answers) {
+    if (frameId !== 0 && answer.parentToken && !childByToken.has(answer.parentToken)) {
+      childByToken.set(answer.parentToken, frameId);
+    }
+  }
+  const nodes = [];
+  const included = new Set();
+  const splice = (frameId, baseDepth) => {
+    const answer = answers.get(frameId);
+    const info = frameInfo(tabId, frameId); // numbered in document order
+    info.docId = answer.docId;
+    info.parentToken = answer.parentToken;
+    included.add(frameId);
+    for (const node of answer.nodes) {
+      const row = {
+        ref: prefixRef(info.ordinal, node.ref),
+        role: String(node.role || ''),
+        name: String(node.name || ''),
+        value: String(node.value || ''),
+        states: Array.isArray(node.states) ? node.states.map(String) : [],
+        depth: (Number.isInteger(node.depth) && node.depth >= 0 ? node.depth : 0) + baseDepth,
+      };
+      nodes.push(row);
+      const child = node.frameToken ? childByToken.get(node.frameToken) : undefined;
+      if (child !== undefined && !included.has(child)) splice(child, row.depth + 1);
+    }
+  };
+  splice(0, 0);
+  // Frames left out (hidden iframes) still get a number and a docId, for css/role targets.
+  const all = [...answers.keys()].sort((a, b) => a - b);
+  for (const frameId of all) {
+    if (included.has(frameId)) continue;
+    const info = frameInfo(tabId, frameId);
+    info.docId = answers.get(frameId).docId;
+    info.parentToken = answers.get(frameId).parentToken;
+  }
+  await pruneFrames(tabId);
+  return { url: String(main.url || ''), title: String(main.title || ''), nodes, frames: included.size };
+}
+
+/** Keeps the answers that look like snapshots (a frame mid-navigation may answer garbage). */
+function snapshotAnswers(answers) {
+  const kept = new Map();
+  for (const [frameId, answer] of answers) {
+    if (answer && !answer.__error && answer.ok !== false && Array.isArray(answer.nodes)) kept.set(frameId, answer);
+    else log('snapshot: frame', frameId, 'answered', answer && (answer.__error || answer.message));
+  }
+  return kept;
+}
+
+function tokensIn(answers) {
+  const tokens = new Set();
+  for (const answer of answers.values()) {
+    for (const node of answer.nodes) if (node.frameToken) tokens.add(node.frameToken);
+  }
+  return tokens;
+}
+
+/** Drops the records of frames the tab no longer has, so their refs are STALE_REF. */
+async function pruneFrames(tabId) {
+  let live;
+  try {
+    live = await chrome.webNavigation.getAllFrames({ tabId });
+  } catch {
+    return;
+  }
+  if (!live) return;
+  const ids = new Set(live.map((f) => f.frameId));
+  for (const frameId of [...framesOf(tabId).byFrameId.keys()]) {
+    if (!ids.has(frameId)) forgetFrame(tabId, frameId);
+  }
+}
+
+/**
+ * Where a target is: {frameId, target (for that frame's agent), label}. A ref names its frame;
+ * a css or role target is looked up with `find` in every frame and must match exactly once.
+ */
+async function resolveTarget(tabId, target) {
+  if (target.ref !== undefined) {
+    const { frameId, local, doc } = parseRef(tabId, target.ref);
+    const agentTarget = doc ? { ref: local, doc } : { ref: local };
+    return { frameId, target: agentTarget, label: target.ref };
+  }
+  const label = target.css !== undefined ? `css "${target.css}"`
+    : `role ${target.role}${target.name !== undefined ? ` named "${target.name}"` : ''}`;
+  const answers = await callAgentInFrames(tabId, null, 'find', { target, limit: MAX_CANDIDATES + 1 });
+  const matches = [];
+  let failure = null;
+  for (const frameId of [...answers.keys()].sort((a, b) => a - b)) {
+    const answer = answers.get(frameId);
+    if (!answer || answer.__error || answer.ok === false || !Array.isArray(answer.matches)) {
+      failure = failure || answer;
+      continue;
+    }
+    const { ordinal } = frameInfo(tabId, frameId);
+    for (const m of answer.matches) matches.push({ frameId, local: m.ref, ref: prefixRef(ordinal, m.ref), role: m.role, name: m.name });
+  }
+  if (matches.length === 1) return { frameId: matches[0].frameId, target: { ref: matches[0].local }, label };
+  if (matches.length > 1) {
+    const candidates = matches.slice(0, MAX_CANDIDATES).map(({ ref, role, name }) => ({ ref, role, name }));
+    const listed = candidates.map((c) => `${c.ref} ${c.role} "${c.name}"`).join(', ');
+    const more = matches.length > MAX_CANDIDATES ? ' …' : '';
+    const error = new ProtocolError('ELEMENT_AMBIGUOUS', `${label} matches ${matches.length > MAX_CANDIDATES ? 'more than ' + MAX_CANDIDATES : matches.length} elements: ${listed}${more}`);
+    error.candidates = candidates;
+    throw error;
+  }
+  if (failure && failure.ok === false) agentOk(failure, 'find'); // e.g. an invalid selector: say so
+  if (failure && failure.__error) agentOk(failure, 'find');
+  throw new ProtocolError('ELEMENT_NOT_FOUND', `No element matches ${label}`);
+}
+
+/** The frame holding focus (for press without a target): the deepest one whose active element is not an iframe. */
+async function focusedFrame(tabId) {
+  let results;
+  try {
+    results = await executeIn({ tabId, allFrames: true }, {
+      func: () => {
+        const active = document.activeElement;
+        return document.hasFocus() && Boolean(active) && active !== document.body
+          && active.localName !== 'iframe' && active.localName !== 'frame';
+      },
+    });
+  } catch (e) {
+    if (e.code === 'NO_TAB') throw e;
+    return 0;
+  }
+  const focused = results.filter((r) => r.result === true).map((r) => r.frameId);
+  return focused.length ? Math.max(...focused) : 0;
+}
+
+/**
+ * A point of frame `frameId`'s viewport, in the tab's (main frame's) viewport, CSS px: each
+ * ancestor's agent adds where the iframe element's content box starts (`frameOffset`), and
+ * scrolls so the point is in its own view. The iframe element is known from the child's
+ * parentToken (docId:ref of that element in the parent); without a snapshot yet, the parent is
+ * snapshotted so it hands its children their tokens.
+ */
+async function pointInTabViewport(tabId, frameId, point) {
+  let { x, y } = point;
+  let current = frameId;
+  for (let depth = 0; current !== 0; depth += 1) {
+    if (depth > 20) throw new ProtocolError('INTERNAL', 'Frames nested too deep');
+    let details;
+    try {
+      details = await chrome.webNavigation.getFrame({ tabId, frameId: current });
+    } catch {
+      details = null;
+    }
+    if (!details) throw new ProtocolError('STALE_REF', 'The element\'s frame is gone: take a new snapshot');
+    const parent = details.parentFrameId;
+    const token = await parentTokenOf(tabId, current, parent);
+    if (!token) throw new ProtocolError('ELEMENT_NOT_INTERACTABLE', 'The element\'s frame is not visible in its parent page');
+    const offset = await callAgentInFrame(tabId, parent, 'frameOffset', { ref: token.ref, doc: token.docId, point: { x, y } });
+    x += offset.x;
+    y += offset.y;
+    current = parent;
+  }
+  return { x, y };
+}
+
+async function parentTokenOf(tabId, frameId, parentFrameId) {
+  const known = splitToken(frameInfo(tabId, frameId).parentToken);
+  const parentDoc = frameInfo(tabId, parentFrameId).docId;
+  if (known && (!parentDoc || known.docId === parentDoc)) return known;
+  // Let the parent hand out tokens, then read the child's.
+  const parent = agentOk((await callAgentInFrames(tabId, [parentFrameId], 'snapshot', { mode: 'interactive' })).get(parentFrameId), 'snapshot');
+  frameInfo(tabId, parentFrameId).docId = parent.docId;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    await sleep(TOKEN_RETRY_MS);
+    const child = (await callAgentInFrames(tabId, [frameId], 'snapshot', { mode: 'interactive' })).get(frameId);
+    const token = child && splitToken(child.parentToken);
+    if (token && token.docId === parent.docId) {
+      Object.assign(frameInfo(tabId, frameId), { docId: child.docId, parentToken: child.parentToken });
+      return token;
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// chrome.debugger (CDP): trusted input, full-page screenshots, evaluate.
+//
+// A tab's session is attached on first use and detached after DEBUGGER_IDLE_MS without use
+// (Chrome shows a "being debugged" bar while attached). onDetach (tab closed, DevTools took
+// over, the user cancelled the bar) forgets it; the next use attaches again.
+
+const debuggees = new Map(); // tabId -> {ready: Promise, busy: int, idleTimer}
+
+async function withDebugger(tabId, use) {
+  for (let attempt = 0; ; attempt += 1) {
+    const session = debuggerSession(tabId);
+    session.busy += 1;
+    clearTimeout(session.idleTimer);
+    try {
+      await session.ready;
+      return await use((method, params) => cdp(tabId, method, params));
+    } catch (e) {
+      if (e.detached && attempt === 0) continue; // detached under us: attach again, once
+      throw e;
+    } finally {
+      session.busy -= 1;
+      if (debuggees.get(tabId) === session && session.busy === 0) {
+        session.idleTimer = setTimeout(() => detachDebugger(tabId, session), DEBUGGER_IDLE_MS);
+      }
+    }
+  }
+}
+
+function debuggerSession(tabId) {
+  let session = debuggees.get(tabId);
+  if (!session) {
+    session = { ready: null, busy: 0, idleTimer: null };
+    session.ready = attachDebugger(tabId).catch((e) => {
+      if (debuggees.get(tabId) === session) debuggees.delete(tabId);
+      throw e;
+    });
+    debuggees.set(tabId, session);
+  }
+  return session;
+}
+
+async function attachDebugger(tabId) {
+  try {
+    await chrome.debugger.attach({ tabId }, CDP_VERSION);
+    log('debugger attached', tabId);
+  } catch (e) {
+    const message = (e && e.message) || String(e);
+    if (/already attached/i.test(message) && /tabmcp|this extension/i.test(message)) return; // ours, from before a restart
+    throw debuggerError(tabId, message);
+  }
+}
+
+async function detachDebugger(tabId, session) {
+  if (debuggees.get(tabId) !== session || session.busy > 0) return;
+  debuggees.delete(tabId);
+  try {
+    await chrome.debugger.detach({ tabId });
+    log('debugger detached (idle)', tabId);
+  } catch {
+    // Already detached (the tab closed, or the user cancelled).
+  }
+}
+
+function onDebuggerDetach(source, reason) {
+  if (source.tabId === undefined) return;
+  const session = debuggees.get(source.tabId);
+  if (session) clearTimeout(session.idleTimer);
+  debuggees.delete(source.tabId);
+  log('debugger detached', source.tabId, reason);
+}
+
+async function cdp(tabId, method, params = {}) {
+  try {
+    return await chrome.debugger.sendCommand({ tabId }, method, params);
+  } catch (e) {
+    throw debuggerError(tabId, (e && e.message) || String(e), method);
+  }
+}
+
+function debuggerError(tabId, message, method) {
+  if (/No tab with (given )?id/i.test(message)) return new ProtocolError('NO_TAB', `No tab with id ${tabId}`);
+  if (/not attached|Detached while handling/i.test(message)) {
+    debuggees.delete(tabId);
+    const error = new ProtocolError('INTERNAL', `The debugger was detached from tab ${tabId} (DevTools opened, or the tab navigated to a browser page)`);
+    error.detached = true;
+    return error;
+  }
+  if (/already attached/i.test(message)) {
+    return new ProtocolError('NOT_SCRIPTABLE', `Another debugger (DevTools?) is attached to tab ${tabId}: ${message}`);
+  }
+  if (/Cannot access|Cannot attach|chrome:\/\/|chrome-extension:|webstore/i.test(message)) {
+    return new ProtocolError('NOT_SCRIPTABLE', `This page cannot be debugged: ${message}`);
+  }
+  return new ProtocolError('INTERNAL', method ? `${method} failed: ${message}` : message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trusted input: real (isTrusted) events through CDP Input.*, at the point the agent returns.
+
+const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
+const MODIFIER_KEYS = {
+  Alt: { code: 'AltLeft', keyCode: 18 },
+  Control: { code: 'ControlLeft', keyCode: 17 },
+  Meta: { code: 'MetaLeft', keyCode: 91 },
+  Shift: { code: 'ShiftLeft', keyCode: 16 },
+};
+const MODIFIER_ALIASES = { Ctrl: 'Control', Cmd: 'Meta', Command: 'Meta', Option: 'Alt' };
+const NAMED_KEYS = {
+  Enter: { code: 'Enter', keyCode: 13, text: '\r' },
+  Tab: { code: 'Tab', keyCode: 9 },
+  Escape: { code: 'Escape', keyCode: 27 },
+  Backspace: { code: 'Backspace', keyCode: 8 },
+  Delete: { code: 'Delete', keyCode: 46 },
+  Insert: { code: 'Insert', keyCode: 45 },
+  ArrowLeft: { code: 'ArrowLeft', keyCode: 37 },
+  ArrowUp: { code: 'ArrowUp', keyCode: 38 },
+  ArrowRight: { code: 'ArrowRight', keyCode: 39 },
+  ArrowDown: { code: 'ArrowDown', keyCode: 40 },
+  Home: { code: 'Home', keyCode: 36 },
+  End: { code: 'End', keyCode: 35 },
+  PageUp: { code: 'PageUp', keyCode: 33 },
+  PageDown: { code: 'PageDown', keyCode: 34 },
+  ' ': { code: 'Space', keyCode: 32, text: ' ' },
+};
+for (let n = 1; n <= 12; n += 1) NAMED_KEYS[`F${n}`] = { code: `F${n}`, keyCode: 111 + n };
+const KEY_ALIASES = { Space: ' ', Esc: 'Escape', Return: 'Enter', Del: 'Delete', Up: 'ArrowUp', Down: 'ArrowDown', Left: 'ArrowLeft', Right: 'ArrowRight' };
+
+/** "Control+Shift+A" → {key, code, keyCode, text?, modifiers: [names], bits}; BAD_MESSAGE for an unknown key. */
+function parseKeyCombo(combo) {
+  const parts = combo === '+' ? ['+'] : combo.split('+').map((p) => p.trim());
+  if (combo.endsWith('++')) parts.splice(parts.length - 2, 2, '+');
+  const name = parts.pop();
+  const modifiers = parts.map((m) => MODIFIER_ALIASES[m] || m);
+  for (const m of modifiers) {
+    if (!(m in MODIFIER_BITS)) throw new ProtocolError('BAD_MESSAGE', `Unknown modifier "${m}" in key "${combo}" (Control, Shift, Alt, Meta)`);
+  }
+  const bits = modifiers.reduce((sum, m) => sum | MODIFIER_BITS[m], 0);
+  const keyName = KEY_ALIASES[name] || name;
+  if (NAMED_KEYS[keyName]) return { key: keyName, ...NAMED_KEYS[keyName], modifiers, bits };
+  if ([...keyName].length !== 1) throw new ProtocolError('BAD_MESSAGE', `Unknown key "${name}" in "${combo}"`);
+  const shifted = modifiers.includes('Shift');
+  const char = /[a-z]/i.test(keyName) ? (shifted ? keyName.toUpperCase() : keyName.toLowerCase()) : keyName;
+  const upper = char.toUpperCase();
+  const code = /[A-Z]/.test(upper) ? `Key${upper}` : /\d/.test(char) ? `Digit${char}` : '';
+  const keyCode = /[A-Z0-9]/.test(upper) ? upper.charCodeAt(0) : 0;
+  return { key: char, code, keyCode, text: char, modifiers, bits };
+}
+
+async function cdpPressKey(send, combo) {
+  const key = parseKeyCombo(combo);
+  let bits = 0;
+  for (const m of key.modifiers) {
+    bits |= MODIFIER_BITS[m];
+    await send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key: m, code: MODIFIER_KEYS[m].code, windowsVirtualKeyCode: MODIFIER_KEYS[m].keyCode, modifiers: bits });
+  }
+  // Text is typed only without Control/Alt/Meta (those are shortcuts).
+  const text = key.text && !(bits & (MODIFIER_BITS.Control | MODIFIER_BITS.Alt | MODIFIER_BITS.Meta)) ? key.text : undefined;
+  const commands = (bits & (MODIFIER_BITS.Control | MODIFIER_BITS.Meta)) && key.key.toLowerCase() === 'a' ? ['selectAll'] : undefined;
+  const down = { type: text ? 'keyDown' : 'rawKeyDown', key: key.key, code: key.code, windowsVirtualKeyCode: key.keyCode, modifiers: bits };
+  if (text) Object.assign(down, { text, unmodifiedText: text });
+  if (commands) down.commands = commands;
+  await send('Input.dispatchKeyEvent', down);
+  await send('Input.dispatchKeyEvent', { type: 'keyUp', key: key.key, code: key.code, windowsVirtualKeyCode: key.keyCode, modifiers: bits });
+  for (const m of [...key.modifiers].reverse()) {
+    bits &= ~MODIFIER_BITS[m];
+    await send('Input.dispatchKeyEvent', { type: 'keyUp', key: m, code: MODIFIER_KEYS[m].code, windowsVirtualKeyCode: MODIFIER_KEYS[m].keyCode, modifiers: bits });
+  }
+}
+
+async function cdpMouse(send, x, y, clicks) {
+  await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'none', buttons: 0 });
+  for (let count = 1; count <= clicks; count += 1) {
+    await send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', buttons: 1, clickCount: count });
+    await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', buttons: 0, clickCount: count });
+  }
+}
+
+/**
+ * The target's actionable centre in the tab's viewport (CSS px), after the agent's checks for
+ * `action` (editable for fill, …); the agent also takes the action's dialog policy, which then
+ * answers dialogs the trusted input opens.
+ */
+async function pointInTab(tabId, resolved, action, checks) {
+  const arg = { target: resolved.target, action: checks, timeoutMs: action.timeoutMs !== undefined ? action.timeoutMs : DEFAULT_ACT_TIMEOUT_MS };
+  if (action.dialog) arg.dialog = action.dialog;
+  if (action.promptText !== undefined) arg.promptText = action.promptText;
+  const point = await callAgentInFrame(tabId, resolved.frameId, 'point', arg, resolved.label);
+  return pointInTabViewport(tabId, resolved.frameId, { x: point.x, y: point.y });
+}
+
+async function probeIn(tabId, resolved, state) {
+  const answer = await callAgentInFrame(tabId, resolved.frameId, 'probe', { target: resolved.target, state }, resolved.label);
+  return answer.met === true;
+}
+
+// Actions with a trusted form; select, scroll and submit have no input-event semantics to fake
+// and always run through the agent.
+const TRUSTED_ACTIONS = new Set(['click', 'dblclick', 'hover', 'fill', 'type', 'clear', 'press', 'check', 'uncheck']);
+// Trusted actions that may navigate (no agent watches the Navigation API for them).
+const TRUSTED_NAVIGATING = new Set(['click', 'dblclick', 'press', 'check', 'uncheck']);
+
+/** Performs an action with real input events. Answers like the agent's act (without navigation). */
+async function trustedAct(tabId, resolved, action) {
+  const name = action.action;
+  const since = Date.now();
+  const pointOf = (checks = name) => pointInTab(tabId, resolved, action, checks);
+  if (name === 'check' || name === 'uncheck') {
+    const want = name === 'check';
+    if ((await probeIn(tabId, resolved, 'checked')) !== want) {
+      const { x, y } = await pointOf();
+      await withDebugger(tabId, (send) => cdpMouse(send, x, y, 1));
+      if ((await probeIn(tabId, resolved, 'checked')) !== want) {
+        throw new ProtocolError('ELEMENT_NOT_INTERACTABLE', `${resolved.label} is still ${want ? 'unchecked' : 'checked'} after the click`);
+      }
+    }
+  } else if (name === 'press') {
+    if (resolved.target && !(await probeIn(tabId, resolved, 'focused'))) {
+      const { x, y } = await pointOf('click'); // focus it the way a user would
+      await withDebugger(tabId, (send) => cdpMouse(send, x, y, 1));
+    }
+    await withDebugger(tabId, (send) => cdpPressKey(send, action.key));
+  } else {
+    const { x, y } = await pointOf();
+    await withDebugger(tabId, async (send) => {
+      if (name === 'hover') {
+        await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'none', buttons: 0 });
+        return;
+      }
+      await cdpMouse(send, x, y, name === 'dblclick' ? 2 : 1);
+      if (name === 'fill' || name === 'clear') {
+        await cdpPressKey(send, 'Control+A');
+        if (name === 'fill' && action.text) await send('Input.insertText', { text: action.text });
+        else await cdpPressKey(send, 'Delete');
+      } else if (name === 'type') {
+        await cdpPressKey(send, 'End');
+        if (action.text) await send('Input.insertText', { text: action.text });
+      }
+    });
+  }
+  // The agent reports dialogs over its port while the page handles the input; one round trip to
+  // the frame lets those messages arrive before they are read.
+  await executeIn({ tabId, frameIds: [resolved.frameId] }, { func: () => 0 }).catch(() => {});
+  return { ok: true, dialogs: dialogsSince(tabId, since) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Console ring buffer (docs/page-agent.md §5): fed by every frame's agent over its port, kept
+// per tab across navigations, CONSOLE_CAPACITY entries with increasing sequence numbers.
+
+const CONSOLE_LEVELS = new Set(['debug', 'log', 'info', 'warning', 'error', 'dialog']);
+const consoleBuffers = new Map(); // tabId -> {entries: [], nextSeq}
+const recentDialogs = new Map(); // tabId -> [{time, dialog}] for trusted actions' answers
+
+function addConsoleEntry(tabId, entry) {
+  if (!entry || typeof entry !== 'object') return;
+  let buffer = consoleBuffers.get(tabId);
+  if (!buffer) {
+    buffer = { entries: [], nextSeq: 1 };
+    consoleBuffers.set(tabId, buffer);
+  }
+  const level = entry.level === 'warn' ? 'warning' : CONSOLE_LEVELS.has(entry.level) ? entry.level : 'log';
+  const text = String(entry.text === undefined ? '' : entry.text);
+  buffer.entries.push({
+    seq: buffer.nextSeq++,
+    level,
+    text: text.length > CONSOLE_TEXT_MAX ? `${text.slice(0, CONSOLE_TEXT_MAX - 1)}…` : text,
+    time: Number.isFinite(entry.time) ? entry.time : Date.now(),
+    source: typeof entry.source === 'string' ? entry.source.slice(0, 500) : '',
+  });
+  if (buffer.entries.length > CONSOLE_CAPACITY) buffer.entries.splice(0, buffer.entries.length - CONSOLE_CAPACITY);
+}
+
+function noteDialog(tabId, dialog) {
+  if (!dialog || typeof dialog !== 'object') return;
+  const list = recentDialogs.get(tabId) || [];
+  list.push({ time: Date.now(), dialog: { type: String(dialog.type || ''), message: String(dialog.message || ''), answer: dialog.answer === undefined ? null : dialog.answer } });
+  recentDialogs.set(tabId, list.slice(-20));
+}
+
+function dialogsSince(tabId, since) {
+  return (recentDialogs.get(tabId) || []).filter((d) => d.time >= since).map((d) => d.dialog);
+}
+
+function onAgentMessage(tabId, message) {
+  if (!message || typeof message !== 'object') return;
+  if (message.type === 'console' && Array.isArray(message.entries)) {
+    for (const entry of message.entries) addConsoleEntry(tabId, entry);
+  } else if (message.type === 'dialog') {
+    noteDialog(tabId, message.dialog);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Screenshots
+
+function dataUrlPayload(dataUrl) {
+  const comma = dataUrl.indexOf(',');
+  return comma >= 0 ? dataUrl.slice(comma + 1) : dataUrl;
+}
+
+function base64Bytes(b64, maxBytes) {
+  const chars = maxBytes ? Math.min(b64.length, Math.ceil(maxBytes / 3) * 4) : b64.length;
+  const binary = atob(b64.slice(0, chars - (chars % 4)));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** {width, height} read from the PNG header or the JPEG frame header. */
+function imageSize(b64, mimeType) {
+  if (mimeType === 'image/png') {
+    const b = base64Bytes(b64, 24);
+    if (b.length >= 24 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) {
+      const u32 = (i) => ((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0;
+      return { width: u32(16), height: u32(20) };
+    }
+  } else {
+    for (const limit of [65536, 0]) {
+      const b = base64Bytes(b64, limit);
+      let i = 2;
+      while (i + 9 < b.length) {
+        if (b[i] !== 0xff) { i += 1; continue; }
+        const marker = b[i + 1];
+        const isFrame = marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker);
+        if (isFrame) return { width: (b[i + 7] << 8) | b[i + 8], height: (b[i + 5] << 8) | b[i + 6] };
+        if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0xff) { i += marker === 0xff ? 1 : 2; continue; }
+        i += 2 + ((b[i + 2] << 8) | b[i + 3]);
+      }
+    }
+  }
+  throw new ProtocolError('INTERNAL', 'The browser returned an image whose size could not be read');
+}
+
+function imageResult(data, format) {
+  const mimeType = format === 'jpeg' ? 'image/jpeg' : 'image/png';
+  return { data, mimeType, ...imageSize(data, mimeType) };
+}
+
+/** The visible part of the tab: chrome.tabs.captureVisibleTab when the tab is its window's active one, else CDP. */
+async function captureViewport(tab, format, quality) {
+  if (!tab.active) return captureWithCdp(tab.id, format, quality, null);
+  const options = { format };
+  if (quality !== undefined) options.quality = quality;
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      return imageResult(dataUrlPayload(await chrome.tabs.captureVisibleTab(tab.windowId, options)), format);
+    } catch (e) {
+      const message = (e && e.message) || String(e);
+      if (/MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND|quota/i.test(message)) {
+        if (attempt === 0) {
+          await sleep(CAPTURE_RETRY_MS); // ~2 calls/s allowed
+          continue;
+        }
+        break; // still limited: CDP has no such quota
+      }
+      if (/Cannot access|permission|chrome:\/\//i.test(message)) throw new ProtocolError('NOT_SCRIPTABLE', `Cannot capture this page: ${message}`);
+      if (/No window|No tab/i.test(message)) throw new ProtocolError('NO_TAB', `The tab's window is gone: ${message}`);
+      log('captureVisibleTab failed, using CDP', message);
+      break;
+    }
+  }
+  return captureWithCdp(tab.id, format, quality, null);
+}
+
+/** CDP Page.captureScreenshot; clip in page (document) CSS px, or null for the viewport. */
+async function captureWithCdp(tabId, format, quality, clip) {
+  return withDebugger(tabId, async (send) => {
+    const params = { format };
+    if (quality !== undefined) params.quality = quality;
+    if (clip) Object.assign(params, { clip: { ...clip, scale: 1 }, captureBeyondViewport: true });
+    const { data } = await send('Page.captureScreenshot', params);
+    return imageResult(data, format);
+  });
+}
+
+async function captureFullPage(tabId, format, quality) {
+  const metrics = await withDebugger(tabId, (send) => send('Page.getLayoutMetrics'));
+  const size = metrics.cssContentSize || metrics.contentSize;
+  const width = Math.max(1, Math.ceil(size.width));
+  const height = Math.max(1, Math.min(Math.ceil(size.height), MAX_CAPTURE_SIDE));
+  return captureWithCdp(tabId, format, quality, { x: 0, y: 0, width, height });
+}
+
+async function captureElement(tab, target, format, quality) {
+  const resolved = await resolveTarget(tab.id, target);
+  const { rect, dpr } = await callAgentInFrame(tab.id, resolved.frameId, 'rect', { target: resolved.target }, resolved.label);
+  const centre = { x: rect.x + rect.width / 2, y: rect.y + rect.height / 2 };
+  const inTab = await pointInTabViewport(tab.id, resolved.frameId, centre);
+  const box = { x: rect.x + inTab.x - centre.x, y: rect.y + inTab.y - centre.y, width: rect.width, height: rect.height };
+  if (!(box.width > 0 && box.height > 0)) throw new ProtocolError('ELEMENT_NOT_INTERACTABLE', `${resolved.label} has no size on screen`);
+  const [{ result: view }] = await executeInTab(tab.id, { func: () => ({ width: innerWidth, height: innerHeight, x: scrollX, y: scrollY }) });
+  const image = await captureViewport(tab, format, quality);
+  // The captured pixels per CSS px; the image can be smaller than innerWidth × innerHeight when
+  // the viewport is emulated (DevTools device mode, automation), so its size is what counts.
+  const scale = dpr > 0 ? dpr : image.width / view.width;
+  const visibleWidth = Math.min(view.width, image.width / scale);
+  const visibleHeight = Math.min(view.height, image.height / scale);
+  const fits = box.x >= -0.5 && box.y >= -0.5 && box.x + box.width <= visibleWidth + 0.5 && box.y + box.height <= visibleHeight + 0.5;
+  if (!fits) {
+    // Larger than the viewport (or not quite in it): CDP renders the region wherever it is.
+    const clip = {
+      x: Math.max(0, box.x + view.x),
+      y: Math.max(0, box.y + view.y),
+      width: Math.max(1, box.width),
+      height: Math.max(1, Math.min(box.height, MAX_CAPTURE_SIDE)),
+    };
+    return captureWithCdp(tab.id, format, quality, clip);
+  }
+  const x = Math.min(image.width - 1, Math.max(0, Math.floor(box.x * scale)));
+  const y = Math.min(image.height - 1, Math.max(0, Math.floor(box.y * scale)));
+  const clip = {
+    x,
+    y,
+    width: Math.max(1, Math.min(image.width, Math.ceil((box.x + box.width) * scale)) - x),
+    height: Math.max(1, Math.min(image.height, Math.ceil((box.y + box.height) * scale)) - y),
+  };
+  return { ...image, clip };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field checks for the page-agent requests
+
+const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle'];
+const ACTIONS = ['click', 'dblclick', 'hover', 'fill', 'type', 'clear', 'select', 'check', 'uncheck', 'press', 'scroll', 'submit'];
+const TARGETED = new Set(['click', 'dblclick', 'hover', 'fill', 'type', 'clear', 'select', 'check', 'uncheck', 'submit']);
+const ELEMENT_STATES = ['visible', 'hidden', 'attached', 'detached', 'enabled', 'disabled', 'checked', 'unchecked', 'focused'];
+// Met when every frame says so (the element/text must be gone everywhere), not just one.
+const EVERY_FRAME_STATES = new Set(['hidden', 'detached']);
+
+function optional(msg, field, check, expected) {
+  const value = msg[field];
+  if (value === undefined || value === null) return undefined;
+  if (!check(value)) throw badField(msg, field, expected);
+  return value;
+}
+
+const isString = (v) => typeof v === 'string';
+const isText = (v) => typeof v === 'string' && v.length > 0;
+const oneOf = (values) => (v) => values.includes(v);
+const intBetween = (lo, hi) => (v) => Number.isInteger(v) && v >= lo && v <= hi;
+
+function checkTarget(msg, field) {
+  const target = msg[field];
+  if (target === undefined || target === null) return undefined;
+  const fail = () => badField(msg, field, 'a target: exactly one of {ref}, {css}, {role, name?} as non-empty strings,');
+  if (typeof target !== 'object' || Array.isArray(target)) throw fail();
+  const ways = ['ref', 'css', 'role'].filter((w) => target[w] !== undefined && target[w] !== null);
+  if (ways.length !== 1 || !isText(target[ways[0]])) throw fail();
+  if (target.name !== undefined && target.name !== null && (ways[0] !== 'role' || !isString(target.name))) throw fail();
+  const clean = { [ways[0]]: target[ways[0]] };
+  if (ways[0] === 'role' && isString(target.name)) clean.name = target.name;
+  return clean;
+}
+
+function checkTimeout(msg, fallback) {
+  const value = optional(msg, 'timeoutMs', intBetween(0, MAX_TIMEOUT_MS), `an integer 0…${MAX_TIMEOUT_MS}`);
+  return value === undefined ? fallback : value;
+}
+
+function checkAction(msg) {
+  const action = {
+    action: optional(msg, 'action', oneOf(ACTIONS), `one of ${ACTIONS.join(', ')} as`),
+    target: checkTarget(msg, 'target'),
+    text: optional(msg, 'text', isString, 'a string'),
+    value: optional(msg, 'value', isString, 'a string'),
+    values: optional(msg, 'values', (v) => Array.isArray(v) && v.every(isString), 'a list of strings as'),
+    key: optional(msg, 'key', isText, 'a key name like "Enter" or "Control+A" as'),
+    direction: optional(msg, 'direction', oneOf(['up', 'down', 'left', 'right']), 'up, down, left or right as'),
+    amount: optional(msg, 'amount', (v) => Number.isInteger(v) && v > 0, 'a positive integer'),
+    trusted: optional(msg, 'trusted', (v) => typeof v === 'boolean', 'a boolean'),
+    dialog: optional(msg, 'dialog', oneOf(['accept', 'dismiss']), 'accept or dismiss as'),
+    promptText: optional(msg, 'promptText', isString, 'a string'),
+    timeoutMs: optional(msg, 'timeoutMs', intBetween(0, MAX_TIMEOUT_MS), `an integer 0…${MAX_TIMEOUT_MS}`),
+  };
+  const name = action.action;
+  if (name === undefined) throw badField(msg, 'action', `one of ${ACTIONS.join(', ')} as`);
+  if (TARGETED.has(name) && !action.target) throw badField(msg, 'target', `(for ${name}) a`);
+  if ((name === 'fill' || name === 'type') && action.text === undefined) throw badField(msg, 'text', `(for ${name}) a string`);
+  if (name === 'select' && action.value === undefined && !(action.values && action.values.length)) throw badField(msg, 'value', '(for select) a string or "values" as');
+  if (name === 'press' && action.key === undefined) throw badField(msg, 'key', '(for press) a key name as');
+  if (name === 'scroll' && !action.target && action.direction === undefined) throw badField(msg, 'direction', '(for scroll without a target) a');
+  if (name === 'press' && action.trusted) parseKeyCombo(action.key); // CDP needs to know the key
+  for (const key of Object.keys(action)) if (action[key] === undefined) delete action[key];
+  return action;
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -601,9 +1548,9 @@ async function handleCallTool(msg) {
     const outcomes = [];
     for (const [index, step] of steps.entries()) {
       watcher.reset();
-      await runStep(tabId, step, index);
+      const outcome = await runStep(tabId, step, index);
       outcomes.push({ action: step.action, ok: true });
-      await settleAfterStep(watcher, step, index, index === steps.length - 1);
+      await settleAfterStep(watcher, step, index, index === steps.length - 1, outcome);
     }
     const page = await callAgent(tabId, 'summary');
     return {
@@ -620,16 +1567,24 @@ const NAVIGATING_ACTIONS = new Set(['click', 'submit', 'press']);
 
 /**
  * Lets a navigation started by a step finish before the next step (which must run in the new
- * document, not race the old one's unload) or before the summary is read. The browser reports
- * the start only after the step has returned, so after the last step, and after a step that may
- * navigate, we wait a short grace period for it to show up.
+ * document, not race the old one's unload) or before the summary is read. An agent that watches
+ * the Navigation API says whether the step navigated (`navigation`, with `dialogs` always
+ * present); only then is a start waited for. An older agent says nothing, and the browser
+ * reports the start only after the step has returned, so after the last step, and after a step
+ * that may navigate, a short grace period is given for it to show up.
  */
-async function settleAfterStep(watcher, step, index, isLast) {
-  if (isLast || NAVIGATING_ACTIONS.has(step.action)) await watcher.waitForStart(NAVIGATION_GRACE_MS);
-  if (watcher.started) await watcher.waitForOutcome(NAVIGATION_TIMEOUT_MS);
-  const { outcome } = watcher;
-  if (outcome && outcome.kind === 'error') {
-    const error = navigationError(outcome, 'the page');
+async function settleAfterStep(watcher, step, index, isLast, outcome) {
+  const reports = outcome && (Object.prototype.hasOwnProperty.call(outcome, 'navigation') || Array.isArray(outcome.dialogs));
+  if (reports) {
+    const { navigation } = outcome;
+    if (navigation && !navigation.sameDocument) await watcher.waitForStart(NAVIGATION_START_MS);
+  } else if (isLast || NAVIGATING_ACTIONS.has(step.action)) {
+    await watcher.waitForStart(NAVIGATION_GRACE_MS);
+  }
+  if (watcher.started && !watcher.sameDocument) await watcher.waitForOutcome(NAVIGATION_TIMEOUT_MS);
+  const navigated = watcher.outcome;
+  if (navigated && navigated.kind === 'error') {
+    const error = navigationError(navigated, 'the page');
     throw new ProtocolError(error.code, `step ${index + 1} (${step.action}): ${error.message}`);
   }
 }
@@ -644,20 +1599,329 @@ async function runStep(tabId, step, index) {
     throw e;
   }
   if (!outcome.ok) throw new ProtocolError(outcome.code || 'INTERNAL', `${prefix} ${outcome.message}`);
+  return outcome;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Crash detection
+// Page-agent requests (docs/page-agent.md §7)
+
+async function handleSnapshot(msg) {
+  const tabId = requireTabId(msg);
+  const mode = optional(msg, 'mode', oneOf(['interactive', 'full']), 'interactive or full as') || 'interactive';
+  await waitWhileLoading(tabId, LOADING_WAIT_MS);
+  return { type: 'result', data: { snapshot: await snapshotTab(tabId, mode) } };
+}
+
+async function handleAct(msg) {
+  const tabId = requireTabId(msg);
+  const action = checkAction(msg);
+  const waitUntil = optional(msg, 'waitUntil', oneOf(WAIT_UNTIL), `one of ${WAIT_UNTIL.join(', ')} as`) || 'load';
+  await getTab(tabId);
+  const resolved = action.target ? await resolveTarget(tabId, action.target)
+    : { frameId: action.action === 'press' ? await focusedFrame(tabId) : 0, target: undefined, label: 'the page' };
+  // Listening before the action, so a navigation it starts cannot be missed.
+  const top = new NavigationWatcher(tabId);
+  const inFrame = resolved.frameId !== 0 ? new NavigationWatcher(tabId, resolved.frameId) : null;
+  try {
+    let answer;
+    try {
+      if (action.trusted && TRUSTED_ACTIONS.has(action.action)) {
+        answer = await trustedAct(tabId, resolved, action);
+      } else {
+        const agentAction = { ...action, target: resolved.target };
+        delete agentAction.trusted;
+        if (!agentAction.target) delete agentAction.target;
+        answer = await callAgentInFrame(tabId, resolved.frameId, 'act', agentAction, action.target && action.target.ref);
+      }
+    } catch (e) {
+      // The action itself navigated the frame before the agent could answer: that is success.
+      if (!(e.code === 'NOT_SCRIPTABLE' && (top.started || (inFrame && inFrame.started)))) throw e;
+      answer = { ok: true, dialogs: [] };
+    }
+    const navigated = await settleAction(answer, top, inFrame, waitUntil, action);
+    const tab = await getTab(tabId);
+    const dialogs = Array.isArray(answer.dialogs) ? answer.dialogs : [];
+    return { type: 'result', data: { action: { navigated, url: tabInfo(tab).url, title: tab.title || '', dialogs } } };
+  } finally {
+    top.dispose();
+    if (inFrame) inFrame.dispose();
+  }
+}
+
+/**
+ * After an action: when the agent reports a navigation (or the browser shows one starting), wait
+ * for it to reach waitUntil. A same-document navigation is done already; an action that did not
+ * navigate returns at once. Trusted actions have no agent watching the Navigation API, so for
+ * the ones that may navigate the browser gets a short grace period to report a start.
+ */
+async function settleAction(answer, top, inFrame, waitUntil, action) {
+  const reported = answer.navigation && typeof answer.navigation === 'object' ? answer.navigation : null;
+  if (reported && reported.sameDocument) return true;
+  if (!reported && action.trusted && TRUSTED_NAVIGATING.has(action.action)) {
+    await Promise.race([top.waitForStart(NAVIGATION_GRACE_MS), inFrame ? inFrame.waitForStart(NAVIGATION_GRACE_MS) : new Promise(() => {})]);
+  }
+  if (!reported && !top.started && !(inFrame && inFrame.started)) return false;
+  // A navigation of the action's own frame (an iframe) or of the whole tab.
+  let watcher = top;
+  if (inFrame && !top.started) {
+    if (!inFrame.started) await Promise.race([top.waitForStart(NAVIGATION_START_MS), inFrame.waitForStart(NAVIGATION_START_MS)]);
+    if (!top.started) watcher = inFrame;
+  } else if (!top.started) {
+    await top.waitForStart(NAVIGATION_START_MS);
+  }
+  if (!watcher.started) return false; // announced, then cancelled (navigate event prevented)
+  const what = reported && reported.url ? reported.url : 'the next page';
+  await awaitNavigation(watcher, waitUntil, NAVIGATION_TIMEOUT_MS, what);
+  return true;
+}
+
+async function handleNavigate(msg) {
+  const tabId = requireTabId(msg);
+  const url = optional(msg, 'url', isText, 'a URL string as');
+  const go = optional(msg, 'go', oneOf(['back', 'forward', 'reload']), 'back, forward or reload as');
+  if ((url === undefined) === (go === undefined)) throw new ProtocolError('BAD_MESSAGE', '"navigate" needs exactly one of "url", "go"');
+  const waitUntil = optional(msg, 'waitUntil', oneOf(WAIT_UNTIL), `one of ${WAIT_UNTIL.join(', ')} as`) || 'load';
+  const timeoutMs = checkTimeout(msg, NAVIGATION_TIMEOUT_MS);
+  if (url !== undefined) checkNavigableUrl(url);
+  await getTab(tabId);
+
+  const watcher = new NavigationWatcher(tabId);
+  try {
+    try {
+      if (url !== undefined) await chrome.tabs.update(tabId, { url });
+      else if (go === 'reload') await chrome.tabs.reload(tabId);
+      else await goInHistory(tabId, go);
+    } catch (e) {
+      if (e instanceof ProtocolError) throw e;
+      const message = (e && e.message) || String(e);
+      if (/No tab with id/i.test(message)) throw new ProtocolError('NO_TAB', `No tab with id ${tabId}`);
+      throw new ProtocolError(url !== undefined ? 'INVALID_URL' : 'NAVIGATION_FAILED', `Cannot ${url !== undefined ? `open ${url}` : `go ${go}`}: ${message}`);
+    }
+    await awaitNavigation(watcher, waitUntil, timeoutMs, url || (go === 'reload' ? 'the reloaded page' : `the ${go === 'back' ? 'previous' : 'next'} page`));
+    const tab = await getTab(tabId);
+    return { type: 'result', data: { page: { url: tabInfo(tab).url, title: tab.title || '' } } };
+  } finally {
+    watcher.dispose();
+  }
+}
+
+/**
+ * Back or forward exactly one history entry, through CDP's navigation history. Not
+ * chrome.tabs.goBack/goForward: they act like the back button, which skips entries the user
+ * never interacted with (Chrome's history manipulation intervention), so on a page only ever
+ * driven by tabmcp they report "no history" or jump several entries.
+ */
+async function goInHistory(tabId, go) {
+  await withDebugger(tabId, async (send) => {
+    const { currentIndex, entries } = await send('Page.getNavigationHistory');
+    const entry = entries[currentIndex + (go === 'back' ? -1 : 1)];
+    if (!entry) {
+      throw new ProtocolError('NAVIGATION_FAILED', `Cannot go ${go}: there is no ${go === 'back' ? 'previous' : 'next'} page in this tab's history`);
+    }
+    await send('Page.navigateToHistoryEntry', { entryId: entry.id });
+  });
+}
+
+/** Only web pages: chrome.tabs.update would also run javascript: URLs and open extension pages. */
+function checkNavigableUrl(url) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ProtocolError('INVALID_URL', `Not an absolute URL: ${url}`);
+  }
+  if (!['http:', 'https:', 'about:'].includes(parsed.protocol)) {
+    throw new ProtocolError('INVALID_URL', `Cannot navigate to a ${parsed.protocol} URL: ${url}`);
+  }
+}
+
+async function handleWaitFor(msg) {
+  const tabId = requireTabId(msg);
+  const condition = {
+    text: optional(msg, 'text', isText, 'a non-empty string as'),
+    textGone: optional(msg, 'textGone', isText, 'a non-empty string as'),
+    target: checkTarget(msg, 'target'),
+    timeMs: optional(msg, 'timeMs', intBetween(0, MAX_WAIT_TIME_MS), `an integer 0…${MAX_WAIT_TIME_MS}`),
+  };
+  const given = Object.keys(condition).filter((k) => condition[k] !== undefined);
+  if (given.length !== 1) throw new ProtocolError('BAD_MESSAGE', '"waitFor" needs exactly one of "text", "textGone", "target", "timeMs"');
+  const state = optional(msg, 'state', oneOf(ELEMENT_STATES), `one of ${ELEMENT_STATES.join(', ')} as`);
+  if (state !== undefined && !condition.target) throw new ProtocolError('BAD_MESSAGE', '"state" goes with "target"');
+  const timeoutMs = checkTimeout(msg, DEFAULT_WAIT_TIMEOUT_MS);
+  await getTab(tabId);
+  const started = Date.now();
+  const elapsed = () => Date.now() - started;
+
+  if (condition.timeMs !== undefined) {
+    await sleep(condition.timeMs);
+    await getTab(tabId);
+    return { type: 'result', data: { wait: { met: true, elapsedMs: elapsed() } } };
+  }
+  const probe = condition.target ? { target: condition.target, state: state || 'visible' } : { [given[0]]: condition[given[0]] };
+  const describe = condition.target ? `${describeTarget(condition.target)} to be ${probe.state}`
+    : condition.text !== undefined ? `text "${condition.text}"` : `text "${condition.textGone}" to go`;
+  for (;;) {
+    const { met, detail } = await probeTab(tabId, probe);
+    if (met) return { type: 'result', data: { wait: { met: true, elapsedMs: elapsed() } } };
+    const left = timeoutMs - elapsed();
+    if (left <= 0) throw new ProtocolError('TIMEOUT', `Waited ${timeoutMs} ms for ${describe}${detail ? `: ${detail}` : ''}`);
+    await sleep(Math.min(POLL_MS, left));
+  }
+}
+
+function describeTarget(target) {
+  if (target.ref !== undefined) return target.ref;
+  if (target.css !== undefined) return `css "${target.css}"`;
+  return `role ${target.role}${target.name !== undefined ? ` "${target.name}"` : ''}`;
+}
+
+/**
+ * One round of `probe`: in the ref's frame, or in every frame (met in any frame, or for
+ * textGone/hidden/detached in all of them). A page between documents is "not met yet"; the
+ * next round injects the agent into the new document if needed.
+ */
+async function probeTab(tabId, probe) {
+  const gone = probe.textGone !== undefined || EVERY_FRAME_STATES.has(probe.state);
+  let frameIds = null;
+  let arg = probe;
+  if (probe.target && probe.target.ref !== undefined) {
+    let parsed;
+    try {
+      parsed = parseRef(tabId, probe.target.ref);
+    } catch (e) {
+      if (e.code === 'STALE_REF' && gone) return { met: true };
+      throw e;
+    }
+    frameIds = [parsed.frameId];
+    arg = { ...probe, target: parsed.doc ? { ref: parsed.local, doc: parsed.doc } : { ref: parsed.local } };
+  }
+  let answers;
+  try {
+    answers = await callAgentInFrames(tabId, frameIds, 'probe', arg);
+  } catch (e) {
+    if (e.code === 'NO_TAB') throw e;
+    if (e.frameGone && frameIds) {
+      if (gone) return { met: true };
+      throw staleRefError(probe.target.ref, 'its frame is gone');
+    }
+    return { met: false, detail: `the page cannot be read right now (${e.message})` };
+  }
+  if (answers.size === 0) return { met: false, detail: 'no frame answered (the page is loading)' };
+  let anyMet = false;
+  let allMet = true;
+  let detail = '';
+  for (const answer of answers.values()) {
+    let met;
+    if (answer.ok === false) {
+      if (answer.code === 'STALE_REF' && gone) met = true;
+      else if (answer.code === 'STALE_REF' || answer.code === 'ELEMENT_AMBIGUOUS' || answer.code === 'BAD_MESSAGE') agentOk(answer, 'probe');
+      else met = false;
+      if (!met) detail = answer.message || detail;
+    } else if (answer.__error) {
+      agentOk(answer, 'probe');
+    } else {
+      met = answer.met === true;
+      if (!met && answer.detail) detail = String(answer.detail);
+    }
+    anyMet = anyMet || met;
+    allMet = allMet && met;
+  }
+  return { met: gone ? allMet : anyMet, detail };
+}
+
+async function handleScreenshot(msg) {
+  const tabId = requireTabId(msg);
+  const kind = optional(msg, 'kind', oneOf(['viewport', 'full', 'element']), 'viewport, full or element as') || 'viewport';
+  const format = optional(msg, 'format', oneOf(['png', 'jpeg']), 'png or jpeg as') || 'png';
+  const quality = optional(msg, 'quality', intBetween(0, 100), 'an integer 0…100');
+  const target = checkTarget(msg, 'target');
+  if ((kind === 'element') !== Boolean(target)) throw new ProtocolError('BAD_MESSAGE', '"screenshot" needs a "target" for kind "element", and only then');
+  if (quality !== undefined && format !== 'jpeg') throw new ProtocolError('BAD_MESSAGE', '"quality" is for format "jpeg" only');
+  const tab = await getTab(tabId);
+  let image;
+  if (kind === 'viewport') image = await captureViewport(tab, format, quality);
+  else if (kind === 'full') image = await captureFullPage(tabId, format, quality);
+  else image = await captureElement(tab, target, format, quality);
+  return { type: 'result', data: { image } };
+}
+
+async function handleConsole(msg) {
+  const tabId = requireTabId(msg);
+  const afterSeq = optional(msg, 'afterSeq', (v) => Number.isInteger(v) && v >= 0, 'a non-negative integer') || 0;
+  const levels = optional(msg, 'levels', (v) => Array.isArray(v) && v.every((l) => CONSOLE_LEVELS.has(l)),
+    `a list of ${[...CONSOLE_LEVELS].join(', ')} as`);
+  await getTab(tabId);
+  const buffer = consoleBuffers.get(tabId) || { entries: [], nextSeq: 1 };
+  const wanted = levels ? new Set(levels) : null;
+  const entries = buffer.entries.filter((e) => e.seq > afterSeq && (!wanted || wanted.has(e.level)));
+  const oldestKept = buffer.entries.length ? buffer.entries[0].seq : buffer.nextSeq;
+  // Entries after afterSeq that the ring buffer no longer holds.
+  const dropped = Math.max(0, oldestKept - Math.max(afterSeq + 1, 1));
+  return { type: 'result', data: { console: { entries, lastSeq: buffer.nextSeq - 1, dropped } } };
+}
+
+async function handleEvaluate(msg) {
+  const tabId = requireTabId(msg);
+  const expression = optional(msg, 'expression', isText, 'a non-empty string as');
+  if (expression === undefined) throw badField(msg, 'expression', 'a non-empty string as');
+  const timeoutMs = checkTimeout(msg, DEFAULT_EVALUATE_TIMEOUT_MS) || DEFAULT_EVALUATE_TIMEOUT_MS;
+  await getTab(tabId);
+  const evaluation = withDebugger(tabId, (send) => send('Runtime.evaluate', {
+    expression,
+    awaitPromise: true,
+    returnByValue: true,
+    userGesture: true,
+    timeout: timeoutMs, // stops a synchronous endless loop; the race below covers a promise that never settles
+  }));
+  evaluation.catch(() => {}); // after a timeout nobody awaits it
+  let timer;
+  const timedOut = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new ProtocolError('TIMEOUT', `The expression did not finish within ${timeoutMs} ms`)), timeoutMs + 50);
+  });
+  let answer;
+  const started = Date.now();
+  try {
+    answer = await Promise.race([evaluation, timedOut]);
+  } catch (e) {
+    // Runtime.evaluate's own timeout ends a synchronous endless loop with a bare "Internal error".
+    if (e.code === 'INTERNAL' && Date.now() - started >= timeoutMs) {
+      throw new ProtocolError('TIMEOUT', `The expression did not finish within ${timeoutMs} ms (stopped)`);
+    }
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  const { result, exceptionDetails } = answer;
+  if (exceptionDetails) {
+    const exception = exceptionDetails.exception || {};
+    const text = exception.description || exceptionDetails.text || 'the expression threw';
+    if (/Execution was terminated/i.test(text)) throw new ProtocolError('TIMEOUT', `The expression did not finish within ${timeoutMs} ms`);
+    throw new ProtocolError('SCRIPT_ERROR', text.length > 2000 ? `${text.slice(0, 1999)}…` : text);
+  }
+  const value = { type: result.subtype || result.type };
+  if (result.unserializableValue !== undefined) value.json = result.unserializableValue; // NaN, Infinity, -0, 1n
+  else if (result.type !== 'undefined' && 'value' in result) value.json = result.value;
+  if (value.json !== undefined && JSON.stringify(value.json).length > MAX_EVALUATE_CHARS) {
+    throw new ProtocolError('SCRIPT_ERROR', `The result is larger than ${MAX_EVALUATE_CHARS} characters of JSON: return less`);
+  }
+  return { type: 'result', data: { value } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agent ports and crash detection
 //
-// The agent holds a port open from its page. When the port drops, the document went away:
-// navigation, tab closed, or the renderer crashed. Only the crash leaves the tab "unloaded"
-// without being discarded (and a crash fires no tabs event of its own).
+// Every frame's agent holds a port open: it carries console and dialog batches. When the top
+// frame's port drops, the document went away: navigation, tab closed, or the renderer crashed.
+// Only the crash leaves the tab "unloaded" without being discarded (and a crash fires no tabs
+// event of its own).
 
 function onAgentConnect(port) {
   if (port.name !== AGENT_PORT_NAME) return;
   const sender = port.sender || {};
   const tabId = sender.tab ? sender.tab.id : undefined;
-  if (tabId === undefined || (sender.frameId !== undefined && sender.frameId !== 0)) return;
+  if (tabId === undefined) return;
+  port.onMessage.addListener((message) => onAgentMessage(tabId, message));
+  if (sender.frameId !== undefined && sender.frameId !== 0) return;
   port.onDisconnect.addListener(() => {
     void chrome.runtime.lastError; // Reading it keeps "Unchecked runtime.lastError" out of the log.
     setTimeout(() => checkForCrash(tabId).catch((e) => log('crash check failed', e)), CRASH_CHECK_DELAY_MS);
@@ -694,6 +1958,10 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   notifyWatchers(tabId, 'removed');
+  for (const perTab of [tabFrames, network, consoleBuffers, recentDialogs]) perTab.delete(tabId);
+  const session = debuggees.get(tabId);
+  if (session) clearTimeout(session.idleTimer);
+  debuggees.delete(tabId);
   sendEvent({ type: 'tabClosed', tabId });
 });
 
@@ -701,15 +1969,37 @@ chrome.tabs.onActivated.addListener(({ tabId }) => {
   sendEvent({ type: 'tabFocused', tabId });
 });
 
+// webNavigation events carry frameId; each watcher keeps the ones of its own frame.
 chrome.webNavigation.onBeforeNavigate.addListener((details) => {
-  if (details.frameId === 0) notifyWatchers(details.tabId, 'navigate');
+  notifyWatchers(details.tabId, 'navigate', { frameId: details.frameId });
+});
+
+chrome.webNavigation.onDOMContentLoaded.addListener((details) => {
+  notifyWatchers(details.tabId, 'domContentLoaded', { frameId: details.frameId });
+});
+
+chrome.webNavigation.onCompleted.addListener((details) => {
+  notifyWatchers(details.tabId, 'complete', { frameId: details.frameId });
+});
+
+chrome.webNavigation.onHistoryStateUpdated.addListener((details) => {
+  notifyWatchers(details.tabId, 'sameDocument', { frameId: details.frameId });
+});
+
+chrome.webNavigation.onReferenceFragmentUpdated.addListener((details) => {
+  notifyWatchers(details.tabId, 'sameDocument', { frameId: details.frameId });
 });
 
 chrome.webNavigation.onErrorOccurred.addListener((details) => {
-  if (details.frameId !== 0) return;
   const kind = details.error === 'net::ERR_ABORTED' ? 'aborted' : 'error';
-  notifyWatchers(details.tabId, kind, { error: details.error, url: details.url });
+  notifyWatchers(details.tabId, kind, { frameId: details.frameId, error: details.error, url: details.url });
 });
+
+chrome.webRequest.onBeforeRequest.addListener(requestStarted, { urls: ['<all_urls>'] });
+chrome.webRequest.onCompleted.addListener(requestEnded, { urls: ['<all_urls>'] });
+chrome.webRequest.onErrorOccurred.addListener(requestEnded, { urls: ['<all_urls>'] });
+
+chrome.debugger.onDetach.addListener(onDebuggerDetach);
 
 chrome.runtime.onConnect.addListener(onAgentConnect);
 

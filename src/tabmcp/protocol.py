@@ -10,18 +10,20 @@ import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 
 class ErrorCode(StrEnum):
     ELEMENT_NOT_FOUND = "ELEMENT_NOT_FOUND"
     ELEMENT_AMBIGUOUS = "ELEMENT_AMBIGUOUS"
     ELEMENT_NOT_INTERACTABLE = "ELEMENT_NOT_INTERACTABLE"
+    STALE_REF = "STALE_REF"
     TIMEOUT = "TIMEOUT"
     NO_TAB = "NO_TAB"
     NAVIGATION_FAILED = "NAVIGATION_FAILED"
     NOT_SCRIPTABLE = "NOT_SCRIPTABLE"
     INVALID_URL = "INVALID_URL"
+    SCRIPT_ERROR = "SCRIPT_ERROR"
     BAD_MESSAGE = "BAD_MESSAGE"
     UNKNOWN_TYPE = "UNKNOWN_TYPE"
     DISCONNECTED = "DISCONNECTED"
@@ -142,10 +144,23 @@ Reply = Connected | Result | ToolResult | Error
 
 
 class Target(Frame):
-    """How a step names its element: a capture ref, or a CSS selector."""
+    """How a request names its element: a ref (capture or snapshot, ``f2e3`` in a frame), a CSS
+    selector, or an ARIA role with an optional accessible name. Exactly one way, so the extension
+    never has to guess which one wins."""
 
-    ref: str | None = None
-    css: str | None = None
+    ref: str | None = Field(None, min_length=1)
+    css: str | None = Field(None, min_length=1)
+    role: str | None = Field(None, min_length=1)
+    name: str | None = None
+
+    @model_validator(mode="after")
+    def _one_way(self) -> Target:
+        ways = [way for way in ("ref", "css", "role") if getattr(self, way) is not None]
+        if len(ways) != 1:
+            raise ValueError(f"a target is exactly one of ref, css, role (got {', '.join(ways) or 'none'})")
+        if self.name is not None and self.role is None:
+            raise ValueError("name goes with role")
+        return self
 
 
 class Step(Frame):
@@ -200,6 +215,142 @@ class CallTool(Frame):
     steps: list[Step]
 
 
+# Page-agent requests (docs/page-agent.md §7). Every request carries the limits the extension
+# enforces itself (timeoutMs), so its TIMEOUT, which says what was being waited for, arrives
+# before the bridge's generic one.
+
+SnapshotMode = Literal["interactive", "full"]
+WaitUntil = Literal["load", "domcontentloaded", "networkidle"]
+ActionName = Literal[
+    "click", "dblclick", "hover", "fill", "type", "clear", "select", "check", "uncheck", "press", "scroll", "submit"
+]
+ElementState = Literal[
+    "visible", "hidden", "attached", "detached", "enabled", "disabled", "checked", "unchecked", "focused"
+]
+ConsoleLevel = Literal["debug", "log", "info", "warning", "error", "dialog"]
+MAX_TIMEOUT_MS = 120_000
+MAX_WAIT_TIME_MS = 30_000
+# Actions that act on an element; the others have a default (press: the focused element, scroll: the page).
+TARGETED_ACTIONS = frozenset({"click", "dblclick", "hover", "fill", "type", "clear", "select", "check", "uncheck",
+                              "submit"})
+
+
+class Snapshot(Frame):
+    type: Literal["snapshot"] = "snapshot"
+    id: str = ""
+    tabId: int
+    mode: SnapshotMode = "interactive"
+
+
+class Act(Frame):
+    """One action (page-agent.md §3); the fields an action needs are checked here, as in the extension."""
+
+    type: Literal["act"] = "act"
+    id: str = ""
+    tabId: int
+    action: ActionName
+    target: Target | None = None
+    text: str | None = None
+    value: str | None = None
+    values: list[str] | None = None
+    key: str | None = Field(None, min_length=1)
+    direction: Literal["up", "down", "left", "right"] | None = None
+    amount: int | None = Field(None, ge=1)
+    trusted: bool = False
+    dialog: Literal["accept", "dismiss"] | None = None
+    promptText: str | None = None
+    timeoutMs: int | None = Field(None, ge=0, le=MAX_TIMEOUT_MS)
+    waitUntil: WaitUntil = "load"
+
+    @model_validator(mode="after")
+    def _fits_action(self) -> Act:
+        action = self.action
+        if action in TARGETED_ACTIONS and self.target is None:
+            raise ValueError(f"{action} needs a target")
+        if action in ("fill", "type") and self.text is None:
+            raise ValueError(f"{action} needs text")
+        if action == "select" and self.value is None and not self.values:
+            raise ValueError("select needs value or values")
+        if action == "press" and self.key is None:
+            raise ValueError("press needs key")
+        if action == "scroll" and self.target is None and self.direction is None:
+            raise ValueError("scroll needs a target or a direction")
+        return self
+
+
+class Navigate(Frame):
+    type: Literal["navigate"] = "navigate"
+    id: str = ""
+    tabId: int
+    url: str | None = Field(None, min_length=1)
+    go: Literal["back", "forward", "reload"] | None = None
+    waitUntil: WaitUntil = "load"
+    timeoutMs: int = Field(15_000, ge=0, le=MAX_TIMEOUT_MS)
+
+    @model_validator(mode="after")
+    def _url_or_go(self) -> Navigate:
+        if (self.url is None) == (self.go is None):
+            raise ValueError("navigate needs exactly one of url, go")
+        return self
+
+
+class WaitFor(Frame):
+    """Exactly one condition: text, textGone, target (+ state, default visible), or timeMs."""
+
+    type: Literal["waitFor"] = "waitFor"
+    id: str = ""
+    tabId: int
+    text: str | None = Field(None, min_length=1)
+    textGone: str | None = Field(None, min_length=1)
+    target: Target | None = None
+    state: ElementState | None = None
+    timeMs: int | None = Field(None, ge=0, le=MAX_WAIT_TIME_MS)
+    timeoutMs: int = Field(5_000, ge=0, le=MAX_TIMEOUT_MS)
+
+    @model_validator(mode="after")
+    def _one_condition(self) -> WaitFor:
+        given = [f for f in ("text", "textGone", "target", "timeMs") if getattr(self, f) is not None]
+        if len(given) != 1:
+            raise ValueError(f"waitFor needs exactly one of text, textGone, target, timeMs (got {given or 'none'})")
+        if self.state is not None and self.target is None:
+            raise ValueError("state goes with target")
+        return self
+
+
+class Screenshot(Frame):
+    type: Literal["screenshot"] = "screenshot"
+    id: str = ""
+    tabId: int
+    kind: Literal["viewport", "full", "element"] = "viewport"
+    target: Target | None = None
+    format: Literal["png", "jpeg"] = "png"
+    quality: int | None = Field(None, ge=0, le=100)
+
+    @model_validator(mode="after")
+    def _target_iff_element(self) -> Screenshot:
+        if (self.kind == "element") != (self.target is not None):
+            raise ValueError("a target is needed for kind 'element', and only then")
+        if self.quality is not None and self.format != "jpeg":
+            raise ValueError("quality is for jpeg only")
+        return self
+
+
+class Console(Frame):
+    type: Literal["console"] = "console"
+    id: str = ""
+    tabId: int
+    afterSeq: int = Field(0, ge=0)
+    levels: list[ConsoleLevel] | None = None
+
+
+class Evaluate(Frame):
+    type: Literal["evaluate"] = "evaluate"
+    id: str = ""
+    tabId: int
+    expression: str = Field(min_length=1)
+    timeoutMs: int = Field(10_000, ge=1, le=MAX_TIMEOUT_MS)
+
+
 class ServerError(Frame):
     type: Literal["error"] = "error"
     id: str | None = None
@@ -208,10 +359,119 @@ class ServerError(Frame):
 
 
 ServerMessage = Annotated[
-    Pong | Connect | OpenTab | FocusTab | CloseTab | Capture | CallTool | ServerError,
+    Pong
+    | Connect
+    | OpenTab
+    | FocusTab
+    | CloseTab
+    | Capture
+    | CallTool
+    | Snapshot
+    | Act
+    | Navigate
+    | WaitFor
+    | Screenshot
+    | Console
+    | Evaluate
+    | ServerError,
     Field(discriminator="type"),
 ]
-ServerRequest = Connect | OpenTab | FocusTab | CloseTab | Capture | CallTool
+ServerRequest = (
+    Connect | OpenTab | FocusTab | CloseTab | Capture | CallTool | Snapshot | Act | Navigate | WaitFor | Screenshot
+    | Console | Evaluate
+)
+
+# ----------------------------------------------------------------- page-agent answers
+# The `data` of the `result` answering each page-agent request. The bridge only checks that a
+# result is an object; the driver validates the data against these, so a malformed answer is a
+# BAD_MESSAGE naming the field instead of a KeyError in a tool.
+
+
+class SnapshotNode(Frame):
+    ref: str = ""
+    role: str
+    name: str = ""
+    value: str = ""
+    states: list[str] = []
+    depth: int = Field(0, ge=0)
+
+
+class SnapshotData(Frame):
+    url: str = ""
+    title: str = ""
+    nodes: list[SnapshotNode]
+    frames: int = Field(1, ge=0)
+
+
+class Dialog(Frame):
+    type: str
+    message: str = ""
+    answer: str | bool | None = None
+
+
+class ActionData(Frame):
+    navigated: bool = False
+    url: str = ""
+    title: str = ""
+    dialogs: list[Dialog] = []
+
+
+class PageData(Frame):
+    url: str = ""
+    title: str = ""
+
+
+class WaitData(Frame):
+    met: bool
+    elapsedMs: int = Field(0, ge=0)
+
+
+class Clip(Frame):
+    x: int = Field(ge=0)
+    y: int = Field(ge=0)
+    width: int = Field(ge=1)
+    height: int = Field(ge=1)
+
+
+class ImageData(Frame):
+    data: str = Field(min_length=1)
+    mimeType: Literal["image/png", "image/jpeg"]
+    width: int = Field(ge=1)
+    height: int = Field(ge=1)
+    clip: Clip | None = None
+
+
+class ConsoleEntry(Frame):
+    seq: int = Field(ge=1)
+    level: ConsoleLevel
+    text: str = ""
+    time: float = 0
+    source: str = ""
+
+
+class ConsoleData(Frame):
+    entries: list[ConsoleEntry]
+    lastSeq: int = Field(ge=0)
+    dropped: int = Field(0, ge=0)
+
+
+class EvaluateValue(Frame):
+    """``json`` is absent for ``undefined`` (and values JSON has no form for: functions, symbols)."""
+
+    type: str
+    json_: Any = Field(None, alias="json")
+
+
+# Which key of `data` answers which request, and the model that key's value must match.
+RESULT_DATA: dict[str, tuple[str, type[Frame]]] = {
+    "snapshot": ("snapshot", SnapshotData),
+    "act": ("action", ActionData),
+    "navigate": ("page", PageData),
+    "waitFor": ("wait", WaitData),
+    "screenshot": ("image", ImageData),
+    "console": ("console", ConsoleData),
+    "evaluate": ("value", EvaluateValue),
+}
 
 _extension_adapter: TypeAdapter[ExtensionMessage] = TypeAdapter(ExtensionMessage)
 _server_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

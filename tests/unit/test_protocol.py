@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from tabmcp import protocol as p
 
@@ -204,6 +205,22 @@ SERVER_MESSAGES: list[p.Frame] = [
             p.Step(action="submit", target=p.Target(ref="e1")),
         ],
     ),
+    p.Snapshot(id="r7", tabId=7, mode="full"),
+    p.Act(id="r8", tabId=7, action="click", target=p.Target(ref="f2e3"), trusted=True, waitUntil="networkidle"),
+    p.Act(id="r9", tabId=7, action="fill", target=p.Target(role="textbox", name="Email"), text="ada@example.com"),
+    p.Act(id="r10", tabId=7, action="select", target=p.Target(css="#cabin"), values=["a", "b"], timeoutMs=0),
+    p.Act(id="r11", tabId=7, action="press", key="Control+A"),
+    p.Act(id="r12", tabId=7, action="scroll", direction="down", amount=300),
+    p.Act(id="r13", tabId=7, action="click", target=p.Target(role="button"), dialog="accept", promptText="yes"),
+    p.Navigate(id="r14", tabId=7, url="https://flights.test/", waitUntil="domcontentloaded", timeoutMs=5000),
+    p.Navigate(id="r15", tabId=7, go="back"),
+    p.WaitFor(id="r16", tabId=7, text="Results"),
+    p.WaitFor(id="r17", tabId=7, target=p.Target(ref="e4"), state="hidden", timeoutMs=1000),
+    p.WaitFor(id="r18", tabId=7, timeMs=250),
+    p.Screenshot(id="r19", tabId=7, kind="element", target=p.Target(css="#chart"), format="jpeg", quality=70),
+    p.Screenshot(id="r20", tabId=7, kind="full"),
+    p.Console(id="r21", tabId=7, afterSeq=12, levels=["error", "warning"]),
+    p.Evaluate(id="r22", tabId=7, expression="document.title", timeoutMs=2000),
     p.ServerError(id="x1", code=p.ErrorCode.UNKNOWN_TYPE, message="unknown frame type 'teleport'"),
     p.ServerError(code=p.ErrorCode.BAD_MESSAGE, message="frame is not valid JSON"),
 ]
@@ -234,3 +251,154 @@ def test_encode_keeps_false_values() -> None:
     call = json.loads(p.encode(SERVER_MESSAGES[6]))
     assert call["steps"][2]["value"] is False
     assert json.loads(p.encode(SERVER_MESSAGES[2]))["focus"] is False
+
+
+def documented_server_types() -> set[str]:
+    """The `type` column of the "Server → extension" table in docs/protocol.md."""
+    text = PROTOCOL_DOC.read_text(encoding="utf-8")
+    section = text.split("## Server → extension", 1)[1].split("\n### ", 1)[0]
+    return set(re.findall(r"^\| `(\w+)` \|", section, flags=re.MULTILINE))
+
+
+def test_every_server_type_is_documented_and_has_an_example() -> None:
+    accepted = {m.__name__: m for m in (p.Pong, p.Connect, p.OpenTab, p.FocusTab, p.CloseTab, p.Capture,
+                                         p.CallTool, p.Snapshot, p.Act, p.Navigate, p.WaitFor, p.Screenshot,
+                                         p.Console, p.Evaluate, p.ServerError)}
+    types = {m.model_fields["type"].default for m in accepted.values()}
+    assert documented_server_types() == types
+    assert {m.type for m in SERVER_MESSAGES} == types
+
+
+def test_the_new_error_codes_exist() -> None:
+    assert p.ErrorCode("STALE_REF") is p.ErrorCode.STALE_REF
+    assert p.ErrorCode("SCRIPT_ERROR") is p.ErrorCode.SCRIPT_ERROR
+
+
+def test_page_agent_requests_encode_with_wire_names_and_defaults() -> None:
+    act = json.loads(p.encode(p.Act(id="r1", tabId=3, action="click", target=p.Target(role="link", name="Home"))))
+    assert act == {
+        "type": "act",
+        "id": "r1",
+        "tabId": 3,
+        "action": "click",
+        "target": {"role": "link", "name": "Home"},
+        "trusted": False,
+        "waitUntil": "load",
+    }
+    assert json.loads(p.encode(p.Navigate(id="r2", tabId=3, go="reload"))) == {
+        "type": "navigate", "id": "r2", "tabId": 3, "go": "reload", "waitUntil": "load", "timeoutMs": 15000,
+    }
+    console = json.loads(p.encode(p.Console(id="r3", tabId=3)))
+    assert console == {"type": "console", "id": "r3", "tabId": 3, "afterSeq": 0}
+    assert json.loads(p.encode(p.Snapshot(id="r4", tabId=3)))["mode"] == "interactive"
+    assert json.loads(p.encode(p.WaitFor(id="r5", tabId=3, text="x")))["timeoutMs"] == 5000
+
+
+BAD_SERVER_FRAMES: list[tuple[dict[str, Any], str]] = [
+    ({"type": "snapshot", "tabId": 1, "mode": "everything"}, "mode"),
+    ({"type": "act", "tabId": 1, "action": "teleport"}, "action"),
+    ({"type": "act", "tabId": 1, "action": "click"}, "needs a target"),
+    ({"type": "act", "tabId": 1, "action": "fill", "target": {"ref": "e1"}}, "needs text"),
+    ({"type": "act", "tabId": 1, "action": "select", "target": {"ref": "e1"}}, "value or values"),
+    ({"type": "act", "tabId": 1, "action": "press"}, "needs key"),
+    ({"type": "act", "tabId": 1, "action": "scroll"}, "target or a direction"),
+    ({"type": "act", "tabId": 1, "action": "scroll", "direction": "down", "amount": 0}, "amount"),
+    ({"type": "act", "tabId": 1, "action": "click", "target": {"ref": "e1", "css": "a"}}, "exactly one of"),
+    ({"type": "act", "tabId": 1, "action": "click", "target": {}}, "exactly one of"),
+    ({"type": "act", "tabId": 1, "action": "click", "target": {"css": "a", "name": "x"}}, "name goes with role"),
+    ({"type": "act", "tabId": 1, "action": "click", "target": {"ref": ""}}, "target.ref"),
+    ({"type": "act", "tabId": 1, "action": "click", "target": {"ref": "e1"}, "dialog": "maybe"}, "dialog"),
+    ({"type": "act", "tabId": 1, "action": "click", "target": {"ref": "e1"}, "waitUntil": "never"}, "waitUntil"),
+    ({"type": "navigate", "tabId": 1}, "exactly one of url, go"),
+    ({"type": "navigate", "tabId": 1, "url": "https://a.test/", "go": "back"}, "exactly one of url, go"),
+    ({"type": "navigate", "tabId": 1, "go": "sideways"}, "go"),
+    ({"type": "navigate", "tabId": 1, "go": "back", "timeoutMs": -1}, "timeoutMs"),
+    ({"type": "waitFor", "tabId": 1}, "exactly one of"),
+    ({"type": "waitFor", "tabId": 1, "text": "a", "timeMs": 5}, "exactly one of"),
+    ({"type": "waitFor", "tabId": 1, "text": "a", "state": "visible"}, "state goes with target"),
+    ({"type": "waitFor", "tabId": 1, "target": {"ref": "e1"}, "state": "shiny"}, "state"),
+    ({"type": "waitFor", "tabId": 1, "timeMs": 60_000}, "timeMs"),
+    ({"type": "screenshot", "tabId": 1, "kind": "element"}, "target"),
+    ({"type": "screenshot", "tabId": 1, "kind": "full", "target": {"ref": "e1"}}, "target"),
+    ({"type": "screenshot", "tabId": 1, "format": "png", "quality": 50}, "jpeg"),
+    ({"type": "screenshot", "tabId": 1, "format": "gif"}, "format"),
+    ({"type": "console", "tabId": 1, "afterSeq": -1}, "afterSeq"),
+    ({"type": "console", "tabId": 1, "levels": ["verbose"]}, "levels"),
+    ({"type": "evaluate", "tabId": 1, "expression": ""}, "expression"),
+    ({"type": "evaluate", "tabId": 1}, "expression"),
+    ({"type": "evaluate", "tabId": "seven", "expression": "1"}, "tabId"),
+]
+
+
+@pytest.mark.parametrize(("frame", "says"), BAD_SERVER_FRAMES, ids=lambda v: v if isinstance(v, str) else v["type"])
+def test_invalid_page_agent_requests_are_refused(frame: dict[str, Any], says: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        p.parse_server_message(json.dumps(frame))
+    assert says in str(info.value)
+
+
+# One realistic answer per page-agent request, as the extension sends it.
+RESULT_DATA_EXAMPLES: dict[str, dict[str, Any]] = {
+    "snapshot": {
+        "url": "http://127.0.0.1:8000/login",
+        "title": "Login",
+        "nodes": [
+            {"ref": "e1", "role": "heading", "name": "Welcome", "value": "", "states": ["level=1"], "depth": 0},
+            {"ref": "", "role": "text", "name": "Hello", "value": "", "states": [], "depth": 1},
+            {"ref": "f1e2", "role": "button", "name": "Pay", "value": "", "states": [], "depth": 2},
+        ],
+        "frames": 2,
+    },
+    "act": {
+        "navigated": True,
+        "url": "http://127.0.0.1:8000/next",
+        "title": "Next",
+        "dialogs": [{"type": "confirm", "message": "Sure?", "answer": False}, {"type": "alert", "message": "Hi",
+                                                                             "answer": None}],
+    },
+    "navigate": {"url": "http://127.0.0.1:8000/", "title": "Home"},
+    "waitFor": {"met": True, "elapsedMs": 120},
+    "screenshot": {"data": "iVBORw0KGgo=", "mimeType": "image/png", "width": 1280, "height": 720,
+                   "clip": {"x": 10, "y": 20, "width": 30, "height": 40}},
+    "console": {
+        "entries": [{"seq": 4, "level": "warning", "text": "careful", "time": 1700000000000.5, "source": "a.js:1:2"}],
+        "lastSeq": 4,
+        "dropped": 0,
+    },
+    "evaluate": {"type": "object", "json": {"a": [1, None]}},
+}
+
+
+def test_every_page_agent_request_has_a_result_model() -> None:
+    assert set(p.RESULT_DATA) == set(RESULT_DATA_EXAMPLES)
+    assert set(p.RESULT_DATA) == {m.type for m in SERVER_MESSAGES} - {
+        "pong", "connect", "openTab", "focusTab", "closeTab", "capture", "callTool", "error"
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(RESULT_DATA_EXAMPLES))
+def test_result_data_validates_and_keeps_its_values(kind: str) -> None:
+    _, model = p.RESULT_DATA[kind]
+    data = RESULT_DATA_EXAMPLES[kind]
+    assert model.model_validate(data).model_dump(mode="json", by_alias=True, exclude_unset=True) == data
+
+
+@pytest.mark.parametrize(
+    ("kind", "data"),
+    [
+        ("snapshot", {"url": "u", "title": "t"}),
+        ("snapshot", {"nodes": [{"ref": "e1"}]}),
+        ("act", {"navigated": "maybe"}),
+        ("waitFor", {"elapsedMs": 3}),
+        ("screenshot", {"data": "", "mimeType": "image/png", "width": 1, "height": 1}),
+        ("screenshot", {"data": "x", "mimeType": "image/gif", "width": 1, "height": 1}),
+        ("screenshot", {"data": "x", "mimeType": "image/png", "width": 0, "height": 1}),
+        ("console", {"entries": [{"seq": 1, "level": "shout"}], "lastSeq": 1}),
+        ("console", {"entries": []}),
+        ("evaluate", {"json": 1}),
+    ],
+)
+def test_malformed_result_data_is_refused(kind: str, data: dict[str, Any]) -> None:
+    _, model = p.RESULT_DATA[kind]
+    with pytest.raises(ValidationError):
+        model.model_validate(data)

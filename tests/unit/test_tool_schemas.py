@@ -157,3 +157,46 @@ def test_check_url_rejects_everything_else(url: str) -> None:
         check_url(url)
     assert info.value.data == {"code": "INVALID_URL"}
     assert "http" in info.value.message
+
+
+def focused_listing_chars() -> int:
+    import json
+
+    from tabmcp.config import Settings
+    from tabmcp.server import core_tool_listing
+
+    listed = [t for t in CATALOG if t.enabled(Settings()) and Mode.FOCUSED in t.available_in]
+    return sum(len(json.dumps(core_tool_listing(t).model_dump(by_alias=True, exclude_none=True))) for t in listed)
+
+
+def test_the_focused_tool_list_stays_far_smaller_than_the_peers() -> None:
+    # Playwright MCP lists 21,332 characters of tools at start, Chrome DevTools MCP 29,981
+    # (../shared/notes/anchors.md); ours, with every page-agent tool, must stay under half of the smaller.
+    assert focused_listing_chars() < 10_000
+
+
+@pytest.mark.parametrize("core", CATALOG, ids=lambda t: t.name)
+def test_optional_arguments_are_listed_without_null_noise(core: CoreTool) -> None:
+    schema = core.input_schema()
+    for name, prop in schema["properties"].items():
+        assert {"type": "null"} not in prop.get("anyOf", []), f"{core.name}.{name}"
+    required = schema.get("required", [])
+    assert list(schema["properties"])[: len(required)] == required  # what must be given comes first
+
+
+def test_interact_validates_what_each_action_needs() -> None:
+    interact = BY_NAME["interact"].args_model
+    assert interact.model_validate({"action": "click", "ref": "e5"})
+    for bad in (
+        {"action": "click"},
+        {"action": "fill", "ref": "e1"},
+        {"action": "press"},
+        {"action": "select", "ref": "e1"},
+        {"action": "click", "ref": "e1", "css": "#x"},
+        {"action": "click", "name": "Save"},
+        {"action": "scroll"},
+    ):
+        with pytest.raises(ValueError):
+            interact.model_validate(bad)
+    assert interact.model_validate({"action": "press", "key": "Control+A"}).target() is None
+    assert interact.model_validate({"action": "scroll", "direction": "down"}).wire(100)["direction"] == "down"

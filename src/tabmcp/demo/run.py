@@ -13,8 +13,9 @@ from typing import Any
 
 from tabmcp.demo.client import StdioSession, pretty, text_of
 from tabmcp.demo.sites import SiteServer
+from tabmcp.tools import ORDER
 
-CORE = {"connect_browser", "list_tabs", "open_tab", "focus_tab", "close_tab"}
+CORE = set(ORDER)  # tab tools and page-agent tools; everything else is made for the page
 
 
 def say(text: str = "") -> None:
@@ -86,6 +87,8 @@ async def run_demo(port: int = 0) -> int:
                 await walk.step("the tabs and their tool counts", "list_tabs", {}, expect_change=False)
                 await walk.step("focus the mail tab: its tools replace the flight tools", "focus_tab",
                                 {"tabId": mail["tab"]["id"]}, expect_change=True)
+                await walk.step("see the page: its controls as rows with refs (TOON)", "snapshot", {},
+                                expect_change=False)
                 await walk.step("send an email through the page's own form", "send",
                                 {"to": "ada@example.com", "subject": "Flights", "body": "SFO→JFK booked"},
                                 expect_change=False)

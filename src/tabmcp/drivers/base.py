@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from tabmcp.bridge import BridgeError
 from tabmcp.page.capture import PageCapture
-from tabmcp.protocol import Step
+from tabmcp.protocol import ConsoleLevel, SnapshotMode, Step, WaitUntil
 from tabmcp.state import Browser, Tab
 
 DriverError = BridgeError  # one error type with a protocol code, whatever the backend
@@ -50,3 +50,53 @@ class Driver(Protocol):
     async def capture(self, tab_id: int, max_chars: int) -> PageCapture: ...
 
     async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[Step]) -> dict[str, Any]: ...
+
+    # Page agent (docs/page-agent.md). Each returns the answer's data as on the wire (validated),
+    # and raises DriverError with the protocol code (STALE_REF, TIMEOUT, NAVIGATION_FAILED…), also
+    # for arguments the wire would refuse (BAD_MESSAGE), so tools handle one error type.
+
+    async def snapshot(self, tab_id: int, mode: SnapshotMode = "interactive") -> dict[str, Any]:
+        """``{url, title, nodes: [{ref, role, name, value, states, depth}], frames}``."""
+        ...
+
+    async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: WaitUntil = "load") -> dict[str, Any]:
+        """``action``: the Act fields (action, target, text, value, values, key, direction, amount,
+        trusted, dialog, promptText, timeoutMs). Returns ``{navigated, url, title, dialogs}``."""
+        ...
+
+    async def navigate(
+        self,
+        tab_id: int,
+        url: str | None = None,
+        go: Literal["back", "forward", "reload"] | None = None,
+        wait_until: WaitUntil = "load",
+        timeout_ms: int = 15_000,
+    ) -> dict[str, Any]:
+        """``{url, title}`` of the page once it reached ``wait_until``."""
+        ...
+
+    async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
+        """``condition``: one of ``{text}``, ``{textGone}``, ``{target, state?}``, ``{timeMs}``.
+        Returns ``{met: true, elapsedMs}``; not met in time is a TIMEOUT error."""
+        ...
+
+    async def screenshot(
+        self,
+        tab_id: int,
+        kind: Literal["viewport", "full", "element"] = "viewport",
+        target: Mapping[str, Any] | None = None,
+        fmt: Literal["png", "jpeg"] = "png",
+        quality: int | None = None,
+    ) -> dict[str, Any]:
+        """``{data (base64), mimeType, width, height, clip?}``; crop to ``clip`` when it is set."""
+        ...
+
+    async def console(
+        self, tab_id: int, after_seq: int = 0, levels: Sequence[ConsoleLevel] | None = None
+    ) -> dict[str, Any]:
+        """``{entries: [{seq, level, text, time, source}], lastSeq, dropped}``: entries after ``after_seq``."""
+        ...
+
+    async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
+        """``{type, json?}`` (``json`` absent for undefined); a throw is a SCRIPT_ERROR error."""
+        ...

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import ValidationError
 
 from tabmcp import protocol as p
 from tabmcp import state as s
@@ -12,6 +14,12 @@ from tabmcp.drivers.base import LinkChanged, UserFocusedTab
 from tabmcp.page.capture import PageCapture
 
 OPEN_TAB_TIMEOUT = 20.0  # the extension itself gives up waiting for the load after 15 s
+# The bridge waits this much longer than the request's own timeoutMs, so the extension's TIMEOUT
+# (which says what it was waiting for) arrives first.
+BRIDGE_MARGIN = 5.0
+ACT_TIMEOUT_MS = 5_000  # the extension's default for actionability checks
+ACT_NAVIGATION_S = 15.0  # an action that navigates then waits up to this for the page
+SCREENSHOT_TIMEOUT = 30.0  # element screenshots wait for actionability (5 s), CDP captures of long pages take time
 
 
 def tab_from_wire(info: p.TabInfo) -> s.Tab:
@@ -81,6 +89,85 @@ class ExtensionDriver:
         if not isinstance(reply, p.ToolResult):
             raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"expected a toolResult, got {reply.type!r}")
         return reply.result
+
+
+    # ------------------------------------------------------------- page agent
+
+    async def snapshot(self, tab_id: int, mode: p.SnapshotMode = "interactive") -> dict[str, Any]:
+        return await self._ask(_frame(p.Snapshot, tabId=tab_id, mode=mode))
+
+    async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: p.WaitUntil = "load") -> dict[str, Any]:
+        frame = _frame(p.Act, **{**action, "tabId": tab_id, "waitUntil": wait_until})
+        timeout = (frame.timeoutMs if frame.timeoutMs is not None else ACT_TIMEOUT_MS) / 1000
+        return await self._ask(frame, timeout + ACT_NAVIGATION_S + BRIDGE_MARGIN)
+
+    async def navigate(
+        self,
+        tab_id: int,
+        url: str | None = None,
+        go: Literal["back", "forward", "reload"] | None = None,
+        wait_until: p.WaitUntil = "load",
+        timeout_ms: int = 15_000,
+    ) -> dict[str, Any]:
+        frame = _frame(p.Navigate, tabId=tab_id, url=url, go=go, waitUntil=wait_until, timeoutMs=timeout_ms)
+        return await self._ask(frame, frame.timeoutMs / 1000 + BRIDGE_MARGIN)
+
+    async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
+        frame = _frame(p.WaitFor, **{**condition, "tabId": tab_id, "timeoutMs": timeout_ms})
+        longest = max(frame.timeoutMs, frame.timeMs or 0)
+        return await self._ask(frame, longest / 1000 + BRIDGE_MARGIN)
+
+    async def screenshot(
+        self,
+        tab_id: int,
+        kind: Literal["viewport", "full", "element"] = "viewport",
+        target: Mapping[str, Any] | None = None,
+        fmt: Literal["png", "jpeg"] = "png",
+        quality: int | None = None,
+    ) -> dict[str, Any]:
+        # PNG has no quality setting: dropped here rather than refused on the wire
+        jpeg_quality = quality if fmt == "jpeg" else None
+        frame = _frame(p.Screenshot, tabId=tab_id, kind=kind, target=target, format=fmt, quality=jpeg_quality)
+        return await self._ask(frame, SCREENSHOT_TIMEOUT + BRIDGE_MARGIN)
+
+    async def console(
+        self, tab_id: int, after_seq: int = 0, levels: Sequence[p.ConsoleLevel] | None = None
+    ) -> dict[str, Any]:
+        frame = _frame(p.Console, tabId=tab_id, afterSeq=after_seq, levels=list(levels) if levels else None)
+        return await self._ask(frame)
+
+    async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
+        frame = _frame(p.Evaluate, tabId=tab_id, expression=expression, timeoutMs=timeout_ms)
+        return await self._ask(frame, frame.timeoutMs / 1000 + BRIDGE_MARGIN)
+
+    async def _ask(self, frame: p.ServerRequest, timeout: float | None = None) -> dict[str, Any]:
+        """Send a page-agent request; its answer's data, validated against the request's model."""
+        reply = await self.bridge.request(frame, timeout=timeout)
+        key, model = p.RESULT_DATA[frame.type]
+        try:
+            data = model.model_validate(_data(reply, key))
+        except ValidationError as exc:
+            what = f"the extension's {frame.type!r} answer"
+            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"{what}: {_errors(exc)}") from None
+        dumped = data.model_dump(mode="json", by_alias=True)
+        if isinstance(data, p.ImageData) and data.clip is None:
+            del dumped["clip"]
+        if isinstance(data, p.EvaluateValue) and "json_" not in data.model_fields_set:
+            del dumped["json"]  # undefined: absent, which is not the same as null
+        return dumped
+
+
+def _frame(model: type[p.Frame], **fields: Any) -> Any:
+    """Build a request; arguments the wire refuses are a BAD_MESSAGE, like a refusal by the extension."""
+    try:
+        return model.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        what = f"invalid {model.__name__.lower()} request"
+        raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"{what}: {_errors(exc)}") from None
+
+
+def _errors(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'request'}: {e['msg']}" for e in exc.errors())[:500]
 
 
 def _data(reply: p.Reply, key: str) -> Any:
