@@ -37,6 +37,7 @@ class StdioSession:
         )
         self.errlog = errlog or sys.stderr
         self.changes = 0
+        self.resource_updates: list[str] = []  # URIs of notifications/resources/updated, in order
         self._changed = anyio.Event()
         self._stack = AsyncExitStack()
         self.session: ClientSession
@@ -53,6 +54,8 @@ class StdioSession:
         await self._stack.aclose()
 
     async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            self.resource_updates.append(str(message.params.uri))
         if isinstance(message, types.ToolListChangedNotification):
             self.changes += 1
             self._changed.set()
