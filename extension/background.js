@@ -763,8 +763,13 @@ async function snapshotTab(tabId, mode) {
   if (!main) throw new ProtocolError('NOT_SCRIPTABLE', 'The page agent did not answer snapshot in the main frame');
   // A child learns its token from a message its parent posts during the parent's snapshot, so
   // on a first snapshot it may not have it yet: ask those children once more.
-  const unmatched = [...answers].filter(([id, a]) => id !== 0 && !tokensIn(answers).has(a.parentToken)).map(([id]) => id);
-  if (unmatched.length) {
+  // Only when some visible iframe is still waiting for its child: a hidden iframe gets no token and
+  // its frame never matches, and a page full of hidden ad frames must not pay the wait every time.
+  const listed = tokensIn(answers);
+  const claimed = new Set([...answers.values()].map((a) => a.parentToken));
+  const waiting = [...listed].some((token) => !claimed.has(token));
+  const unmatched = [...answers].filter(([id, a]) => id !== 0 && !listed.has(a.parentToken)).map(([id]) => id);
+  if (waiting && unmatched.length) {
     await sleep(TOKEN_RETRY_MS);
     try {
       const again = snapshotAnswers(await callAgentInFrames(tabId, unmatched, 'snapshot', { mode }));
@@ -811,7 +816,10 @@ async function snapshotTab(tabId, mode) {
     info.parentToken = answers.get(frameId).parentToken;
   }
   await pruneFrames(tabId);
-  return { url: String(main.url || ''), title: String(main.title || ''), nodes, frames: included.size };
+  return {
+    url: String(main.url || ''), title: String(main.title || ''), docId: String(main.docId || ''), nodes,
+    frames: included.size,
+  };
 }
 
 /** Keeps the answers that look like snapshots (a frame mid-navigation may answer garbage). */

@@ -399,6 +399,7 @@ class SnapshotNode(Frame):
 class SnapshotData(Frame):
     url: str = ""
     title: str = ""
+    docId: str = ""  # the main frame's document: a new one means a new page, even at the same URL
     nodes: list[SnapshotNode]
     frames: int = Field(1, ge=0)
 

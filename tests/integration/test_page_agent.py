@@ -154,6 +154,8 @@ async def test_snapshot_budget_cursor_and_diff(server_log: object, tmp_path: Pat
         changed = decode(await page.ok("snapshot", diff=True))
         assert [n["ref"] for n in changed["changed"]] == [check]
         assert "checked" in str(changed["changed"][0]["states"]).split()
+        await page.ok("navigate", go="reload")
+        assert "new page" in await page.ok("snapshot", diff=True)  # same URL, new document
 
 
 async def test_resources_and_their_updates(server_log: object, tmp_path: Path, pages: SiteServer) -> None:
