@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 
-.PHONY: setup chromium demo test lint clean
+.PHONY: setup chromium demo test lint clean bench
 
 $(BIN)/tabmcp: pyproject.toml
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
@@ -31,6 +31,11 @@ lint: setup
 
 test: setup lint
 	$(BIN)/pytest
+
+# On demand, not part of `make test`: tabmcp against Playwright MCP and Chrome DevTools MCP (bench/README.md)
+bench: setup
+	bash bench/setup.sh
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build src/*.egg-info

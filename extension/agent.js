@@ -121,14 +121,38 @@
   const cut = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  /** One animation frame, or 100 ms when frames do not run (a hidden tab). */
+  /**
+   * Resolves true once animations have advanced by a frame (a rAF callback can run in the frame
+   * whose time was already read, so wait until the timeline moves, at most three frames), or
+   * false after 500 ms without frames (a hidden tab, where frames do not run).
+   */
   function nextFrame() {
+    const start = document.timeline ? document.timeline.currentTime : null;
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, 100);
-      requestAnimationFrame(() => {
+      const timer = setTimeout(() => resolve(false), 500);
+      let frames = 0;
+      const onFrame = () => {
+        frames += 1;
+        const now = document.timeline ? document.timeline.currentTime : null;
+        if (now === start && frames < 3) {
+          requestAnimationFrame(onFrame);
+          return;
+        }
+        clearTimeout(timer);
+        resolve(true);
+      };
+      requestAnimationFrame(onFrame);
+    });
+  }
+
+  /** Two animation frames (what changed is painted), or 200 ms in a tab that paints nothing. */
+  function framesPainted() {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, 200);
+      requestAnimationFrame(() => requestAnimationFrame(() => {
         clearTimeout(timer);
         resolve();
-      });
+      }));
     });
   }
 
@@ -742,7 +766,8 @@
     return { url: location.href, title: document.title, docId: DOC_ID, parentToken, nodes: state.rows };
   }
 
-  function walkChildren(parent, depth, state, tag = parent.localName) {
+  /** shown: whether parent is known to render visibly (saves a style read for its text). */
+  function walkChildren(parent, depth, state, tag = parent.localName, shown = undefined) {
     if (!state.full) {
       forEachChild(parent, true, (child) => {
         walkElement(child, depth, state);
@@ -760,17 +785,19 @@
           if (data) state.text.push(' ');
           return;
         }
-        if (textVisible === undefined) textVisible = textShows(parent);
+        if (textVisible === undefined) textVisible = textShows(parent, shown);
         if (textVisible) state.text.push(data);
       }
     });
   }
 
-  /** Whether the text children of el show (full mode only). */
-  function textShows(el) {
-    if (!isRendered(el)) return false;
-    if (el.localName === 'details' && !el.open) return false; // only the summary shows
-    return getComputedStyle(el).contentVisibility !== 'hidden';
+  /**
+   * Whether the text children of el show (full mode only). Text directly inside a
+   * content-visibility:hidden element is not detected (its child elements are).
+   */
+  function textShows(el, shown) {
+    if (!(shown === undefined ? isRendered(el) : shown)) return false;
+    return !(el.localName === 'details' && !el.open); // a closed details shows only its summary
   }
 
   function walkElement(el, depth, state) {
@@ -784,11 +811,18 @@
       ? !GENERIC_ROLES.has(role) || isInteractive(el, role, tag, marked)
       : isInteractive(el, role, tag, marked) || role === 'heading' || role === 'iframe';
     let visibility = VISIBLE;
+    let shown; // known to render visibly: its text shows
     if (include) {
       visibility = visibilityOf(el);
       if (visibility === PRUNED) return;
-    } else if (state.full && !el.checkVisibility() && getComputedStyle(el).display !== 'contents') {
-      return; // a generic container that does not render: skip its subtree
+      if (visibility === VISIBLE) shown = true;
+    } else if (state.full) {
+      shown = el.checkVisibility({ visibilityProperty: true });
+      if (!shown) {
+        // a generic container that does not render at all: skip its subtree
+        if (!el.checkVisibility() && getComputedStyle(el).display !== 'contents') return;
+        shown = undefined; // visibility:hidden or display:contents: decide per text parent
+      }
     }
     const isFrame = tag === 'iframe' || tag === 'frame';
     // a textarea's children are its default value, an iframe's are fallback content
@@ -798,7 +832,7 @@
       // a label's text is its control's name
       const mute = state.full && (visibility === ZERO_SIZE || (tag === 'label' && el.control && isVisible(el.control)));
       if (mute) state.mute += 1;
-      walkContent(el, depth, state);
+      walkContent(el, depth, state, visibility === VISIBLE ? shown : undefined);
       if (mute) state.mute -= 1;
       return;
     }
@@ -827,17 +861,17 @@
     state.owner = { name: name.toLowerCase(), depth: depth + 1 };
     const mute = role === 'textbox' || role === 'searchbox'; // the value shows the text
     if (mute) state.mute += 1;
-    walkContent(el, depth + 1, state);
+    walkContent(el, depth + 1, state, true);
     if (mute) state.mute -= 1;
     flushText(state);
     state.owner = outer;
   }
 
-  function walkContent(el, depth, state) {
+  function walkContent(el, depth, state, shown) {
     const block = state.full && !INLINE_TAGS.has(el.localName);
     if (block) state.text.push(' ');
     if (state.full && el.localName === 'br') state.text.push(' ');
-    walkChildren(el, depth, state);
+    walkChildren(el, depth, state, el.localName, shown);
     if (block) state.text.push(' ');
   }
 
@@ -874,7 +908,7 @@
     event.stopImmediatePropagation();
   }, true);
 
-  function frameOffset(arg) {
+  async function frameOffset(arg) {
     try {
       if (!arg || typeof arg.ref !== 'string') throw new AgentError('BAD_MESSAGE', 'frameOffset needs {ref}');
       const el = resolveTarget({ ref: arg.ref, doc: arg.doc });
@@ -891,6 +925,8 @@
         if (x < 0 || y < 0 || x >= viewport.width || y >= viewport.height) {
           window.scrollBy({ left: x - viewport.width / 2, top: y - viewport.height / 2, behavior: 'instant' });
           box = contentBox(el);
+          // the browser routes input to an out-of-process frame by what was last painted
+          await framesPainted();
         }
       }
       return { ok: true, x: box.x, y: box.y };
@@ -1059,14 +1095,17 @@
     return rect;
   }
 
-  function hasRunningAnimation(el) {
-    const animations = document.getAnimations();
-    for (const animation of animations) {
+  /** 'pending' (about to start: it has not moved yet, but will), 'running' or ''. */
+  function animationOn(el) {
+    let found = '';
+    for (const animation of document.getAnimations()) {
       if (animation.playState !== 'running') continue;
       const target = animation.effect && animation.effect.target;
-      if (target && composedContains(target, el)) return true;
+      if (!target || !composedContains(target, el)) continue;
+      if (animation.pending) return 'pending';
+      found = 'running';
     }
-    return false;
+    return found;
   }
 
   function isLabelOf(label, el) {
@@ -1087,9 +1126,14 @@
     const enabledOf = need.enabledOf || el;
     if (need.enabled && isDisabled(enabledOf)) return { ok: false, reason: 'it is disabled' };
     if (need.editable && isReadOnly(el)) return { ok: false, reason: 'it is read-only' };
+    const before = rect;
     rect = scrollIntoViewIfNeeded(el);
-    if (hasRunningAnimation(el)) {
-      await nextFrame();
+    const scrolled = rect.x !== before.x || rect.y !== before.y;
+    // a hidden tab runs no frames: its animations neither start nor advance, nothing to wait for
+    const animation = document.visibilityState === 'hidden' ? '' : animationOn(el);
+    if (animation === 'pending') return { ok: false, reason: 'it is not stable (an animation is starting)' };
+    // Animations only advance with frames: without one (hidden tab) there is nothing to compare.
+    if (animation && await nextFrame()) {
       if (!el.isConnected) return { ok: false, reason: 'it was removed from the page (detached)', permanent: true };
       const after = el.getBoundingClientRect();
       const moved = after.x !== rect.x || after.y !== rect.y || after.width !== rect.width || after.height !== rect.height;
@@ -1107,7 +1151,7 @@
       }
       hit = found;
     }
-    return { ok: true, x, y, rect, hit };
+    return { ok: true, x, y, rect, hit, scrolled };
   }
 
   async function waitActionable(el, need, timeoutMs, verb) {
@@ -1370,7 +1414,9 @@
       else if (/^f([1-9]|1[0-2])$/.test(lower)) key = key.toUpperCase();
       else throw new AgentError('BAD_MESSAGE', `Unknown key ${JSON.stringify(key)}`);
     }
+    // a letter's key follows Shift: "Shift+a" is "A", "Control+A" is "a" (as a keyboard sends them)
     if (modifiers.includes('Shift') && /^[a-z]$/.test(key)) key = key.toUpperCase();
+    else if (modifiers.length && !modifiers.includes('Shift') && /^[A-Z]$/.test(key)) key = key.toLowerCase();
     return { key, modifiers };
   }
 
@@ -1796,6 +1842,7 @@
         return result;
       } finally {
         record.end();
+        flushConsole(); // what the action logged reaches the worker before its answer does
       }
     } catch (e) {
       return failure(e);
@@ -1824,6 +1871,8 @@
       const el = resolveTarget(arg.target);
       const action = typeof arg.action === 'string' && POINT_CHECKS[arg.action] ? arg.action : 'click';
       const found = await waitActionable(el, POINT_CHECKS[action], timeoutOf(arg), action);
+      // trusted input is routed by the browser from what was last painted: let the scroll show
+      if (found.scrolled) await framesPainted();
       // dialogs opened by the trusted input that follows answer by this policy for a while
       if (arg.dialog === 'accept' || arg.dialog === 'dismiss') setDialogPolicy(arg.dialog, arg.promptText, POINT_POLICY_MS);
       const { rect } = found;
@@ -2274,13 +2323,27 @@
   let consoleQueue = [];
   let flushTimer = 0;
 
-  function flushConsole() {
+  function takeConsoleQueue() {
+    clearTimeout(flushTimer);
     flushTimer = 0;
-    if (!consoleQueue.length) return;
+    const entries = consoleQueue;
+    consoleQueue = [];
+    return entries;
+  }
+
+  function flushConsole() {
+    clearTimeout(flushTimer);
+    flushTimer = 0;
+    if (!consoleQueue.length) return 0;
     const entries = consoleQueue;
     consoleQueue = [];
     post({ type: 'console', entries });
+    return entries.length;
   }
+
+  // What a page logs while it loads is sent by the time it has loaded, and nothing is lost when
+  // it is left within the batching delay.
+  for (const type of ['DOMContentLoaded', 'load', 'pagehide']) addEventListener(type, flushConsole, true);
 
   function parseDetail(event) {
     try {
@@ -2336,6 +2399,11 @@
     capture,
     perform,
     summary,
+    // sends the queued console entries now: {ok, sent} (for a reader that must not wait 100 ms)
+    flushConsole: () => ({ ok: true, sent: flushConsole() }),
+    // hands the queued entries to the caller instead of the port: a console read is then complete
+    // without racing the port's messages
+    takeConsole: () => ({ ok: true, entries: takeConsoleQueue() }),
   });
   if (IS_TOP) openPort();
 })();

@@ -45,6 +45,7 @@ const DEFAULT_MAX_CHARS = 1000000;
 
 const AGENT_PORT_NAME = 'tabmcp-agent';
 const AGENT_FILE = 'agent.js';
+const HOOKS_FILE = 'page_hooks.js';
 
 const log = (...args) => console.debug('[tabmcp]', ...args);
 
@@ -612,6 +613,21 @@ async function executeInTab(tabId, details) {
   return executeIn({ tabId }, details);
 }
 
+/**
+ * Injects the agent where the manifest's content scripts never ran (pages open before the
+ * extension loaded): the hooks first, in the main world, so dialogs there no longer block the tab.
+ * Console history before this moment is lost for such pages.
+ */
+async function injectAgent(target) {
+  try {
+    await executeIn(target, { files: [HOOKS_FILE], world: 'MAIN' });
+  } catch (e) {
+    if (e.code === 'NO_TAB') throw e;
+    log('could not inject the page hooks', e.message);
+  }
+  await executeIn(target, { files: [AGENT_FILE] });
+}
+
 async function callAgentOnce(tabId, method, arg) {
   const results = await executeInTab(tabId, { func: agentEntry, args: [method, arg === undefined ? null : arg] });
   return results && results[0] ? results[0].result : undefined;
@@ -621,7 +637,7 @@ async function callAgentOnce(tabId, method, arg) {
 async function callAgent(tabId, method, arg) {
   let value = await callAgentOnce(tabId, method, arg);
   if (value && value.__missing) {
-    await executeInTab(tabId, { files: [AGENT_FILE] });
+    await injectAgent({ tabId });
     value = await callAgentOnce(tabId, method, arg);
   }
   if (value === undefined || value === null || value.__missing) {
@@ -647,7 +663,7 @@ async function callAgentInFrames(tabId, frameIds, method, arg) {
   }
   if (missing.length) {
     try {
-      await executeIn({ tabId, frameIds: missing }, { files: [AGENT_FILE] });
+      await injectAgent({ tabId, frameIds: missing });
       for (const r of await executeIn({ tabId, frameIds: missing }, { func: agentEntry, args })) {
         if (r.result && !r.result.__missing) answers.set(r.frameId, r.result);
       }
@@ -1859,6 +1875,16 @@ async function handleConsole(msg) {
   const levels = optional(msg, 'levels', (v) => Array.isArray(v) && v.every((l) => CONSOLE_LEVELS.has(l)),
     `a list of ${[...CONSOLE_LEVELS].join(', ')} as`);
   await getTab(tabId);
+  // What the agents logged in the last batching interval (100 ms) is not in the buffer yet.
+  try {
+    const answers = await callAgentInFrames(tabId, null, 'takeConsole');
+    for (const answer of answers.values()) {
+      for (const entry of Array.isArray(answer.entries) ? answer.entries : []) addConsoleEntry(tabId, entry);
+    }
+  } catch (e) {
+    if (e.code === 'NO_TAB') throw e;
+    log('console read without the latest batch', e.message); // a page that cannot be scripted
+  }
   const buffer = consoleBuffers.get(tabId) || { entries: [], nextSeq: 1 };
   const wanted = levels ? new Set(levels) : null;
   const entries = buffer.entries.filter((e) => e.seq > afterSeq && (!wanted || wanted.has(e.level)));
