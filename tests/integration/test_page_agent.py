@@ -334,6 +334,15 @@ async def test_screenshots_are_images_a_vision_model_can_take(
         missing = await page.error("screenshot", css="#nothing-here")
         assert "ELEMENT_NOT_FOUND" in missing
 
+        # a page the extension may not script, then a tab that is gone: errors to act on, server up
+        await page.ok("navigate", url="about:blank")
+        blank = await page.error("snapshot")
+        assert "NOT_SCRIPTABLE" in blank and "navigate elsewhere" in blank
+        await session.call_ok("close_tab")
+        gone = await page.error("interact", action="click", ref="e1")
+        assert "not available" in gone and "open_tab" in gone
+        assert await session.tool_names() == ["list_tabs", "open_tab"]
+
 
 async def test_evaluate_exists_only_when_enabled(server_log: object, tmp_path: Path, pages: SiteServer) -> None:
     settings = {"ws_port": "0", "user_data_dir": str(tmp_path / "profile"), "enable_evaluate": "true"}
