@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -289,6 +290,8 @@ async def test_navigation_dialogs_waits_and_console(server_log: object, tmp_path
             while not any("boom uncaught" in m["text"] for m in messages):
                 messages += (await page.data("console"))["messages"]
         by_level = {m["level"]: m["text"] for m in messages}
+        assert all(re.fullmatch(r"\d\d:\d\d:\d\d\.\d{3}", m["time"]) for m in messages)
+        assert any("console.html" in m["source"] for m in messages if m["text"] == "careful now")
         assert "hello from console fixture" in by_level["log"]
         assert by_level["warning"] == "careful now"
         assert any("boom uncaught" in m["text"] for m in messages if m["level"] == "error")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import Field
@@ -95,6 +96,13 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> Image:
 
 # ----------------------------------------------------------------- console
 
+def clock(epoch_ms: object) -> str:
+    """The browser's epoch milliseconds as a UTC time of day: the date is today's, and costs tokens."""
+    if not isinstance(epoch_ms, int | float):
+        return ""
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%H:%M:%S.%f")[:-3]
+
+
 Level = Literal["debug", "log", "info", "warning", "error", "dialog"]
 
 
@@ -116,7 +124,7 @@ async def console(ctx: ToolContext, args: ConsoleArgs) -> Text:
         {
             "level": e.get("level", ""),
             "text": e.get("text", ""),
-            "time": e.get("time", ""),
+            "time": clock(e.get("time")),
             "source": e.get("source", ""),
         }
         for e in got.get("entries", [])
