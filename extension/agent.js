@@ -6,7 +6,8 @@
 // harmless. docs/page-agent.md is the contract:
 // - snapshot / find / act / point / rect / probe / frameOffset (issue 3): the page as rows with
 //   refs, element targets, actions with actionability checks, waits;
-// - capture / perform / summary (issue 2): the DOM as HTML for introspection, plan steps, a summary.
+// - capture / summary (issue 2): the DOM as HTML for introspection, a page summary. Page-tool plan
+//   steps run through act, like interact.
 // page_hooks.js (main world) reports console entries and dialogs through CustomEvents; this agent
 // forwards them to the service worker over its runtime port.
 (() => {
@@ -2150,122 +2151,6 @@
   }
 
   // -------------------------------------------------------------------------------------------
-  // perform (issue 2: page-tool plan steps). Synchronous; anything that may navigate runs on a
-  // timer so executeScript returns the step's result before the document unloads.
-
-  function stepTarget(step) {
-    const target = step.target;
-    if (!target || (typeof target.ref !== 'string' && typeof target.css !== 'string' && typeof target.role !== 'string')) {
-      throw new AgentError('BAD_MESSAGE', 'The step needs a target {ref}, {css} or {role, name?}');
-    }
-    return resolveTarget(target);
-  }
-
-  function assertEnabled(el, verb) {
-    if (isDisabled(el)) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot ${verb} ${describe(el)}: it is disabled`);
-  }
-
-  function bringIntoView(el) {
-    scrollIntoViewIfNeeded(el);
-    if (typeof el.focus === 'function') el.focus({ preventScroll: true });
-  }
-
-  function performFill(step) {
-    const el = stepTarget(step);
-    if (typeof step.value !== 'string') throw new AgentError('BAD_MESSAGE', 'fill needs a string value');
-    if (!isEditable(el)) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot fill ${describe(el)}: not a text field`);
-    assertEnabled(el, 'fill');
-    if (isReadOnly(el)) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot fill ${describe(el)}: it is read-only`);
-    bringIntoView(el);
-    fillElement(el, step.value);
-  }
-
-  function performSelect(step) {
-    const el = stepTarget(step);
-    if (!(el instanceof HTMLSelectElement)) {
-      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot select in ${describe(el)}: not a <select>`);
-    }
-    assertEnabled(el, 'select in');
-    const wanted = String(step.value);
-    const options = [...el.options];
-    const option = options.find((o) => o.value === wanted)
-      || options.find((o) => collapse(o.label || o.text).toLowerCase() === collapse(wanted).toLowerCase());
-    if (!option) {
-      const available = options.map((o) => JSON.stringify(o.value)).join(', ');
-      throw new AgentError('ELEMENT_NOT_FOUND',
-        `No option ${JSON.stringify(wanted)} in ${describe(el)}; available values: ${available}`);
-    }
-    if (option.disabled) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Option ${JSON.stringify(option.value)} is disabled`);
-    bringIntoView(el);
-    option.selected = true;
-    fireInput(el, 'insertReplacementText', null);
-    fireChange(el);
-  }
-
-  function performCheck(step) {
-    const el = stepTarget(step);
-    if (typeof step.value !== 'boolean') throw new AgentError('BAD_MESSAGE', 'check needs a boolean value');
-    const role = roleOf(el);
-    if (!isCheckLike(el) && !CHECKABLE_ROLES.has(role)) {
-      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot check ${describe(el)}: not a checkbox or radio`);
-    }
-    assertEnabled(el, step.value ? 'check' : 'uncheck');
-    if (checkedNow(el, role) === step.value) return;
-    bringIntoView(el);
-    el.click(); // a click fires input/change (and the page's own handlers) like a user's
-    // A radio cannot be unchecked by clicking it, and a handler may cancel the click.
-    if (isCheckLike(el) && el.checked !== step.value) {
-      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Clicking ${describe(el)} did not ${step.value ? 'check' : 'uncheck'} it`);
-    }
-  }
-
-  function performClick(step) {
-    const el = stepTarget(step);
-    assertEnabled(el, 'click');
-    scrollIntoViewIfNeeded(el);
-    setTimeout(() => {
-      if (!el.isConnected) return;
-      const { x, y } = centreOf(el);
-      const hit = deepElementFromPoint(x, y);
-      pointerClick(hit && composedContains(el, hit) ? hit : el, x, y, 1);
-    }, 0);
-  }
-
-  function performSubmit(step) {
-    const el = stepTarget(step);
-    const form = formOf(el);
-    const submitter = isSubmitButton(el) && el.form === form && !el.disabled ? el : null;
-    setTimeout(() => submitForm(form, submitter), 0);
-  }
-
-  function performPress(step) {
-    if (typeof step.key !== 'string' || !step.key) throw new AgentError('BAD_MESSAGE', 'press needs a key');
-    const { key, modifiers } = parseKey(step.key);
-    if (step.target) bringIntoView(stepTarget(step));
-    const el = deepActiveElement() || document.body;
-    setTimeout(() => pressKey(el, key, modifiers), 0);
-  }
-
-  const STEPS = new Map([
-    ['fill', performFill], ['select', performSelect], ['check', performCheck], ['click', performClick],
-    ['submit', performSubmit], ['press', performPress],
-  ]);
-
-  /** Runs one plan step: {ok: true} or {ok: false, code, message}. */
-  function perform(step) {
-    try {
-      const run = step && typeof step === 'object' ? STEPS.get(step.action) : undefined;
-      if (!run) throw new AgentError('BAD_MESSAGE', `Unknown action ${JSON.stringify(step && step.action)}`);
-      run(step);
-      return { ok: true };
-    } catch (e) {
-      const out = failure(e);
-      delete out.candidates;
-      return out;
-    }
-  }
-
-  // -------------------------------------------------------------------------------------------
   // summary
 
   function summary() {
@@ -2397,7 +2282,6 @@
     probe,
     frameOffset,
     capture,
-    perform,
     summary,
     // sends the queued console entries now: {ok, sent} (for a reader that must not wait 100 ms)
     flushConsole: () => ({ ok: true, sent: flushConsole() }),

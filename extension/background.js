@@ -46,6 +46,7 @@ const DEFAULT_MAX_CHARS = 1000000;
 const AGENT_PORT_NAME = 'tabmcp-agent';
 const AGENT_FILE = 'agent.js';
 const HOOKS_FILE = 'page_hooks.js';
+const STEP_TIMEOUT_MS = 5000; // how long a page-tool step waits for its element to be actionable
 
 const log = (...args) => console.debug('[tabmcp]', ...args);
 
@@ -1613,11 +1614,31 @@ async function settleAfterStep(watcher, step, index, isLast, outcome) {
   }
 }
 
+/**
+ * A page-tool plan step as an agent action: the same actionability checks, pointer sequence and
+ * navigation report as `interact`, so no fixed grace period is needed after a step.
+ */
+function actionForStep(step) {
+  const action = { target: step.target, timeoutMs: STEP_TIMEOUT_MS };
+  switch (step.action) {
+    case 'fill':
+      return { ...action, action: 'fill', text: step.value };
+    case 'check':
+      return { ...action, action: step.value === false ? 'uncheck' : 'check' };
+    case 'select':
+      return { ...action, action: 'select', value: step.value };
+    case 'press':
+      return { ...action, action: 'press', key: step.key, target: step.target || undefined };
+    default: // click, submit
+      return { ...action, action: step.action };
+  }
+}
+
 async function runStep(tabId, step, index) {
   const prefix = `step ${index + 1} (${step.action}):`;
   let outcome;
   try {
-    outcome = await callAgent(tabId, 'perform', step);
+    outcome = await callAgent(tabId, 'act', actionForStep(step));
   } catch (e) {
     if (e instanceof ProtocolError) throw new ProtocolError(e.code, `${prefix} ${e.message}`);
     throw e;

@@ -332,28 +332,3 @@ def test_an_element_that_never_stops_is_not_stable(actions: AgentPage) -> None:
     result = actions.act("click", target={"css": "#always-moving"}, timeoutMs=300)
     assert result["code"] == "ELEMENT_NOT_INTERACTABLE"
     assert "not stable" in result["message"]
-
-
-# -- perform (issue 2's page-tool steps) keeps its shape ---------------------------------
-
-
-def test_perform_keeps_the_issue_2_shape(actions: AgentPage) -> None:
-    assert actions.call("perform", {"action": "fill", "target": {"css": "#controlled"}, "value": "via plan"}) == {
-        "ok": True
-    }
-    assert actions.text("#controlled-state") == "state: via plan"
-    assert actions.call("perform", {"action": "check", "target": {"css": "#subscribe"}, "value": True}) == {"ok": True}
-    assert actions.page.is_checked("#subscribe")
-    failed = actions.call("perform", {"action": "click", "target": {"css": "#disabled"}})
-    assert failed["ok"] is False and failed["code"] == "ELEMENT_NOT_INTERACTABLE"
-    assert set(failed) == {"ok", "code", "message"}
-
-
-def test_perform_click_runs_the_pointer_sequence_after_returning(actions: AgentPage) -> None:
-    assert actions.call("perform", {"action": "click", "target": {"css": "#log-events"}}) == {"ok": True}
-    actions.page.wait_for_function("() => window.events.some((e) => e.startsWith('click'))")
-    assert [e.split(":")[0] for e in actions.page.evaluate("() => window.events")][-3:] == [
-        "pointerup",
-        "mouseup",
-        "click",
-    ]
