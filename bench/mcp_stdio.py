@@ -1,0 +1,88 @@
+"""One MCP server over stdio, driven by the real Python SDK client, with every call timed.
+
+The timing is the client's wall clock around ``tools/call``: what a model's host waits for, including
+the JSON-RPC hop over the pipe, which is the same for every server measured.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import mcp_types as types
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+CALL_TIMEOUT_S = 180.0  # a 1.7 MB page takes some servers several seconds; a hang must still end
+
+
+class ToolError(RuntimeError):
+    """A tool call whose result was ``isError``: the benchmark cannot go on with that server."""
+
+
+@dataclass(frozen=True)
+class Call:
+    text: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ToolList:
+    count: int
+    chars: int  # JSON characters of the tools array, ``json.dumps`` defaults, as in shared/notes/anchors.md
+    names: tuple[str, ...]
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+class StdioServer:
+    """Launches ``command args`` in ``cwd`` (scratch: some servers write files next to themselves)."""
+
+    def __init__(
+        self, command: str, args: list[str], *, cwd: Path, errlog: IO[str], env: dict[str, str] | None = None
+    ) -> None:
+        self.params = StdioServerParameters(
+            command=command, args=args, env={**os.environ, **(env or {})}, cwd=str(cwd)
+        )
+        self.errlog = errlog
+        self._stack = AsyncExitStack()
+        self.session: ClientSession
+        self.server_version = ""
+
+    async def __aenter__(self) -> StdioServer:
+        try:
+            read, write = await self._stack.enter_async_context(stdio_client(self.params, errlog=self.errlog))
+            self.session = await self._stack.enter_async_context(ClientSession(read, write))
+            with anyio.fail_after(CALL_TIMEOUT_S):
+                init = await self.session.initialize()
+        except BaseException:
+            await self._stack.aclose()  # here, in this task: the SDK's cancel scopes must exit where they began
+            raise
+        self.server_version = init.server_info.version
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stack.aclose()
+
+    async def tool_list(self) -> ToolList:
+        tools = (await self.session.list_tools()).tools
+        dumped = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+        return ToolList(len(tools), len(json.dumps(dumped)), tuple(t.name for t in tools))
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> Call:
+        start = time.perf_counter()
+        with anyio.fail_after(CALL_TIMEOUT_S):
+            result = await self.session.call_tool(name, arguments or {})
+        seconds = time.perf_counter() - start
+        text = text_of(result)
+        if result.is_error:
+            raise ToolError(f"{name}({arguments}) failed: {text[:2000]}")
+        return Call(text, seconds)
