@@ -584,11 +584,20 @@ function agentEntry(method, arg) {
   const agent = globalThis.__tabmcpAgent;
   if (!agent) return { __missing: true };
   const describe = (e) => String((e && e.stack) || e);
+  // One JSON string crosses from the page to the worker far faster than the same data as
+  // structured-cloned objects (a 17k-row snapshot: ~20 ms instead of ~350 ms).
+  const pack = (value) => ({ __json: JSON.stringify(value === undefined ? null : value) });
   try {
-    return Promise.resolve(agent[method](arg)).catch((e) => ({ __error: describe(e) }));
+    return Promise.resolve(agent[method](arg)).then(pack, (e) => ({ __error: describe(e) }));
   } catch (e) {
     return { __error: describe(e) };
   }
+}
+
+/** An agentEntry answer as sent: the packed JSON unpacked, markers (__missing, __error) as they are. */
+function unpack(result) {
+  if (result && typeof result.__json === 'string') return JSON.parse(result.__json);
+  return result;
 }
 
 /**
@@ -631,7 +640,7 @@ async function injectAgent(target) {
 
 async function callAgentOnce(tabId, method, arg) {
   const results = await executeInTab(tabId, { func: agentEntry, args: [method, arg === undefined ? null : arg] });
-  return results && results[0] ? results[0].result : undefined;
+  return results && results[0] ? unpack(results[0].result) : undefined;
 }
 
 /** Calls globalThis.__tabmcpAgent[method](arg) in the tab's main frame, injecting the agent if needed. */
@@ -659,14 +668,16 @@ async function callAgentInFrames(tabId, frameIds, method, arg) {
   const answers = new Map();
   const missing = [];
   for (const r of await executeIn(target, { func: agentEntry, args })) {
-    if (r.result && r.result.__missing) missing.push(r.frameId);
-    else if (r.result !== undefined && r.result !== null) answers.set(r.frameId, r.result);
+    const value = unpack(r.result);
+    if (value && value.__missing) missing.push(r.frameId);
+    else if (value !== undefined && value !== null) answers.set(r.frameId, value);
   }
   if (missing.length) {
     try {
       await injectAgent({ tabId, frameIds: missing });
       for (const r of await executeIn({ tabId, frameIds: missing }, { func: agentEntry, args })) {
-        if (r.result && !r.result.__missing) answers.set(r.frameId, r.result);
+        const value = unpack(r.result);
+        if (value && !value.__missing) answers.set(r.frameId, value);
       }
     } catch (e) {
       if (e.code === 'NO_TAB') throw e;

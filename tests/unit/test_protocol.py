@@ -387,7 +387,6 @@ def test_result_data_validates_and_keeps_its_values(kind: str) -> None:
     ("kind", "data"),
     [
         ("snapshot", {"url": "u", "title": "t"}),
-        ("snapshot", {"nodes": [{"ref": "e1"}]}),
         ("act", {"navigated": "maybe"}),
         ("waitFor", {"elapsedMs": 3}),
         ("screenshot", {"data": "", "mimeType": "image/png", "width": 1, "height": 1}),
@@ -402,3 +401,11 @@ def test_malformed_result_data_is_refused(kind: str, data: dict[str, Any]) -> No
     _, model = p.RESULT_DATA[kind]
     with pytest.raises(ValidationError):
         model.model_validate(data)
+
+
+def test_snapshot_rows_are_checked_where_they_are_used() -> None:
+    from tabmcp.page.snapshot import Node
+
+    data = p.SnapshotData.model_validate({"nodes": [{"ref": "e1"}]})  # passed on as it came (speed)
+    with pytest.raises(ValueError, match="role"):
+        Node.from_wire(data.nodes[0])

@@ -94,7 +94,14 @@ class ExtensionDriver:
     # ------------------------------------------------------------- page agent
 
     async def snapshot(self, tab_id: int, mode: p.SnapshotMode = "interactive") -> dict[str, Any]:
-        return await self._ask(_frame(p.Snapshot, tabId=tab_id, mode=mode))
+        frame = _frame(p.Snapshot, tabId=tab_id, mode=mode)
+        reply = await self.bridge.request(frame)
+        try:
+            data = p.SnapshotData.model_validate(_data(reply, "snapshot"))
+        except ValidationError as exc:
+            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"the extension's 'snapshot' answer: {_errors(exc)}") from None
+        # not dumped back through the model: the rows are passed on as they came (see SnapshotData)
+        return {"url": data.url, "title": data.title, "docId": data.docId, "nodes": data.nodes, "frames": data.frames}
 
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: p.WaitUntil = "load") -> dict[str, Any]:
         frame = _frame(p.Act, **{**action, "tabId": tab_id, "waitUntil": wait_until})
