@@ -19,8 +19,6 @@ NEXT_STEP = {
     "NOT_SCRIPTABLE": "This page cannot be scripted (browser pages, the Web Store, error pages): navigate elsewhere.",
     "NO_TAB": "The tab is gone: list_tabs, then focus_tab or open_tab.",
     "DISCONNECTED": "The browser link dropped: call connect_browser again.",
-    "TIMEOUT": "",
-    "NAVIGATION_FAILED": "",
 }
 
 
