@@ -19,6 +19,11 @@ from tabmcp.demo.sites import SiteServer
 from tabmcp.drivers.launch import chromium_args, prepare_extension
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+# what a client sees while a tab is focused, before the page's own tools
+CORE_FOCUSED = [
+    *["list_tabs", "open_tab", "focus_tab", "close_tab"],
+    *["snapshot", "interact", "navigate", "wait_for", "screenshot", "console"],
+]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -13,12 +13,8 @@ import anyio
 
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import kill_browser_using, serve
+from tests.integration.conftest import CORE_FOCUSED, kill_browser_using, serve
 
-CORE_FOCUSED = [
-    *["list_tabs", "open_tab", "focus_tab", "close_tab"],
-    *["snapshot", "interact", "navigate", "wait_for", "screenshot", "console"],
-]
 QUIET = 0.7  # how long a notification that must not come gets to show up anyway
 
 

@@ -14,12 +14,8 @@ from playwright.async_api import Page
 
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import OwnBrowser, serve
+from tests.integration.conftest import CORE_FOCUSED, OwnBrowser, serve
 
-CORE_FOCUSED = [
-    *["list_tabs", "open_tab", "focus_tab", "close_tab"],
-    *["snapshot", "interact", "navigate", "wait_for", "screenshot", "console"],
-]
 CORE_TABS = ["list_tabs", "open_tab", "focus_tab"]
 QUIET = 0.7
 

@@ -22,10 +22,10 @@ from toon_format import decode
 
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import serve
+from tests.integration.conftest import CORE_FOCUSED, serve
 
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
-PAGE_AGENT = ["snapshot", "interact", "navigate", "wait_for", "screenshot", "console"]
+PAGE_AGENT = CORE_FOCUSED[4:]
 
 
 @pytest.fixture(scope="module")
@@ -114,13 +114,19 @@ async def test_snapshot_covers_frames_and_shadow_dom_and_leaves_hidden_out(
         await page.ok("navigate", url=pages.url("shadow.html"))
         shadow = await page.snapshot(mode="full")
         assert shadow["title"] == "Shadow DOM"
-        assert all(n["depth"] >= 0 for n in shadow["nodes"])
-        assert rows(shadow, "button"), "shadow DOM buttons are in the snapshot"
+        buttons_in_shadow = names(shadow, "button")
+        assert {"Open shadow button", "Closed shadow button", "Fallback button"} <= set(buttons_in_shadow)
+        assert "Unslotted button" not in buttons_in_shadow  # light DOM no slot shows is not rendered
+        assert "Slotted link" in names(shadow, "link")
+        await page.ok("interact", action="click", role="button", name="Open shadow button")
+        assert "open shadow clicked" in names(await page.snapshot(mode="full"))
 
         await page.ok("navigate", url=pages.url("semantics.html"))
         semantics = await page.snapshot(mode="full")
-        hidden_words = ("display none", "visibility hidden", "aria hidden")
-        assert not [n for n in names(semantics) if any(w in n.lower() for w in hidden_words)]
+        shown = names(semantics)
+        assert [n for n in shown if n.startswith("Hidden ")] == []  # every kind of hidden element (fixture)
+        assert "Hidden" in shown and "Visible inside hidden" in shown  # the heading, and a visible child
+        assert not [n for n in semantics["nodes"] if "s3cret" in str(n.get("value", ""))]
 
 
 async def test_snapshot_budget_cursor_and_diff(server_log: object, tmp_path: Path, pages: SiteServer) -> None:
