@@ -2062,12 +2062,43 @@
 
   const CAPTURE_SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template']);
 
-  function capture(maxChars) {
-    const limit = Number.isInteger(maxChars) && maxChars > 0 ? maxChars : DEFAULT_MAX_CHARS;
+  /**
+   * `request`: `{maxChars, ifChanged}` (a bare number is maxChars, as older workers send it). When
+   * `ifChanged` is the page's current version, nothing is serialised (docs/protocol.md, PageCapture).
+   */
+  function capture(request) {
+    const options = typeof request === 'object' && request !== null ? request : { maxChars: request };
+    const version = pageVersion();
+    if (typeof options.ifChanged === 'string' && options.ifChanged === version) return { unchanged: true, version };
+    const limit = Number.isInteger(options.maxChars) && options.maxChars > 0 ? options.maxChars : DEFAULT_MAX_CHARS;
     const out = new HtmlWriter(limit);
     if (document.documentElement) writeNode(document.documentElement, out);
     const html = out.finish();
-    return { url: location.href, title: document.title, html, truncated: out.truncated };
+    return { url: location.href, title: document.title, html, truncated: out.truncated, version, webmcp: webmcpList() };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Live updates (issue 4). SEAM, replaced by the live-update section: `pageVersion()` is
+  // "<docId>:<seq>"; `onToolRelevantChange(reason)` is called by anything that may have changed the
+  // page's tools (the WebMCP section calls it with 'webmcp').
+
+  function pageVersion() {
+    return `${DOC_ID}:0`;
+  }
+
+  // eslint-disable-next-line no-unused-vars
+  function onToolRelevantChange(reason) {}
+
+  // -------------------------------------------------------------------------------------------
+  // WebMCP (issue 4). SEAM, replaced by the WebMCP section: `webmcpList()` is the tools the page
+  // declared, as plain data; `webmcpCall({name, args, timeoutMs})` runs one.
+
+  function webmcpList() {
+    return [];
+  }
+
+  async function webmcpCall() {
+    return { ok: false, code: 'TOOL_NOT_FOUND', message: 'WebMCP is not available in this agent' };
   }
 
   function writeNode(node, out) {
@@ -2283,6 +2314,7 @@
     frameOffset,
     capture,
     summary,
+    webmcpCall,
     // sends the queued console entries now: {ok, sent} (for a reader that must not wait 100 ms)
     flushConsole: () => ({ ok: true, sent: flushConsole() }),
     // hands the queued entries to the caller instead of the port: a console read is then complete

@@ -1563,11 +1563,11 @@ async function handleCapture(msg) {
     throw badField(msg, 'maxChars', 'a positive integer');
   }
   await waitWhileLoading(tabId, LOADING_WAIT_MS);
-  const capture = await callAgent(tabId, 'capture', msg.maxChars || DEFAULT_MAX_CHARS);
-  return {
-    type: 'result',
-    data: { capture: { url: capture.url, title: capture.title, html: capture.html, truncated: capture.truncated } },
-  };
+  if (msg.ifChanged !== undefined && typeof msg.ifChanged !== 'string') throw badField(msg, 'ifChanged', 'a string');
+  const capture = await callAgent(tabId, 'capture', { maxChars: msg.maxChars || DEFAULT_MAX_CHARS, ifChanged: msg.ifChanged });
+  if (capture.unchanged) return { type: 'result', data: { capture: { unchanged: true, version: capture.version } } };
+  const { url, title, html, truncated, version, webmcp } = capture;
+  return { type: 'result', data: { capture: { url, title, html, truncated, version: version || '', webmcp: webmcp || [] } } };
 }
 
 async function handleCallTool(msg) {
@@ -1580,22 +1580,30 @@ async function handleCallTool(msg) {
 
   await waitWhileLoading(tabId, LOADING_WAIT_MS);
   const watcher = new NavigationWatcher(tabId);
+  // What the steps gather for the answer: extract steps fill `extracted`, a webmcp step `webmcp`.
+  const run = { tabId, extracted: null, webmcp: undefined, hasExtract: steps.some((s) => s.action === 'extract') };
   try {
     const outcomes = [];
     for (const [index, step] of steps.entries()) {
       watcher.reset();
-      const outcome = await runStep(tabId, step, index);
+      const outcome = await runStep(tabId, step, index, run);
       outcomes.push({ action: step.action, ok: true });
       await settleAfterStep(watcher, step, index, index === steps.length - 1, outcome);
     }
-    const page = await callAgent(tabId, 'summary');
-    return {
-      type: 'toolResult',
-      result: { steps: outcomes, page: { url: page.url, title: page.title, text: page.text } },
-    };
+    const page = await pageSummary(tabId, run);
+    const result = { steps: outcomes, page };
+    if (run.extracted) result.extracted = run.extracted;
+    if (run.webmcp !== undefined) result.webmcp = run.webmcp;
+    return { type: 'toolResult', result };
   } finally {
     watcher.dispose();
   }
+}
+
+/** SEAM (live-update section): the PageSummary of docs/protocol.md after a plan ran. */
+async function pageSummary(tabId, run) {
+  const page = await callAgent(tabId, 'summary');
+  return { url: page.url, title: page.title, text: page.text };
 }
 
 // Actions that may start a navigation, which the agent schedules on a timer after returning.
@@ -1645,17 +1653,38 @@ function actionForStep(step) {
   }
 }
 
-async function runStep(tabId, step, index) {
+async function runStep(tabId, step, index, run) {
   const prefix = `step ${index + 1} (${step.action}):`;
   let outcome;
   try {
-    outcome = await callAgent(tabId, 'act', actionForStep(step));
+    switch (step.action) {
+      case 'webmcp':
+        outcome = await runWebmcpStep(tabId, step, run);
+        break;
+      case 'wait_for':
+      case 'extract':
+      case 'navigate':
+        outcome = await runPageStep(tabId, step, run);
+        break;
+      default:
+        outcome = await callAgent(tabId, 'act', actionForStep(step));
+    }
   } catch (e) {
     if (e instanceof ProtocolError) throw new ProtocolError(e.code, `${prefix} ${e.message}`);
     throw e;
   }
-  if (!outcome.ok) throw new ProtocolError(outcome.code || 'INTERNAL', `${prefix} ${outcome.message}`);
+  if (outcome && outcome.ok === false) throw new ProtocolError(outcome.code || 'INTERNAL', `${prefix} ${outcome.message}`);
   return outcome;
+}
+
+/** SEAM (WebMCP section): runs the page's own execute(); stores its result in run.webmcp. */
+async function runWebmcpStep(tabId, step, run) {
+  throw new ProtocolError('TOOL_NOT_FOUND', `WebMCP is not available (tool ${step.name})`);
+}
+
+/** SEAM (live-update section): wait_for, extract, navigate steps. */
+async function runPageStep(tabId, step, run) {
+  throw new ProtocolError('BAD_MESSAGE', `step action ${step.action} is not supported yet`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -24,10 +24,14 @@ class ErrorCode(StrEnum):
     NOT_SCRIPTABLE = "NOT_SCRIPTABLE"
     INVALID_URL = "INVALID_URL"
     SCRIPT_ERROR = "SCRIPT_ERROR"
+    TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
     BAD_MESSAGE = "BAD_MESSAGE"
     UNKNOWN_TYPE = "UNKNOWN_TYPE"
     DISCONNECTED = "DISCONNECTED"
     INTERNAL = "INTERNAL"
+
+
+MAX_TIMEOUT_MS = 120_000
 
 
 class Frame(BaseModel):
@@ -122,6 +126,17 @@ class Disconnected(Frame):
     type: Literal["disconnected"]
 
 
+class ToolsChanged(Frame):
+    """The top frame of a tab changed in a way that may change its page tools (a DOM mutation that
+    touched controls, an SPA route change, a WebMCP registration). ``version`` is the agent's
+    ``docId:seq`` after the change; the server re-introspects the tab (debounced, coalesced)."""
+
+    type: Literal["toolsChanged"]
+    tabId: int
+    reason: Literal["mutation", "history", "webmcp"] = "mutation"
+    version: str = ""
+
+
 ExtensionMessage = Annotated[
     Hello
     | Ping
@@ -134,10 +149,11 @@ ExtensionMessage = Annotated[
     | Result
     | ToolResult
     | Error
-    | Disconnected,
+    | Disconnected
+    | ToolsChanged,
     Field(discriminator="type"),
 ]
-TabEvent = TabCreated | TabUpdated | TabClosed | TabFocused | TabCrashed | Disconnected
+TabEvent = TabCreated | TabUpdated | TabClosed | TabFocused | TabCrashed | Disconnected | ToolsChanged
 Reply = Connected | Result | ToolResult | Error
 
 # ----------------------------------------------------------------- server -> extension
@@ -163,13 +179,61 @@ class Target(Frame):
         return self
 
 
-class Step(Frame):
-    """A concrete action for the page agent (arguments already substituted)."""
+StepAction = Literal[
+    "fill", "select", "check", "uncheck", "click", "submit", "press", "wait_for", "extract", "navigate", "webmcp"
+]
+STEP_TARGETED = frozenset({"fill", "select", "check", "uncheck", "click", "submit", "extract"})
+MAX_EXTRACT_ITEMS = 100
 
-    action: Literal["fill", "select", "check", "click", "submit", "press"]
+
+class Step(Frame):
+    """A concrete step of a page tool's plan (arguments already substituted); docs/protocol.md.
+
+    - fill/select: ``target`` + ``value`` (text / option value or label); check/uncheck/click/submit: ``target``;
+      press: ``key`` (+ ``target``, else the focused element).
+    - wait_for: ``condition`` = ``{"text"}`` | ``{"textGone"}`` | ``{"state"}`` (of ``target``, default visible).
+    - extract: ``target.css`` names every element to read (all matches, not one); ``fields`` maps an output
+      key to a CSS selector inside each match (the item is then an object); ``label`` is the key of the
+      result in ``toolResult.result.extracted``; at most ``limit`` items.
+    - navigate: ``value`` is the URL (absolute, or relative to the page).
+    - webmcp: ``name`` of a tool the page declared, ``args`` its input; the page's result comes back in
+      ``toolResult.result.webmcp``.
+    """
+
+    action: StepAction
     target: Target | None = None
     value: str | bool | None = None
-    key: str | None = None
+    key: str | None = Field(None, min_length=1)
+    condition: dict[str, str] | None = None
+    timeoutMs: int | None = Field(None, ge=0, le=MAX_TIMEOUT_MS)
+    label: str | None = Field(None, min_length=1, max_length=40)
+    fields: dict[str, str] | None = None
+    limit: int | None = Field(None, ge=1, le=MAX_EXTRACT_ITEMS)
+    name: str | None = Field(None, min_length=1, max_length=128)
+    args: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _fits_action(self) -> Step:
+        action = self.action
+        if action in STEP_TARGETED and self.target is None:
+            raise ValueError(f"{action} needs a target")
+        if action in ("fill", "select") and not isinstance(self.value, str):
+            raise ValueError(f"{action} needs a string value")
+        if action == "press" and self.key is None:
+            raise ValueError("press needs key")
+        if action == "extract" and (self.target is None or self.target.css is None):
+            raise ValueError("extract needs a css target")
+        if action == "navigate" and not (isinstance(self.value, str) and self.value):
+            raise ValueError("navigate needs a URL value")
+        if action == "webmcp" and self.name is None:
+            raise ValueError("webmcp needs the page tool's name")
+        if action == "wait_for":
+            keys = set(self.condition or {})
+            if len(keys) != 1 or not keys <= {"text", "textGone", "state"}:
+                raise ValueError("wait_for needs a condition with exactly one of text, textGone, state")
+            if "state" in keys and self.target is None:
+                raise ValueError("a wait_for state needs a target")
+        return self
 
 
 class Pong(Frame):
@@ -201,10 +265,14 @@ class CloseTab(Frame):
 
 
 class Capture(Frame):
+    """``ifChanged``: the version of the last capture the server holds; when the page's version is still
+    that, the answer is ``{unchanged: true, version}`` with no HTML (a second read of the same page is free)."""
+
     type: Literal["capture"] = "capture"
     id: str = ""
     tabId: int
     maxChars: int = 1_000_000
+    ifChanged: str | None = None
 
 
 class CallTool(Frame):
@@ -228,7 +296,6 @@ ElementState = Literal[
     "visible", "hidden", "attached", "detached", "enabled", "disabled", "checked", "unchecked", "focused"
 ]
 ConsoleLevel = Literal["debug", "log", "info", "warning", "error", "dialog"]
-MAX_TIMEOUT_MS = 120_000
 MAX_WAIT_TIME_MS = 30_000
 # Actions that act on an element; the others have a default (press: the focused element, scroll: the page).
 TARGETED_ACTIONS = frozenset({"click", "dblclick", "hover", "fill", "type", "clear", "select", "check", "uncheck",
@@ -473,7 +540,7 @@ _server_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 EXTENSION_TYPES = frozenset(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in (Hello, Ping, Connected, TabCreated, TabUpdated, TabClosed, TabFocused, TabCrashed,
-              Result, ToolResult, Error, Disconnected)
+              Result, ToolResult, Error, Disconnected, ToolsChanged)
 )
 
 

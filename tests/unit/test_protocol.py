@@ -56,6 +56,7 @@ EXTENSION_FRAMES: dict[str, tuple[dict[str, Any], type[p.Frame]]] = {
         p.Error,
     ),
     "disconnected": ({"type": "disconnected"}, p.Disconnected),
+    "toolsChanged": ({"type": "toolsChanged", "tabId": 7, "reason": "history", "version": "d1:3"}, p.ToolsChanged),
 }
 
 

@@ -74,14 +74,19 @@ class ExtensionDriver:
     async def close_tab(self, tab_id: int) -> None:
         await self.bridge.request(p.CloseTab(tabId=tab_id))
 
-    async def capture(self, tab_id: int, max_chars: int) -> PageCapture:
-        reply = await self.bridge.request(p.Capture(tabId=tab_id, maxChars=max_chars))
+    async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
+        reply = await self.bridge.request(p.Capture(tabId=tab_id, maxChars=max_chars, ifChanged=if_changed))
         data = _data(reply, "capture")
+        if data.get("unchanged") and if_changed is not None:
+            return None
+        webmcp = data.get("webmcp", [])
         return PageCapture(
             url=data.get("url", ""),
             title=data.get("title", ""),
             html=data.get("html", ""),
             truncated=bool(data.get("truncated", False)),
+            version=str(data.get("version", "")),
+            webmcp=tuple(t for t in webmcp if isinstance(t, dict)) if isinstance(webmcp, list) else (),
         )
 
     async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[p.Step]) -> dict[str, Any]:

@@ -1,22 +1,36 @@
-"""The introspector API: what a plugin implements and what it returns.
+"""The introspector API: what a plugin implements and what it returns (docs/introspectors.md).
 
 An introspector reads a ``PageCapture`` and returns ``PageTool``s. Both sides are plain data:
 introspectors never do I/O, so they are tested on saved HTML without a browser. A tool's plan is
-a list of ``PlanStep``s whose values may name the tool's arguments (``Arg``); ``resolve_plan``
-turns it into the concrete ``protocol.Step``s the page agent performs.
+a list of ``PlanStep``s whose values may name the tool's arguments (``Arg``, ``Fmt``, ``Choice``);
+``resolve_plan`` turns it into the concrete ``protocol.Step``s the page agent performs.
+
+The step helpers at the bottom (``fill``, ``click``, ``wait_for``, ``extract``…) are the way to
+write a plan; ``css``, ``role`` and ``ref`` name elements.
 """
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping, Sequence
+import re
+import string
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
 
-from tabmcp.protocol import Step, Target
+from pydantic import BaseModel
+
+from tabmcp.protocol import ElementState, Step, StepAction, Target
 
 if TYPE_CHECKING:
     from tabmcp.page.capture import PageCapture
+
+MAX_DESCRIPTION = 300
+MAX_TITLE = 60
+
+
+# ----------------------------------------------------------------- values that name arguments
 
 
 @dataclass(frozen=True)
@@ -27,19 +41,63 @@ class Arg:
 
 
 @dataclass(frozen=True)
+class Fmt:
+    """A string built from arguments: ``Fmt("is:issue is:{state} {query}")``. An argument that was
+    not given renders as empty and runs of whitespace collapse, so optional parts simply drop out.
+    ``url=True`` percent-encodes each argument (for ``navigate`` URLs) and keeps the template as is."""
+
+    template: str
+    url: bool = False
+
+    def names(self) -> list[str]:
+        return [f for _, f, _, _ in string.Formatter().parse(self.template) if f]
+
+    def render(self, args: Mapping[str, Any]) -> str:
+        values = {n: "" if args.get(n) is None else _text_of(args[n]) for n in self.names()}
+        if self.url:
+            return self.template.format_map({n: quote(v, safe="") for n, v in values.items()})
+        return " ".join(self.template.format_map(values).split())
+
+
+@dataclass(frozen=True)
+class AllArgs:
+    """The whole arguments object (a WebMCP tool's ``execute(input)`` gets exactly what the model sent)."""
+
+
+ALL_ARGS = AllArgs()
+
+
+@dataclass(frozen=True)
 class Choice:
-    """A target picked by an argument's value (a radio group: one element per allowed value)."""
+    """A target picked by an argument's value: a radio group (one element per allowed value), a
+    list row by index. When the argument is an array, the step runs once per element, in order."""
 
     arg: str
     targets: Mapping[str, Target]
 
 
+StepValue = str | bool | Arg | Fmt | None
+
+
 @dataclass(frozen=True)
 class PlanStep:
-    action: Literal["fill", "select", "check", "click", "submit", "press"]
+    """One step of a plan; see ``protocol.Step`` for what each action needs. Prefer the helpers
+    (``fill(css(...), Arg("to"))``) to building these by hand."""
+
+    action: StepAction
     target: Target | Choice | None = None
-    value: str | bool | Arg | None = None
+    value: StepValue = None
     key: str | None = None
+    condition: Mapping[str, str | Arg | Fmt] | None = None  # wait_for: {"text"} | {"textGone"} | {"state"}
+    timeout_ms: int | None = None
+    label: str | None = None  # extract: the key of the result
+    fields: Mapping[str, str] | None = None  # extract: output key -> CSS inside each match
+    limit: int | None = None  # extract: most items
+    name: str | None = None  # webmcp: the page's tool name
+    args: AllArgs | None = None  # webmcp: the input
+
+
+# ----------------------------------------------------------------- tools
 
 
 @dataclass(frozen=True)
@@ -52,76 +110,251 @@ class ToolHints:
     open_world: bool = True
 
 
+InputSchema = Mapping[str, Any] | type[BaseModel]
+
+
 @dataclass(frozen=True)
 class PageTool:
+    """A tool made for the page. ``input_schema`` is a JSON Schema object or a pydantic model (turned
+    into its JSON Schema). ``rank`` orders tools within one introspector's kind for the page budget:
+    lower is more useful. ``element_ref`` is the element (form, button) the tool drives: the first
+    introspector to claim an element (site before page-declared before generic) keeps it.
+    ``untrusted`` marks names and descriptions written by the page itself (WebMCP)."""
+
     name: str
     description: str
-    input_schema: dict[str, Any]
+    input_schema: InputSchema
     plan: tuple[PlanStep, ...]
     title: str | None = None
     hints: ToolHints = ToolHints()
-    # Which introspector made it and which element (ref) it drives: a site introspector's tool
-    # replaces a generic one that drives the same element.
     source: str = ""
     element_ref: str | None = None
+    rank: int = 100
+    untrusted: bool = False
+
+    def __post_init__(self) -> None:
+        schema = self.input_schema
+        if isinstance(schema, type) and issubclass(schema, BaseModel):
+            schema = model_schema(schema)
+        object.__setattr__(self, "input_schema", dict(schema))
+        object.__setattr__(self, "plan", tuple(self.plan))
 
     @property
     def annotations(self) -> ToolHints:
         return self.hints
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return self.input_schema  # type: ignore[return-value]  # a dict after __post_init__
+
+
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A pydantic model's JSON Schema as a tool input schema: no ``title`` noise, no extra keys."""
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    schema.setdefault("additionalProperties", False)
+    return schema
 
 
 class PlanError(ValueError):
     """Arguments that do not fit the plan; the message is meant for the model."""
 
 
-def resolve_plan(tool: PageTool, args: Mapping[str, Any]) -> list[Step]:
-    """Substitute arguments into the plan. A step whose argument was not given is skipped."""
-    missing = [n for n in tool.input_schema.get("required", []) if args.get(n) in (None, "")]
+def check_args(tool: PageTool, args: Mapping[str, Any]) -> None:
+    """The checks a model can act on: missing, unknown, and out-of-enum arguments."""
+    schema = tool.schema
+    missing = [n for n in schema.get("required", []) if args.get(n) in (None, "")]
     if missing:
         raise PlanError(f"{tool.name}: missing required argument(s): {', '.join(missing)}")
-    known = set(tool.input_schema.get("properties", {}))
-    unknown = sorted(set(args) - known)
-    if unknown:
-        raise PlanError(
-            f"{tool.name}: unknown argument(s) {', '.join(unknown)}; expected: {', '.join(sorted(known))}"
-        )
+    properties = schema.get("properties", {})
+    if schema.get("additionalProperties") is not True:
+        unknown = sorted(set(args) - set(properties))
+        if unknown:
+            expected = ", ".join(sorted(properties)) or "no arguments"
+            raise PlanError(f"{tool.name}: unknown argument(s) {', '.join(unknown)}; expected: {expected}")
     for name, value in args.items():
-        allowed = tool.input_schema["properties"][name].get("enum")
-        if allowed is not None and value is not None and value not in allowed:
+        prop = properties.get(name, {})
+        allowed = prop.get("enum") or prop.get("items", {}).get("enum")
+        values = value if isinstance(value, list) else [value]
+        if allowed is not None and any(v is not None and v not in allowed for v in values):
             raise PlanError(f"{tool.name}: {name} must be one of: {', '.join(map(str, allowed))}")
+
+
+def resolve_plan(tool: PageTool, args: Mapping[str, Any]) -> list[Step]:
+    """Substitute arguments into the plan. A step whose argument was not given is skipped."""
+    check_args(tool, args)
     steps: list[Step] = []
     for plan_step in tool.plan:
-        value = plan_step.value
-        if isinstance(value, Arg):
-            if args.get(value.name) is None:
-                continue
-            value = args[value.name]
-            if plan_step.action != "check" and not isinstance(value, str):
-                value = str(value)
-        target = plan_step.target
-        if isinstance(target, Choice):
-            chosen = args.get(target.arg)
-            if chosen is None:
-                continue
-            if str(chosen) not in target.targets:
-                allowed = ", ".join(target.targets)
-                raise PlanError(f"{tool.name}: {target.arg} must be one of: {allowed}")
-            target = target.targets[str(chosen)]
-        steps.append(Step(action=plan_step.action, target=target, value=value, key=plan_step.key))
+        steps.extend(_resolve_step(tool, plan_step, args))
     return steps
+
+
+def _resolve_step(tool: PageTool, plan_step: PlanStep, args: Mapping[str, Any]) -> list[Step]:
+    value: Any = plan_step.value
+    if isinstance(value, Arg):
+        if args.get(value.name) is None:
+            return []
+        value = args[value.name]
+        if plan_step.action not in ("check", "uncheck") or not isinstance(value, bool):
+            value = _text_of(value)
+    elif isinstance(value, Fmt):
+        value = value.render(args)
+    condition = None
+    if plan_step.condition is not None:
+        condition = {}
+        for key, cond in plan_step.condition.items():
+            if isinstance(cond, Arg):
+                if args.get(cond.name) in (None, ""):
+                    return []
+                cond = _text_of(args[cond.name])
+            elif isinstance(cond, Fmt):
+                cond = cond.render(args)
+            condition[key] = cond
+    fields: dict[str, Any] = {
+        "action": plan_step.action,
+        "value": value,
+        "key": plan_step.key,
+        "condition": condition,
+        "timeoutMs": plan_step.timeout_ms,
+        "label": plan_step.label,
+        "fields": dict(plan_step.fields) if plan_step.fields is not None else None,
+        "limit": plan_step.limit,
+        "name": plan_step.name,
+        "args": dict(args) if isinstance(plan_step.args, AllArgs) else None,
+    }
+    target = plan_step.target
+    if not isinstance(target, Choice):
+        return [Step(target=target, **fields)]
+    chosen = args.get(target.arg)
+    if chosen is None:
+        return []
+    resolved = []
+    for item in chosen if isinstance(chosen, list) else [chosen]:
+        key = _text_of(item)
+        if key not in target.targets:
+            allowed = ", ".join(target.targets)
+            raise PlanError(f"{tool.name}: {target.arg} must be one of: {allowed}")
+        resolved.append(Step(target=target.targets[key], **fields))
+    return resolved
+
+
+def _text_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# ----------------------------------------------------------------- introspectors
+
+Kind = Literal["site", "page", "generic"]
+KIND_ORDER: dict[str, int] = {"site": 0, "page": 1, "generic": 2}
 
 
 @dataclass
 class Introspector:
-    """Base class for introspectors. Subclass and override ``tools`` (and ``matches`` if URL
-    patterns are not enough). ``kind="site"`` introspectors win over generic ones."""
+    """Base class for introspectors. Subclass and override ``tools``; say which pages you handle
+    with ``url_patterns`` (shell-style, matched against the full URL) and/or ``predicate`` (a pure
+    function of the capture). A page matches when a pattern matches *or* the predicate accepts it;
+    leave ``url_patterns`` empty to match on the predicate alone.
+
+    ``kind``: ``"site"`` (made for one site: wins elements over the others), ``"page"`` (tools the
+    page declares itself, WebMCP) or ``"generic"`` (any page)."""
 
     name: str = "introspector"
-    kind: Literal["generic", "site"] = "generic"
+    kind: Kind = "generic"
     url_patterns: Sequence[str] = field(default_factory=lambda: ["*"])
+    predicate: Callable[[PageCapture], bool] | None = None
 
     def matches(self, capture: PageCapture) -> bool:
-        return any(fnmatch.fnmatchcase(capture.url, p) for p in self.url_patterns)
+        if any(fnmatch.fnmatchcase(capture.url, p) for p in self.url_patterns):
+            return True
+        return self.predicate is not None and bool(self.predicate(capture))
 
     def tools(self, capture: PageCapture) -> list[PageTool]:
         raise NotImplementedError
+
+
+# ----------------------------------------------------------------- plan helpers
+
+
+def css(selector: str) -> Target:
+    return Target(css=selector)
+
+
+def role(role_name: str, name: str | None = None) -> Target:
+    return Target(role=role_name, name=name)
+
+
+def ref(element_ref: str) -> Target:
+    return Target(ref=element_ref)
+
+
+def fill(target: Target | Choice, value: StepValue) -> PlanStep:
+    return PlanStep("fill", target=target, value=value)
+
+
+def select(target: Target | Choice, value: StepValue) -> PlanStep:
+    return PlanStep("select", target=target, value=value)
+
+
+def check(target: Target | Choice, value: bool | Arg = True) -> PlanStep:
+    """Check (``True``), uncheck (``False``), or as the boolean argument says."""
+    return PlanStep("check", target=target, value=value)
+
+
+def uncheck(target: Target | Choice) -> PlanStep:
+    return PlanStep("uncheck", target=target)
+
+
+def click(target: Target | Choice) -> PlanStep:
+    return PlanStep("click", target=target)
+
+
+def submit(target: Target | Choice) -> PlanStep:
+    return PlanStep("submit", target=target)
+
+
+def press(key: str, target: Target | Choice | None = None) -> PlanStep:
+    return PlanStep("press", target=target, key=key)
+
+
+def wait_for(
+    *,
+    text: str | Arg | Fmt | None = None,
+    text_gone: str | Arg | Fmt | None = None,
+    target: Target | None = None,
+    state: ElementState = "visible",
+    timeout_ms: int | None = None,
+) -> PlanStep:
+    """Wait until a text shows, a text is gone, or ``target`` reaches ``state``."""
+    if text is not None:
+        condition: dict[str, str | Arg | Fmt] = {"text": text}
+    elif text_gone is not None:
+        condition = {"textGone": text_gone}
+    elif target is not None:
+        condition = {"state": state}
+    else:
+        raise ValueError("wait_for needs text, text_gone or target")
+    return PlanStep("wait_for", target=target, condition=condition, timeout_ms=timeout_ms)
+
+
+def extract(
+    label: str, selector: str, *, fields: Mapping[str, str] | None = None, limit: int = 20
+) -> PlanStep:
+    """Read every element matching ``selector`` into ``result.extracted[label]``: its text, or an
+    object with one text per ``fields`` entry (CSS inside the match)."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]{0,39}", label):
+        raise ValueError(f"extract label {label!r} must be a short snake_case name")
+    return PlanStep("extract", target=css(selector), label=label, fields=fields, limit=limit)
+
+
+def navigate(url: str | Arg | Fmt) -> PlanStep:
+    return PlanStep("navigate", value=url)
+
+
+def call_webmcp(name: str) -> PlanStep:
+    return PlanStep("webmcp", name=name, args=ALL_ARGS)

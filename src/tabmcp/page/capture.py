@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import lxml.html
 from lxml.html import HtmlElement
@@ -18,10 +19,15 @@ HIDDEN_ATTR = "data-tabmcp-hidden"
 
 @dataclass(frozen=True)
 class PageCapture:
+    """``version`` is the agent's ``docId:seq`` (same version, same tools); ``webmcp`` the tools the page
+    declared through WebMCP, raw and untrusted: ``{name, title?, description, inputSchema?, annotations?}``."""
+
     url: str
     title: str
     html: str
     truncated: bool = False
+    version: str = ""
+    webmcp: tuple[dict[str, Any], ...] = ()
 
     @cached_property
     def tree(self) -> HtmlElement:
