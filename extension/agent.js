@@ -209,6 +209,18 @@
     if (knownRootSet.has(root)) return;
     knownRootSet.add(root);
     knownRoots.add(new WeakRef(root));
+    observeRoot(root); // live updates and change watches see inside it from now on
+  }
+
+  /** The open shadow roots known so far whose host is in the document (for the live fingerprint, extract). */
+  function openRoots() {
+    const roots = [];
+    for (const weak of knownRoots) {
+      const root = weak.deref();
+      if (!root) knownRoots.delete(weak);
+      else if (root.mode === 'open' && root.host.isConnected) roots.push(root);
+    }
+    return roots;
   }
 
   // Only these elements (and custom elements) can host a shadow root; asking the others is waste.
@@ -2078,27 +2090,396 @@
   }
 
   // -------------------------------------------------------------------------------------------
-  // Live updates (issue 4). SEAM, replaced by the live-update section: `pageVersion()` is
-  // "<docId>:<seq>"; `onToolRelevantChange(reason)` is called by anything that may have changed the
-  // page's tools (the WebMCP section calls it with 'webmcp').
+  // Live updates (docs/page-agent.md §10). The top frame tells the service worker, without being
+  // polled, when the page's tools may have changed. A MutationObserver marks the page dirty; after
+  // a quiet period (LIVE_QUIET_MS, LIVE_MAX_MS at most) the tool-relevant structure is
+  // fingerprinted, and only a different fingerprint is a change: typing, checking, focus and edits
+  // of plain text never are. `pageVersion()` is "<docId>:<seq>"; `onToolRelevantChange(reason)` is
+  // called by anything else that may have changed the tools (the WebMCP section: 'webmcp').
+
+  const LIVE_QUIET_MS = 300;
+  const LIVE_MAX_MS = 1500;
+  const LIVE_TEXT_MAX = 60;
+  // The capture's ref selector, plus what names an enum value or a declared tool.
+  const LIVE_SELECTOR = `${CAPTURE_INTERACTIVE_SELECTOR},option,[toolname]`;
+  // Elements whose text names them (a button's label, an option's text): their text is part of
+  // the fingerprint, and a text edit inside them is worth a look.
+  const LIVE_NAMED_SELECTOR = 'a[href],button,label,option,summary,legend,[role],[toolname],[toolparamdescription]';
+  const LIVE_TEXT_TAGS = new Set(['a', 'button', 'label', 'option', 'summary']);
+  const LIVE_TEXT_ROLES = new Set([
+    'button', 'link', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'checkbox', 'radio', 'switch',
+    'treeitem',
+  ]);
+  // Inputs whose value attribute is a label (a button's) or an enum value (a radio's), not typed text.
+  const LIVE_VALUE_TYPES = new Set(['button', 'submit', 'reset', 'image', 'radio', 'checkbox']);
+  const LIVE_ATTRIBUTES = [
+    'hidden', 'style', 'class', 'disabled', 'open', 'inert', 'aria-hidden', 'aria-expanded', 'aria-disabled',
+    'aria-label', 'aria-labelledby', 'role', 'id', 'name', 'type', 'href', 'for', 'value', 'placeholder', 'title',
+    'required', 'multiple', 'action', 'method', 'contenteditable', 'tabindex', 'toolname', 'tooldescription',
+    'toolparamdescription', 'toolautosubmit',
+  ];
+  const LIVE_OPTIONS = {
+    childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: LIVE_ATTRIBUTES,
+  };
+  // When changes of several kinds come in one burst, the report names the most telling one.
+  const LIVE_REASON_RANK = { mutation: 0, webmcp: 1, history: 2 };
+
+  const live = {
+    observer: null,
+    fingerprint: null, // null until the first capture or check: a fresh document is at seq 0
+    seq: 0,
+    dirty: false, // something that may matter happened since the last fingerprint
+    forced: false, // a change that counts even when the fingerprint stays the same (WebMCP)
+    reason: null,
+    timer: 0,
+    since: 0, // when the pending burst began
+  };
 
   function pageVersion() {
-    return `${DOC_ID}:0`;
+    if (IS_TOP) settleLive();
+    return `${DOC_ID}:${live.seq}`;
   }
 
-  // eslint-disable-next-line no-unused-vars
-  function onToolRelevantChange(reason) {}
+  function onToolRelevantChange(reason) {
+    if (!IS_TOP) return;
+    const known = Object.prototype.hasOwnProperty.call(LIVE_REASON_RANK, reason) ? reason : 'mutation';
+    markLive(known, known === 'webmcp');
+  }
+
+  function markLive(reason, forced) {
+    live.dirty = true;
+    if (forced) live.forced = true;
+    if (live.reason === null || LIVE_REASON_RANK[reason] > LIVE_REASON_RANK[live.reason]) live.reason = reason;
+    // While the parser builds the page nobody can have read it yet: checked at DOMContentLoaded.
+    if (document.readyState !== 'loading') scheduleLive();
+  }
+
+  // Debounce: LIVE_QUIET_MS after the last change, but no later than LIVE_MAX_MS after the first.
+  function scheduleLive() {
+    const now = performance.now();
+    if (live.timer) clearTimeout(live.timer);
+    else live.since = now;
+    live.timer = setTimeout(onLiveTimer, Math.max(0, Math.min(LIVE_QUIET_MS, live.since + LIVE_MAX_MS - now)));
+  }
+
+  function onLiveTimer() {
+    live.timer = 0;
+    const reason = settleLive();
+    if (reason) post({ type: 'toolsChanged', reason, version: `${DOC_ID}:${live.seq}` });
+  }
+
+  /**
+   * Brings seq up to date now (records not yet delivered included) and cancels the pending
+   * timer. Returns the reason when seq moved, else null. The caller decides whether to post.
+   */
+  function settleLive() {
+    if (live.observer && isLiveRelevant(live.observer.takeRecords())) markLive('mutation', false);
+    if (live.timer) clearTimeout(live.timer);
+    live.timer = 0;
+    if (live.fingerprint !== null && !live.dirty) return null;
+    const first = live.fingerprint === null;
+    const fingerprint = liveFingerprint();
+    const changed = !first && (live.forced || fingerprint !== live.fingerprint);
+    const reason = live.reason || 'mutation';
+    live.fingerprint = fingerprint;
+    live.dirty = false;
+    live.forced = false;
+    live.reason = null;
+    if (!changed) return null;
+    live.seq += 1;
+    return reason;
+  }
+
+  /**
+   * The tool-relevant structure as one string: the URL (site introspectors match it), then per
+   * interactive element what introspectors read: tag, id, name, type, role, labels, required,
+   * disabled, rendered or not, and a short text for what is named by its text. Never a typed
+   * value, a checked state or focus.
+   */
+  function liveFingerprint() {
+    if (live.fingerprint === null && document.documentElement) collectShadowRoots(document, []);
+    const parts = [location.href];
+    const add = (list) => {
+      for (let i = 0, n = list.length; i < n; i += 1) parts.push(liveEntry(list[i])); // faster than for…of
+    };
+    add(document.querySelectorAll(LIVE_SELECTOR));
+    for (const root of openRoots()) {
+      parts.push('#shadow');
+      add(root.querySelectorAll(LIVE_SELECTOR));
+    }
+    return parts.join('\n');
+  }
+
+  // What of an element's attributes can change a tool: names, labels, kinds, availability, the
+  // declared WebMCP bits. Never a text field's value or a checked state.
+  const LIVE_ENTRY_ATTRIBUTES = new Set([
+    'id', 'name', 'type', 'role', 'aria-label', 'aria-labelledby', 'placeholder', 'title', 'disabled', 'aria-disabled',
+    'required', 'multiple', 'for', 'action', 'method', 'toolname', 'tooldescription', 'toolparamdescription',
+    'toolautosubmit',
+  ]);
+  const VISIBILITY_CSS = { checkVisibilityCSS: true };
+
+  function liveEntry(el) {
+    const tag = el.localName;
+    let entry = tag;
+    let role = '';
+    // getAttributeNames + getAttribute: no Attr objects (iterating el.attributes costs 1.5x more)
+    for (const name of el.getAttributeNames()) {
+      if (LIVE_ENTRY_ATTRIBUTES.has(name)) {
+        const value = el.getAttribute(name);
+        entry += `|${name}=${value}`;
+        if (name === 'role') role = value;
+      } else if (name === 'value' && (tag === 'option' || (tag === 'input' && LIVE_VALUE_TYPES.has(el.type)))) {
+        entry += `|value=${el.getAttribute(name)}`;
+      }
+    }
+    // rendered or not, as the capture marks it (data-tabmcp-hidden); options and labels show or
+    // hide with their control, which has its own entry
+    if (tag !== 'option' && tag !== 'label' && !el.checkVisibility(VISIBILITY_CSS)) entry += '|hidden';
+    if (LIVE_TEXT_TAGS.has(tag) || (role && LIVE_TEXT_ROLES.has(role.trim().split(/\s+/)[0].toLowerCase()))) {
+      const text = el.textContent; // as it is: only ever compared with itself
+      entry += `|${text.length > 2 * LIVE_TEXT_MAX ? text.slice(0, 2 * LIVE_TEXT_MAX) : text}`;
+    }
+    return entry;
+  }
+
+  /** Whether a batch of mutation records can have touched the tools (cheap: the fingerprint decides). */
+  function isLiveRelevant(records) {
+    for (const record of records) {
+      if (record.type === 'attributes') {
+        // a spinner's style, a paragraph's class: nothing in there to show, hide or rename
+        if (record.target.nodeType === Node.ELEMENT_NODE && mayHoldControls(record.target)) return true;
+        continue;
+      }
+      if (record.type === 'characterData') {
+        if (namesSomething(record.target.parentNode)) return true;
+        continue;
+      }
+      for (const list of [record.addedNodes, record.removedNodes]) {
+        for (const node of list) {
+          if (node.nodeType === Node.ELEMENT_NODE) {
+            if (node.localName === 'script') continue;
+            if (node.shadowRoot && list === record.addedNodes) noteRoot(node.shadowRoot);
+            if (mayHoldControls(node)) return true;
+          } else if (node.nodeType === Node.TEXT_NODE && namesSomething(record.target)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  function namesSomething(el) {
+    return !!el && el.nodeType === Node.ELEMENT_NODE && el.closest(LIVE_NAMED_SELECTOR) !== null;
+  }
+
+  // Style sheets change what renders; custom elements may hide controls in shadow roots.
+  function mayHoldControls(el) {
+    const tag = el.localName;
+    return tag === 'style' || tag === 'link' || tag.includes('-') || el.matches(LIVE_SELECTOR)
+      || el.querySelector(LIVE_SELECTOR) !== null;
+  }
+
+  function onHistoryChange() {
+    markLive('history', false);
+  }
+
+  /** Called for every shadow root the agent learns about (noteRoot). */
+  function observeRoot(root) {
+    if (live.observer) live.observer.observe(root, LIVE_OPTIONS);
+    for (const watch of watches.values()) watch.observer.observe(root, WATCH_OPTIONS);
+  }
+
+  function startLiveUpdates() {
+    live.observer = new MutationObserver((records) => {
+      if (live.dirty && document.readyState === 'loading') return; // already marked; nothing to re-arm yet
+      if (isLiveRelevant(records)) markLive('mutation', false);
+    });
+    live.observer.observe(document, LIVE_OPTIONS);
+    for (const root of openRoots()) live.observer.observe(root, LIVE_OPTIONS);
+    // SPA route changes: the Navigation API sees pushState/replaceState from the page's own world
+    // too; popstate and hashchange cover browsers without it.
+    const nav = globalThis.navigation;
+    if (nav && typeof nav.addEventListener === 'function') nav.addEventListener('currententrychange', onHistoryChange);
+    addEventListener('popstate', onHistoryChange, true);
+    addEventListener('hashchange', onHistoryChange, true);
+    document.addEventListener('DOMContentLoaded', () => {
+      if (live.dirty) scheduleLive();
+    }, true);
+  }
 
   // -------------------------------------------------------------------------------------------
-  // WebMCP (issue 4). SEAM, replaced by the WebMCP section: `webmcpList()` is the tools the page
-  // declared, as plain data; `webmcpCall({name, args, timeoutMs})` runs one.
+  // WebMCP (issue 4): the tools the page declared through document.modelContext /
+  // navigator.modelContext (docs/page-agent.md "WebMCP"). page_hooks.js keeps the registry in the
+  // main world (a polyfill, or wrappers around the browser's own API) and sends the list after
+  // every change; `webmcpList()` is the latest list with the caps of docs/protocol.md
+  // (PageCapture), `webmcpCall({name, args, timeoutMs})` runs the page's own execute() there.
 
-  function webmcpList() {
-    return [];
+  const WEBMCP_TOOLS_EVENT = 'tabmcp:webmcp-tools';
+  const WEBMCP_SYNC_EVENT = 'tabmcp:webmcp-sync';
+  const WEBMCP_CALL_EVENT = 'tabmcp:webmcp-call';
+  const WEBMCP_CANCEL_EVENT = 'tabmcp:webmcp-cancel';
+  const WEBMCP_RESULT_EVENT = 'tabmcp:webmcp-result';
+  const WEBMCP_MAX_TOOLS = 64;
+  const WEBMCP_NAME_MAX = 128;
+  const WEBMCP_DESCRIPTION_MAX = 2000;
+  const WEBMCP_TITLE_MAX = 200;
+  const WEBMCP_SCHEMA_MAX = 20000; // characters of the input schema's JSON
+  const WEBMCP_RESULT_MAX = 20000; // the hooks cap the result's JSON; a little slack for the marker
+  const WEBMCP_MESSAGE_MAX = 2000;
+  const WEBMCP_TIMEOUT_MS = 30000;
+  const WEBMCP_ANNOTATIONS = new Set(['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint',
+    'untrustedContentHint', 'consequentialHint', 'debugging']);
+
+  let webmcpTools = [];
+  let webmcpKey = '[]';
+  let webmcpHooks = false; // page_hooks.js answered: WebMCP calls can reach the page
+  let webmcpCallSeq = 0;
+  let webmcpStarted = false; // the first sync (below) is answered while this script still runs
+  const webmcpPending = new Map(); // callId → settle(answer)
+
+  /** One tool of the hooks' list as the capture carries it, or null when it breaks a cap. */
+  function webmcpTool(raw) {
+    if (!raw || typeof raw !== 'object') return null;
+    const { name, title, description, inputSchema, annotations } = raw;
+    if (typeof name !== 'string' || !name || name.length > WEBMCP_NAME_MAX) return null;
+    if (typeof description !== 'string' || description.length > WEBMCP_DESCRIPTION_MAX) return null;
+    const tool = { name, description };
+    if (typeof title === 'string' && title) tool.title = title.slice(0, WEBMCP_TITLE_MAX);
+    if (inputSchema !== undefined && inputSchema !== null) {
+      if (typeof inputSchema !== 'object' || Array.isArray(inputSchema)) return null;
+      const json = JSON.stringify(inputSchema);
+      if (json.length > WEBMCP_SCHEMA_MAX) return null;
+      tool.inputSchema = inputSchema;
+    }
+    if (annotations && typeof annotations === 'object') {
+      const hints = {};
+      for (const key of Object.keys(annotations)) {
+        if (WEBMCP_ANNOTATIONS.has(key) && typeof annotations[key] === 'boolean') hints[key] = annotations[key];
+      }
+      if (Object.keys(hints).length) tool.annotations = hints;
+    }
+    return tool;
   }
 
-  async function webmcpCall() {
-    return { ok: false, code: 'TOOL_NOT_FOUND', message: 'WebMCP is not available in this agent' };
+  function notifyWebmcpChange() {
+    if (IS_TOP) onToolRelevantChange('webmcp'); // only the top frame's tools are page tools (for now)
+  }
+
+  // Registered before the first sync below, which the hooks answer synchronously.
+  addEventListener(WEBMCP_TOOLS_EVENT, (event) => {
+    const detail = parseDetail(event);
+    if (!detail || !Array.isArray(detail.tools)) return;
+    webmcpHooks = true;
+    const list = [];
+    const names = new Set();
+    for (const raw of detail.tools) {
+      if (list.length >= WEBMCP_MAX_TOOLS) break;
+      const tool = webmcpTool(raw);
+      if (!tool || names.has(tool.name)) continue;
+      names.add(tool.name);
+      list.push(tool);
+    }
+    const key = JSON.stringify(list);
+    if (key === webmcpKey) return;
+    webmcpTools = list;
+    webmcpKey = key;
+    // The first answer comes while this script is still being evaluated (from the sync below):
+    // the rest of the agent is not initialised yet, so the change is announced a moment later.
+    if (webmcpStarted) notifyWebmcpChange();
+    else queueMicrotask(notifyWebmcpChange);
+  }, true);
+
+  addEventListener(WEBMCP_RESULT_EVENT, (event) => {
+    const answer = parseDetail(event);
+    if (!answer || typeof answer.callId !== 'string') return;
+    const settle = webmcpPending.get(answer.callId);
+    if (settle) settle(answer);
+  }, true);
+
+  function webmcpSync() {
+    window.dispatchEvent(new CustomEvent(WEBMCP_SYNC_EVENT, { detail: '{}' }));
+  }
+
+  webmcpSync(); // hooks that ran first (or served an earlier agent) send what the page declared so far
+  webmcpStarted = true;
+
+  function webmcpList() {
+    return webmcpTools.map((tool) => ({ ...tool }));
+  }
+
+  /** The hooks' answer as the agent's: {ok: true, result, truncated?} or {ok: false, code, message}. */
+  function webmcpOutcome(answer, name) {
+    if (answer.ok !== true) {
+      const code = answer.code === 'TOOL_NOT_FOUND' ? 'TOOL_NOT_FOUND' : 'SCRIPT_ERROR';
+      const message = typeof answer.message === 'string' && answer.message ? answer.message : `WebMCP tool "${name}" failed`;
+      return { ok: false, code, message: cut(message, WEBMCP_MESSAGE_MAX) };
+    }
+    let result = null;
+    let truncated = answer.truncated === true;
+    if (typeof answer.json === 'string') {
+      if (answer.json.length > WEBMCP_RESULT_MAX + 200) {
+        result = `${answer.json.slice(0, WEBMCP_RESULT_MAX)} … [truncated]`;
+        truncated = true;
+      } else {
+        try {
+          result = JSON.parse(answer.json);
+        } catch {
+          result = null;
+        }
+      }
+    }
+    const outcome = { ok: true, result };
+    if (truncated) outcome.truncated = true;
+    if (answer.notJson === true) outcome.notJson = true;
+    return outcome;
+  }
+
+  /**
+   * `{name, args, timeoutMs}` → `{ok: true, result, dialogs, navigation?}` or `{ok: false, code:
+   * TOOL_NOT_FOUND | SCRIPT_ERROR | TIMEOUT | BAD_MESSAGE, message}`. Like an action, it reports the
+   * dialogs the tool opened and a navigation it started, so the worker waits for that page.
+   */
+  async function webmcpCall(arg) {
+    const request = arg && typeof arg === 'object' ? arg : {};
+    const { name } = request;
+    if (typeof name !== 'string' || !name) return { ok: false, code: 'BAD_MESSAGE', message: 'webmcpCall needs a tool name' };
+    const args = request.args === undefined || request.args === null ? {} : request.args;
+    if (typeof args !== 'object' || Array.isArray(args)) {
+      return { ok: false, code: 'BAD_MESSAGE', message: `The arguments of WebMCP tool "${name}" must be an object` };
+    }
+    const timeoutMs = Number.isFinite(request.timeoutMs) && request.timeoutMs > 0 ? request.timeoutMs : WEBMCP_TIMEOUT_MS;
+    if (!webmcpHooks) webmcpSync();
+    if (!webmcpHooks) {
+      return { ok: false, code: 'TOOL_NOT_FOUND', message: `WebMCP tool "${name}" cannot be reached: tabmcp's page hooks are not running in this page (reload it)` };
+    }
+    webmcpCallSeq += 1;
+    const callId = `${DOC_ID}:${webmcpCallSeq}`;
+    const record = beginAction({});
+    try {
+      const answer = await new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          webmcpPending.delete(callId);
+          window.dispatchEvent(new CustomEvent(WEBMCP_CANCEL_EVENT, { detail: JSON.stringify({ callId }) }));
+          resolve({ ok: false, code: 'TIMEOUT', message: `WebMCP tool "${name}" did not finish within ${timeoutMs} ms (its execute() is still pending; it was asked to abort)` });
+        }, timeoutMs);
+        webmcpPending.set(callId, (value) => {
+          clearTimeout(timer);
+          webmcpPending.delete(callId);
+          resolve(webmcpOutcome(value, name));
+        });
+        window.dispatchEvent(new CustomEvent(WEBMCP_CALL_EVENT, { detail: JSON.stringify({ callId, name, args }) }));
+      });
+      if (!answer.ok) return answer;
+      await settleAction(record);
+      const out = { ...answer, dialogs: record.dialogs };
+      if (record.navigation) out.navigation = record.navigation;
+      return out;
+    } finally {
+      record.end();
+      flushConsole(); // what the tool logged reaches the worker before its answer does
+    }
   }
 
   function writeNode(node, out) {
@@ -2182,13 +2563,412 @@
   }
 
   // -------------------------------------------------------------------------------------------
-  // summary
+  // summary, watchChanges, extract (docs/page-agent.md §11): what a page tool's plan did, in words
 
-  function summary() {
-    const root = document.querySelector('main') || document.querySelector('[role=main]')
-      || document.body || document.documentElement;
-    const text = root ? collapse(root.innerText || root.textContent || '').slice(0, SUMMARY_MAX_CHARS) : '';
-    return { url: location.href, title: document.title, text };
+  const SUMMARY_TEXT_MAX = 1500;
+  const CHANGED_MAX = 1500;
+  const RESULTS_MAX = 10;
+  const RESULT_TEXT_MAX = 200;
+  const RESULT_SCORE_ITEMS = 50;
+  const EXTRACT_TEXT_MAX = 300;
+  const EXTRACT_LIMIT = 20;
+  const EXTRACT_LIMIT_MAX = 100;
+  const WATCH_MAX_MS = 10 * 60 * 1000; // a watch nobody reads (the plan failed) stops by itself
+  const WATCH_MAX_NODES = 2000;
+  const SETTLE_QUIET_MS = 150;
+  const SETTLE_MAX_MS = 1500;
+  // Attribute changes that show or hide something (a dialog opens, a panel is revealed).
+  const WATCH_ATTRIBUTES = ['hidden', 'open', 'style', 'class', 'aria-hidden'];
+  const WATCH_OPTIONS = {
+    childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: WATCH_ATTRIBUTES,
+  };
+  // Never content of their own in visible text (innerText leaves them out too), or not text at all.
+  const TEXT_SKIPPED_TAGS = new Set([
+    ...SKIPPED_TAGS, 'select', 'datalist', 'textarea', 'svg', 'math', 'iframe', 'frame', 'object', 'embed',
+    'canvas', 'video', 'audio', 'input',
+  ]);
+  const RESULT_LIST_SELECTOR = '[role=feed], [role=list], [role=grid], [role=table], table, ul, ol';
+  // Lists that are navigation or controls, not content.
+  const RESULT_EXCLUDED = 'nav, header, footer, aside, menu, select, datalist, [role=navigation], [role=banner], '
+    + '[role=contentinfo], [role=complementary], [role=menu], [role=menubar], [role=tablist], [role=listbox], '
+    + '[role=radiogroup], [role=tree], [role=toolbar]';
+  // Siblings of these tags are text or structure, not a run of results.
+  const RUN_EXCLUDED_TAGS = new Set([
+    'li', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'p', 'span', 'br', 'hr', 'h1', 'h2',
+    'h3', 'h4', 'h5', 'h6', 'label', 'input', 'button', 'select', 'textarea', 'dt', 'dd', 'script', 'style',
+    'template', 'link', 'meta', 'img', 'svg', 'source', 'col', 'colgroup', 'b', 'i', 'em', 'strong', 'small',
+  ]);
+
+  function mainRoot() {
+    return document.querySelector('main') || document.querySelector('[role=main]') || document.body
+      || document.documentElement;
+  }
+
+  /**
+   * The visible text of a node in the composed tree (open and closed shadow roots, slots), like
+   * innerText but bounded: the walk stops once `max` characters are gathered. Form controls'
+   * values and options are left out, as innerText does.
+   */
+  function renderedText(node, max) {
+    if (node.nodeType === Node.TEXT_NODE) {
+      const parent = flatParent(node);
+      return parent && isRendered(parent) ? cut(collapse(node.data), max) : '';
+    }
+    if (node.nodeType !== Node.ELEMENT_NODE || TEXT_SKIPPED_TAGS.has(node.localName) || !isRendered(node)) return '';
+    const parts = [];
+    let length = 0;
+    const walk = (el, shown) => {
+      const onlySummary = el.localName === 'details' && !el.open;
+      forEachChild(el, false, (child) => {
+        if (length > max) return false;
+        if (child.nodeType === Node.TEXT_NODE) {
+          if (shown && !onlySummary) {
+            parts.push(child.data);
+            length += child.data.length;
+          }
+          return true;
+        }
+        if (child.nodeType !== Node.ELEMENT_NODE) return true;
+        const tag = child.localName;
+        if (TEXT_SKIPPED_TAGS.has(tag) || (onlySummary && tag !== 'summary')) return true;
+        if (tag === 'br') {
+          parts.push(' ');
+          return true;
+        }
+        let childShown = true;
+        if (!child.checkVisibility({ visibilityProperty: true })) {
+          if (child.checkVisibility()) childShown = false; // visibility:hidden: its children may show
+          else if (getComputedStyle(child).display === 'contents') childShown = shown;
+          else return true; // not rendered at all
+        }
+        const block = !INLINE_TAGS.has(tag);
+        if (block) parts.push(' ');
+        walk(child, childShown);
+        if (block) parts.push(' ');
+        return true;
+      });
+    };
+    walk(node, node.checkVisibility({ visibilityProperty: true }));
+    return cut(collapse(parts.join('')), max);
+  }
+
+  /** The outermost host chain of a node: [its top-level ancestor's tree node, ..., node] per tree. */
+  function treeChain(node) {
+    const chain = [node];
+    for (let root = node.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) chain.unshift(root.host);
+    return chain;
+  }
+
+  /** Document order across shadow trees: a host comes before its shadow content. */
+  function composedOrder(a, b) {
+    const left = treeChain(a);
+    const right = treeChain(b);
+    for (let i = 0; i < Math.min(left.length, right.length); i += 1) {
+      const x = left[i];
+      const y = right[i];
+      if (x === y) continue;
+      const position = x.compareDocumentPosition(y);
+      if (position & Node.DOCUMENT_POSITION_CONTAINED_BY) return -1;
+      if (position & Node.DOCUMENT_POSITION_CONTAINS) return 1;
+      return position & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+    }
+    return left.length - right.length;
+  }
+
+  // ---- watchChanges: what a plan adds or changes, recorded while it runs
+
+  let lastWatch = 0;
+  const watches = new Map(); // id -> {observer, nodes: Set<Node>, lastChange, timer}
+
+  function watchChanges() {
+    lastWatch += 1;
+    const id = lastWatch;
+    const watch = { observer: null, nodes: new Set(), lastChange: 0, timer: 0 };
+    watch.observer = new MutationObserver((records) => recordChanges(watch, records));
+    watch.observer.observe(document, WATCH_OPTIONS);
+    for (const root of openRoots()) watch.observer.observe(root, WATCH_OPTIONS);
+    watch.timer = setTimeout(() => stopWatch(id), WATCH_MAX_MS);
+    watches.set(id, watch);
+    return { ok: true, token: `${DOC_ID}:${id}`, docId: DOC_ID };
+  }
+
+  function stopWatch(id) {
+    const watch = watches.get(id);
+    if (!watch) return;
+    watch.observer.disconnect();
+    clearTimeout(watch.timer);
+    watches.delete(id);
+  }
+
+  function recordChanges(watch, records) {
+    const note = (node) => {
+      if (node && watch.nodes.size < WATCH_MAX_NODES) watch.nodes.add(node);
+    };
+    for (const record of records) {
+      const { target } = record;
+      if (record.type === 'attributes') {
+        // a field's validation class or a body-wide state class says nothing about the page's content
+        if (target === document.documentElement || target === document.body || FORM_CONTROL_TAGS.has(target.localName)) continue;
+        note(target);
+        continue;
+      }
+      watch.lastChange = performance.now();
+      if (record.type === 'characterData') {
+        note(textOwner(target));
+      } else {
+        for (const node of record.addedNodes) {
+          if (node.nodeType === Node.TEXT_NODE) note(textOwner(node));
+          else if (node.nodeType === Node.ELEMENT_NODE && !SKIPPED_TAGS.has(node.localName)) note(node);
+        }
+        // the text of an element that lost children changed too (a list that lost an entry is not
+        // news, a label whose text node was replaced is: added nodes cover that)
+      }
+    }
+  }
+
+  // Text that changed is reported with its element (a button's new label), unless the element is
+  // a page-wide container, or something being edited (typing is not news).
+  function textOwner(text) {
+    const parent = text.parentNode;
+    if (!parent || parent.nodeType !== Node.ELEMENT_NODE) return text;
+    if (parent.isContentEditable || parent.localName === 'textarea') return null;
+    if (parent === document.body || parent === document.documentElement || parent === mainRoot()) return text;
+    return parent;
+  }
+
+  /** Waits until the page stopped changing for SETTLE_QUIET_MS (SETTLE_MAX_MS at most). */
+  async function settleWatch(watch) {
+    const started = performance.now();
+    for (;;) {
+      recordChanges(watch, watch.observer.takeRecords());
+      const now = performance.now();
+      const quietFor = now - Math.max(started, watch.lastChange);
+      if (quietFor >= SETTLE_QUIET_MS || now - started >= SETTLE_MAX_MS) return;
+      await sleep(Math.min(SETTLE_QUIET_MS - quietFor, SETTLE_MAX_MS - (now - started)) + 1);
+    }
+  }
+
+  /** The visible text of the outermost changed nodes, in document order. */
+  function changedText(watch) {
+    const nodes = [...watch.nodes].filter((n) => n.isConnected);
+    const set = new Set(nodes);
+    const outermost = nodes.filter((n) => {
+      for (let p = flatParent(n); p; p = flatParent(p)) if (set.has(p)) return false;
+      return true;
+    });
+    outermost.sort(composedOrder);
+    const parts = [];
+    let length = 0;
+    for (const node of outermost) {
+      if (node.nodeType === Node.ELEMENT_NODE && node.isContentEditable) continue; // being edited, not news
+      const text = renderedText(node, CHANGED_MAX);
+      if (!text) continue;
+      parts.push(text);
+      length += text.length + 1;
+      if (length > CHANGED_MAX) break;
+    }
+    return cut(parts.join(' '), CHANGED_MAX);
+  }
+
+  // ---- the main result list
+
+  /** Items of one candidate list, or null when el is not one. */
+  function listItems(el) {
+    const tag = el.localName;
+    const role = explicitRole(el);
+    const children = [...el.children];
+    if (role === 'feed') {
+      const articles = children.filter((c) => explicitRole(c) === 'article' || c.localName === 'article');
+      return articles.length ? articles : children;
+    }
+    if (role === 'list') {
+      const items = children.filter((c) => explicitRole(c) === 'listitem');
+      return items.length ? items : children;
+    }
+    if (role === 'grid' || role === 'table') {
+      return [...el.querySelectorAll('[role=row]')].filter((row) => !row.querySelector('[role=columnheader]'));
+    }
+    if (tag === 'table') {
+      const rows = el.tBodies.length ? [...el.tBodies].flatMap((body) => [...body.rows]) : [...el.rows];
+      return rows.filter((row) => [...row.cells].some((cell) => cell.localName === 'td'));
+    }
+    if (tag === 'ul' || tag === 'ol') return children.filter((c) => c.localName === 'li');
+    return null;
+  }
+
+  function isShown(el) {
+    return el.checkVisibility({ visibilityProperty: true });
+  }
+
+  function scoreItems(items) {
+    let count = 0;
+    let score = 0;
+    for (const item of items) {
+      if (count >= RESULT_SCORE_ITEMS) break;
+      if (!isShown(item)) continue;
+      count += 1;
+      score += Math.min(collapse(item.textContent.slice(0, 4 * RESULT_TEXT_MAX)).length, RESULT_TEXT_MAX);
+    }
+    return count >= 2 ? score : 0;
+  }
+
+  /** Runs of 2+ siblings with the same tag and classes (cards, result rows built of divs). */
+  function siblingRuns(scope) {
+    const runs = [];
+    const visit = (parent) => {
+      let run = [];
+      let shape = '';
+      const flush = () => {
+        if (run.length >= 2) runs.push(run);
+        run = [];
+      };
+      for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
+        const tag = child.localName;
+        const classes = typeof child.className === 'string' ? child.className.trim().split(/\s+/).sort().join('.') : '';
+        const childShape = RUN_EXCLUDED_TAGS.has(tag) || (!classes && tag !== 'article') ? '' : `${tag}.${classes}`;
+        if (!childShape || childShape !== shape) flush();
+        shape = childShape;
+        if (childShape) run.push(child);
+        visit(child);
+      }
+      flush();
+    };
+    visit(scope);
+    return runs;
+  }
+
+  /** The page's main result list, generically: up to RESULTS_MAX item texts, or [] when there is none. */
+  function resultList() {
+    const scope = mainRoot();
+    if (!scope) return [];
+    let best = null;
+    let bestScore = 0;
+    const consider = (items, container) => {
+      if (container && container.closest(RESULT_EXCLUDED)) return;
+      const score = scoreItems(items);
+      if (score > bestScore) {
+        best = items;
+        bestScore = score;
+      }
+    };
+    for (const el of scope.querySelectorAll(RESULT_LIST_SELECTOR)) {
+      const items = listItems(el);
+      if (items && items.length >= 2) consider(items, el);
+    }
+    for (const run of siblingRuns(scope)) consider(run, run[0].parentElement);
+    if (!best) return [];
+    const texts = [];
+    for (const item of best) {
+      if (texts.length >= RESULTS_MAX) break;
+      if (!isShown(item)) continue;
+      const text = item.localName === 'tr'
+        ? [...item.cells].map((cell) => renderedText(cell, RESULT_TEXT_MAX)).filter(Boolean).join(' | ')
+        : renderedText(item, RESULT_TEXT_MAX);
+      if (text) texts.push(cut(text, RESULT_TEXT_MAX));
+    }
+    return texts.length >= 2 ? texts : [];
+  }
+
+  // ---- summary
+
+  /**
+   * Without an argument: `{url, title, text}` (the page's main text, as since issue 2). With
+   * `{token, results}` (the token of watchChanges before the plan): the PageSummary of
+   * docs/protocol.md, once the page has settled: `navigated`, `changed`, `text`, `results`.
+   */
+  function summary(request) {
+    if (!request || typeof request !== 'object') {
+      const root = mainRoot();
+      const text = root ? collapse(root.innerText || root.textContent || '').slice(0, SUMMARY_MAX_CHARS) : '';
+      return { url: location.href, title: document.title, text };
+    }
+    return pageSummary(request);
+  }
+
+  async function pageSummary(request) {
+    const token = typeof request.token === 'string' ? request.token : '';
+    const [docId, id] = token.split(':');
+    const navigated = token !== '' && docId !== DOC_ID;
+    const watch = navigated ? null : watches.get(Number(id));
+    let changed = '';
+    if (watch) {
+      await settleWatch(watch);
+      changed = changedText(watch);
+      stopWatch(Number(id));
+    }
+    const root = mainRoot();
+    const out = { url: location.href, title: document.title, navigated };
+    if (changed) out.changed = changed;
+    out.text = root ? renderedText(root, SUMMARY_TEXT_MAX) : '';
+    if (request.results) {
+      const results = resultList();
+      if (results.length) out.results = results;
+    }
+    return out;
+  }
+
+  // ---- extract
+
+  function checkSelector(css, what) {
+    if (typeof css !== 'string' || !css.trim()) throw new AgentError('BAD_MESSAGE', `extract needs ${what}: a CSS selector`);
+    try {
+      document.createDocumentFragment().querySelector(css);
+    } catch {
+      throw new AgentError('BAD_MESSAGE', `${what} ${JSON.stringify(css)} is not a valid CSS selector`);
+    }
+  }
+
+  /** Every element matching css in document order, open shadow roots included (each in place of its host's start). */
+  function allMatches(css, visit) {
+    const walkRoot = (root) => {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+      for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+        if (el.matches(css) && visit(el) === false) return false;
+        if (el.shadowRoot && walkRoot(el.shadowRoot) === false) return false;
+      }
+      return true;
+    };
+    if (document.documentElement) walkRoot(document);
+  }
+
+  function fieldText(item, css) {
+    const match = item.querySelector(css) || (item.shadowRoot && item.shadowRoot.querySelector(css));
+    return match ? renderedText(match, EXTRACT_TEXT_MAX) : '';
+  }
+
+  /**
+   * `{css, fields?, limit?}`: the visible matches of css (at most limit), each as its visible text
+   * or, with fields ({key: css inside the match}), as {key: text of the first match}.
+   */
+  function extract(arg) {
+    try {
+      if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'extract needs {css, fields?, limit?}');
+      checkSelector(arg.css, '"css"');
+      const fields = arg.fields === undefined || arg.fields === null ? null : arg.fields;
+      if (fields !== null && (typeof fields !== 'object' || Array.isArray(fields))) {
+        throw new AgentError('BAD_MESSAGE', 'extract "fields" is an object of {key: CSS selector}');
+      }
+      if (fields) for (const [key, css] of Object.entries(fields)) checkSelector(css, `field ${JSON.stringify(key)}`);
+      const limit = arg.limit === undefined || arg.limit === null ? EXTRACT_LIMIT : arg.limit;
+      if (!Number.isInteger(limit) || limit < 1 || limit > EXTRACT_LIMIT_MAX) {
+        throw new AgentError('BAD_MESSAGE', `extract "limit" is an integer 1…${EXTRACT_LIMIT_MAX}`);
+      }
+      const items = [];
+      allMatches(arg.css, (el) => {
+        if (!isVisible(el)) return true;
+        if (fields) {
+          const item = {};
+          for (const [key, css] of Object.entries(fields)) item[key] = fieldText(el, css);
+          items.push(item);
+        } else {
+          items.push(renderedText(el, EXTRACT_TEXT_MAX));
+        }
+        return items.length < limit;
+      });
+      return { ok: true, items };
+    } catch (e) {
+      return failure(e);
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -2314,6 +3094,8 @@
     frameOffset,
     capture,
     summary,
+    watchChanges,
+    extract,
     webmcpCall,
     // sends the queued console entries now: {ok, sent} (for a reader that must not wait 100 ms)
     flushConsole: () => ({ ok: true, sent: flushConsole() }),
@@ -2321,5 +3103,8 @@
     // without racing the port's messages
     takeConsole: () => ({ ok: true, entries: takeConsoleQueue() }),
   });
-  if (IS_TOP) openPort();
+  if (IS_TOP) {
+    openPort();
+    startLiveUpdates();
+  }
 })();

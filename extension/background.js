@@ -47,6 +47,7 @@ const AGENT_PORT_NAME = 'tabmcp-agent';
 const AGENT_FILE = 'agent.js';
 const HOOKS_FILE = 'page_hooks.js';
 const STEP_TIMEOUT_MS = 5000; // how long a page-tool step waits for its element to be actionable
+const MAX_EXTRACT_ITEMS = 100; // an extract step's largest limit (protocol.py MAX_EXTRACT_ITEMS)
 
 const log = (...args) => console.debug('[tabmcp]', ...args);
 
@@ -534,12 +535,12 @@ async function awaitNavigation(watcher, waitUntil, timeoutMs, what) {
 // ---------------------------------------------------------------------------------------------
 // Requests in flight per tab (for waitUntil: 'networkidle'), from chrome.webRequest.
 
-const network = new Map(); // tabId -> {requests: Set<requestId>, lastChange: ms}
+const network = new Map(); // tabId -> {requests: Map<requestId, {started: ms, type}>, lastChange: ms}
 
 function networkOf(tabId) {
   let entry = network.get(tabId);
   if (!entry) {
-    entry = { requests: new Set(), lastChange: 0 };
+    entry = { requests: new Map(), lastChange: 0 };
     network.set(tabId, entry);
   }
   return entry;
@@ -548,7 +549,7 @@ function networkOf(tabId) {
 function requestStarted(details) {
   if (details.tabId < 0 || details.type === 'websocket') return; // long-lived: never "done"
   const entry = networkOf(details.tabId);
-  entry.requests.add(details.requestId);
+  entry.requests.set(details.requestId, { started: Date.now(), type: details.type });
   entry.lastChange = Date.now();
 }
 
@@ -573,6 +574,27 @@ async function waitForNetworkIdle(tabId, deadline) {
     if (left <= 0) return false;
     const wait = inflightCount(tabId) === 0 ? NETWORK_IDLE_MS - quietFor : POLL_MS;
     await sleep(Math.max(10, Math.min(wait, POLL_MS, left)));
+  }
+}
+
+/**
+ * Waits (at most ms) until no fetch/XHR of the tab that started at or after `since` is in flight:
+ * what a plan's steps asked the server for has come back. Requests that were already running (a
+ * long poll, a stream) do not count, nor do a new page's images, scripts and beacons. True when
+ * quiet, false at the deadline.
+ */
+async function waitForRequestsSince(tabId, since, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const entry = network.get(tabId);
+    let busy = false;
+    if (entry) {
+      for (const { started, type } of entry.requests.values()) if (type === 'xmlhttprequest' && started >= since) busy = true;
+    }
+    if (!busy) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await sleep(Math.min(POLL_MS / 2, left));
   }
 }
 
@@ -1273,12 +1295,19 @@ function dialogsSince(tabId, since) {
   return (recentDialogs.get(tabId) || []).filter((d) => d.time >= since).map((d) => d.dialog);
 }
 
-function onAgentMessage(tabId, message) {
+const TOOLS_CHANGED_REASONS = new Set(['mutation', 'history', 'webmcp']);
+
+function onAgentMessage(tabId, message, frameId) {
   if (!message || typeof message !== 'object') return;
   if (message.type === 'console' && Array.isArray(message.entries)) {
     for (const entry of message.entries) addConsoleEntry(tabId, entry);
   } else if (message.type === 'dialog') {
     noteDialog(tabId, message.dialog);
+  } else if (message.type === 'toolsChanged' && frameId === 0) {
+    // Only the top frame's tools are page tools; the server re-introspects and decides.
+    const reason = TOOLS_CHANGED_REASONS.has(message.reason) ? message.reason : 'mutation';
+    const version = typeof message.version === 'string' ? message.version.slice(0, 64) : '';
+    sendEvent({ type: 'toolsChanged', tabId, reason, version });
   }
 }
 
@@ -1582,6 +1611,11 @@ async function handleCallTool(msg) {
   const watcher = new NavigationWatcher(tabId);
   // What the steps gather for the answer: extract steps fill `extracted`, a webmcp step `webmcp`.
   const run = { tabId, extracted: null, webmcp: undefined, hasExtract: steps.some((s) => s.action === 'extract') };
+  // Where the plan starts, for the summary: the document (the agent records what changes in it
+  // from now on), its URL, and the time (requests started from now on are the plan's).
+  run.startedAt = Date.now();
+  run.startUrl = tabInfo(await getTab(tabId)).url;
+  run.watchToken = await startWatch(tabId);
   try {
     const outcomes = [];
     for (const [index, step] of steps.entries()) {
@@ -1600,10 +1634,44 @@ async function handleCallTool(msg) {
   }
 }
 
-/** SEAM (live-update section): the PageSummary of docs/protocol.md after a plan ran. */
+const SUMMARY_NETWORK_MS = 2000; // how long the summary waits for the requests a plan started
+
+/** The agent's watchChanges token for the top document, or null when the page cannot be scripted. */
+async function startWatch(tabId) {
+  try {
+    const answer = await callAgent(tabId, 'watchChanges');
+    return typeof answer.token === 'string' ? answer.token : null;
+  } catch (e) {
+    if (e.code === 'NO_TAB') throw e;
+    log('watchChanges failed', e.message); // about:blank, an error page: the summary does without
+    return null;
+  }
+}
+
+/**
+ * The PageSummary of docs/protocol.md after a plan ran: read once the requests the plan started
+ * have come back (SUMMARY_NETWORK_MS at most) and the agent saw the page settle, so that results
+ * a search fetches are in it. A page that cannot be scripted still gets its URL and title.
+ */
 async function pageSummary(tabId, run) {
-  const page = await callAgent(tabId, 'summary');
-  return { url: page.url, title: page.title, text: page.text };
+  await waitForRequestsSince(tabId, run.startedAt, SUMMARY_NETWORK_MS);
+  let page;
+  try {
+    page = await callAgent(tabId, 'summary', { token: run.watchToken, results: !run.hasExtract });
+  } catch (e) {
+    if (e.code === 'NO_TAB') throw e;
+    log('summary failed', e.message); // a page that cannot be scripted (an error page, a PDF)
+    const tab = tabInfo(await getTab(tabId));
+    return { url: tab.url, title: tab.title, navigated: tab.url !== run.startUrl, text: '' };
+  }
+  const url = typeof page.url === 'string' ? page.url : '';
+  // Without a token (the start page could not be scripted) a different URL is the best guess.
+  const navigated = run.watchToken ? page.navigated === true : url !== run.startUrl;
+  const summary = { url, title: typeof page.title === 'string' ? page.title : '', navigated };
+  if (typeof page.changed === 'string' && page.changed) summary.changed = page.changed;
+  summary.text = typeof page.text === 'string' ? page.text : '';
+  if (Array.isArray(page.results) && page.results.length) summary.results = page.results;
+  return summary;
 }
 
 // Actions that may start a navigation, which the agent schedules on a timer after returning.
@@ -1638,12 +1706,16 @@ async function settleAfterStep(watcher, step, index, isLast, outcome) {
  * navigation report as `interact`, so no fixed grace period is needed after a step.
  */
 function actionForStep(step) {
-  const action = { target: step.target, timeoutMs: STEP_TIMEOUT_MS };
+  const timeoutMs = Number.isInteger(step.timeoutMs) && step.timeoutMs >= 0 && step.timeoutMs <= MAX_TIMEOUT_MS
+    ? step.timeoutMs : STEP_TIMEOUT_MS;
+  const action = { target: step.target, timeoutMs };
   switch (step.action) {
     case 'fill':
       return { ...action, action: 'fill', text: step.value };
     case 'check':
       return { ...action, action: step.value === false ? 'uncheck' : 'check' };
+    case 'uncheck':
+      return { ...action, action: 'uncheck' };
     case 'select':
       return { ...action, action: 'select', value: step.value };
     case 'press':
@@ -1677,14 +1749,110 @@ async function runStep(tabId, step, index, run) {
   return outcome;
 }
 
-/** SEAM (WebMCP section): runs the page's own execute(); stores its result in run.webmcp. */
+const WEBMCP_TIMEOUT_MS = 30000; // a webmcp step's default (docs/protocol.md, Step)
+
+/**
+ * A `webmcp` step: the page's own execute() of the WebMCP tool `step.name`, run by the top
+ * frame's agent through page_hooks.js in the main world; its JSON-cloned result goes to
+ * run.webmcp. chrome.scripting waits for the agent's promise without a limit of its own, so only
+ * the step's timeoutMs (the agent's timer, which answers TIMEOUT) ends a long execute(). A tool
+ * that navigates its page away before it answers leaves no agent to answer: that counts as done
+ * with result null (as the spec's executeTool() resolves null), and the navigation is then waited
+ * for like an action's.
+ */
 async function runWebmcpStep(tabId, step, run) {
-  throw new ProtocolError('TOOL_NOT_FOUND', `WebMCP is not available (tool ${step.name})`);
+  const timeoutMs = Number.isInteger(step.timeoutMs) && step.timeoutMs > 0 ? step.timeoutMs : WEBMCP_TIMEOUT_MS;
+  const args = step.args && typeof step.args === 'object' && !Array.isArray(step.args) ? step.args : {};
+  const watcher = new NavigationWatcher(tabId);
+  try {
+    let answer;
+    try {
+      answer = await callAgent(tabId, 'webmcpCall', { name: step.name, args, timeoutMs });
+    } catch (e) {
+      if (!(e.code === 'NOT_SCRIPTABLE' && watcher.started && !watcher.sameDocument)) throw e;
+      run.webmcp = null;
+      return { ok: true, dialogs: [], navigation: { url: '', sameDocument: false } };
+    }
+    if (!answer.ok) throw new ProtocolError(answer.code || 'INTERNAL', answer.message || `WebMCP tool ${step.name} failed`);
+    run.webmcp = answer.result === undefined ? null : answer.result;
+    return { ok: true, dialogs: Array.isArray(answer.dialogs) ? answer.dialogs : [], navigation: answer.navigation || null };
+  } finally {
+    watcher.dispose();
+  }
 }
 
-/** SEAM (live-update section): wait_for, extract, navigate steps. */
+/**
+ * The plan steps that are not element actions: wait_for, extract, navigate. Each answers like an
+ * action that reports (dialogs, no navigation left to wait for), so no grace period follows it.
+ */
 async function runPageStep(tabId, step, run) {
-  throw new ProtocolError('BAD_MESSAGE', `step action ${step.action} is not supported yet`);
+  // field checks name the step's action where a request's would name its type
+  const fields = { ...step, type: step.action };
+  switch (step.action) {
+    case 'wait_for':
+      await runWaitStep(tabId, fields);
+      break;
+    case 'extract':
+      await runExtractStep(tabId, fields, run);
+      break;
+    case 'navigate':
+      await runNavigateStep(tabId, fields);
+      break;
+    default:
+      throw new ProtocolError('BAD_MESSAGE', `step action ${step.action} is not a page step`);
+  }
+  return { ok: true, dialogs: [] };
+}
+
+const WAIT_STEP_CONDITIONS = ['text', 'textGone', 'state'];
+
+/** `condition`: {text} | {textGone} | {state} of `target`; polled like the waitFor request. */
+async function runWaitStep(tabId, step) {
+  const { condition } = step;
+  const expected = 'an object with exactly one of text, textGone, state as';
+  if (!condition || typeof condition !== 'object' || Array.isArray(condition)) throw badField(step, 'condition', expected);
+  const keys = Object.keys(condition).filter((k) => condition[k] !== undefined && condition[k] !== null);
+  if (keys.length !== 1 || !WAIT_STEP_CONDITIONS.includes(keys[0])) throw badField(step, 'condition', expected);
+  const timeoutMs = checkTimeout(step, DEFAULT_WAIT_TIMEOUT_MS);
+  let probe;
+  if (keys[0] === 'state') {
+    const target = checkTarget(step, 'target');
+    if (!target) throw badField(step, 'target', '(for a state condition) a');
+    if (!ELEMENT_STATES.includes(condition.state)) throw badField(step, 'condition.state', `one of ${ELEMENT_STATES.join(', ')} as`);
+    probe = { target, state: condition.state };
+  } else {
+    if (!isText(condition[keys[0]])) throw badField(step, `condition.${keys[0]}`, 'a non-empty string as');
+    probe = { [keys[0]]: condition[keys[0]] };
+  }
+  await getTab(tabId);
+  await pollCondition(tabId, probe, timeoutMs);
+}
+
+/** `target.css`, `fields?`, `limit?`, `label`: the matches' text goes to run.extracted[label]. */
+async function runExtractStep(tabId, step, run) {
+  const target = checkTarget(step, 'target');
+  if (!target || target.css === undefined) throw badField(step, 'target', 'a {css} target (every match is read) as');
+  const isFieldMap = (v) => typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isText);
+  const fields = optional(step, 'fields', isFieldMap, 'an object of {key: CSS selector} as');
+  const limit = optional(step, 'limit', intBetween(1, MAX_EXTRACT_ITEMS), `an integer 1…${MAX_EXTRACT_ITEMS} as`);
+  const label = optional(step, 'label', isText, 'a non-empty string as') || 'items';
+  const answer = agentOk(await callAgent(tabId, 'extract', { css: target.css, fields, limit }), 'extract');
+  if (!run.extracted) run.extracted = {};
+  run.extracted[label] = Array.isArray(answer.items) ? answer.items : [];
+}
+
+/** `value`: a URL, absolute or relative to the tab's; loaded like the navigate request's. */
+async function runNavigateStep(tabId, step) {
+  if (!isText(step.value)) throw badField(step, 'value', 'a URL string as');
+  const base = tabInfo(await getTab(tabId)).url;
+  let url;
+  try {
+    url = new URL(step.value, base).href;
+  } catch {
+    throw new ProtocolError('INVALID_URL', `Not a URL (absolute, or relative to ${base}): ${step.value}`);
+  }
+  checkNavigableUrl(url);
+  await navigateTab(tabId, { url }, 'load', checkTimeout(step, NAVIGATION_TIMEOUT_MS));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1768,8 +1936,15 @@ async function handleNavigate(msg) {
   const waitUntil = optional(msg, 'waitUntil', oneOf(WAIT_UNTIL), `one of ${WAIT_UNTIL.join(', ')} as`) || 'load';
   const timeoutMs = checkTimeout(msg, NAVIGATION_TIMEOUT_MS);
   if (url !== undefined) checkNavigableUrl(url);
-  await getTab(tabId);
+  return { type: 'result', data: { page: await navigateTab(tabId, { url, go }, waitUntil, timeoutMs) } };
+}
 
+/**
+ * Loads `url` (checked by the caller) or moves in history (`go`) and waits for waitUntil: the
+ * navigate request and the navigate plan step. Answers the tab's {url, title} afterwards.
+ */
+async function navigateTab(tabId, { url, go }, waitUntil, timeoutMs) {
+  await getTab(tabId);
   const watcher = new NavigationWatcher(tabId);
   try {
     try {
@@ -1784,7 +1959,7 @@ async function handleNavigate(msg) {
     }
     await awaitNavigation(watcher, waitUntil, timeoutMs, url || (go === 'reload' ? 'the reloaded page' : `the ${go === 'back' ? 'previous' : 'next'} page`));
     const tab = await getTab(tabId);
-    return { type: 'result', data: { page: { url: tabInfo(tab).url, title: tab.title || '' } } };
+    return { url: tabInfo(tab).url, title: tab.title || '' };
   } finally {
     watcher.dispose();
   }
@@ -1843,11 +2018,23 @@ async function handleWaitFor(msg) {
     return { type: 'result', data: { wait: { met: true, elapsedMs: elapsed() } } };
   }
   const probe = condition.target ? { target: condition.target, state: state || 'visible' } : { [given[0]]: condition[given[0]] };
-  const describe = condition.target ? `${describeTarget(condition.target)} to be ${probe.state}`
-    : condition.text !== undefined ? `text "${condition.text}"` : `text "${condition.textGone}" to go`;
+  const elapsedMs = await pollCondition(tabId, probe, timeoutMs);
+  return { type: 'result', data: { wait: { met: true, elapsedMs } } };
+}
+
+/**
+ * Polls `probe` ({text} | {textGone} | {target, state}) in the tab's frames every POLL_MS until
+ * it is met (resolves the ms it took) or timeoutMs passed (TIMEOUT saying what was last seen).
+ * The waitFor request and the wait_for plan step.
+ */
+async function pollCondition(tabId, probe, timeoutMs) {
+  const started = Date.now();
+  const elapsed = () => Date.now() - started;
+  const describe = probe.target ? `${describeTarget(probe.target)} to be ${probe.state}`
+    : probe.text !== undefined ? `text "${probe.text}"` : `text "${probe.textGone}" to go`;
   for (;;) {
     const { met, detail } = await probeTab(tabId, probe);
-    if (met) return { type: 'result', data: { wait: { met: true, elapsedMs: elapsed() } } };
+    if (met) return elapsed();
     const left = timeoutMs - elapsed();
     if (left <= 0) throw new ProtocolError('TIMEOUT', `Waited ${timeoutMs} ms for ${describe}${detail ? `: ${detail}` : ''}`);
     await sleep(Math.min(POLL_MS, left));
@@ -2015,7 +2202,7 @@ function onAgentConnect(port) {
   const sender = port.sender || {};
   const tabId = sender.tab ? sender.tab.id : undefined;
   if (tabId === undefined) return;
-  port.onMessage.addListener((message) => onAgentMessage(tabId, message));
+  port.onMessage.addListener((message) => onAgentMessage(tabId, message, sender.frameId));
   if (sender.frameId !== undefined && sender.frameId !== 0) return;
   port.onDisconnect.addListener(() => {
     void chrome.runtime.lastError; // Reading it keeps "Unchecked runtime.lastError" out of the log.

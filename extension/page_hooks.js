@@ -4,10 +4,12 @@
 // content script with "world": "MAIN"). It does what only the page's own world can do:
 // - console capture: wraps console.debug/log/info/warn/error and listens for uncaught errors and
 //   unhandled rejections;
-// - dialogs: replaces alert/confirm/prompt so they never block a tab the model drives.
+// - dialogs: replaces alert/confirm/prompt so they never block a tab the model drives;
+// - WebMCP: document.modelContext / navigator.modelContext (a polyfill, or wrappers around the
+//   browser's own), so the agent learns the tools the page declares and can run them.
 // Everything goes to the page agent (agent.js, isolated world) as CustomEvents on window whose
 // detail is a JSON string (objects do not cross worlds). The agent sets the dialog policy the same
-// way. docs/page-agent.md §3 (Dialogs) and §5 (Console) are the contract.
+// way. docs/page-agent.md §3 (Dialogs), §5 (Console) and "WebMCP" are the contract.
 (() => {
   'use strict';
 
@@ -33,6 +35,16 @@
   const ErrorCtor = Error;
   const objectToString = Object.prototype.toString;
   const attachShadow = Element.prototype.attachShadow;
+  const EventTargetCtor = EventTarget;
+  const EventBase = Event;
+  const PromiseCtor = Promise;
+  const promiseThen = Promise.prototype.then;
+  const queueMicro = queueMicrotask;
+  const defineProperty = Object.defineProperty;
+  const DOMExceptionCtor = DOMException;
+  const TypeErrorCtor = TypeError;
+  const AbortControllerCtor = AbortController;
+  const AbortSignalCtor = AbortSignal;
 
   function emit(type, payload, target = window) {
     try {
@@ -218,4 +230,476 @@
       },
     }.attachShadow;
   }
+
+  // -------------------------------------------------------------------------------------------
+  // WebMCP: tools the page declares for AI agents (docs/page-agent.md "WebMCP").
+  //
+  // Without native support this installs the polyfill: one ModelContext reachable as both
+  // document.modelContext (the current spec) and navigator.modelContext (older pages), with
+  // registerTool(tool, {signal}), unregisterTool(name), provideContext({tools}), clearContext(),
+  // getTools(), executeTool(), and the toolchange / toolactivated / toolcancel events. When the
+  // browser has its own (Chromium with --enable-features=WebMCP), that object is kept and its
+  // methods are wrapped: the native registry does the work, ours mirrors it. Either way `tools`
+  // below holds every imperative tool, the agent hears the list (plain data) after each change,
+  // batched per microtask, and the agent's calls run the page's own execute().
+
+  const WEBMCP_TOOLS_EVENT = 'tabmcp:webmcp-tools'; // → agent: {tools: [{name, title?, description, inputSchema?, annotations?}]}
+  const WEBMCP_SYNC_EVENT = 'tabmcp:webmcp-sync'; // ← agent: send the list again (it loaded late)
+  const WEBMCP_CALL_EVENT = 'tabmcp:webmcp-call'; // ← agent: {callId, name, args}
+  const WEBMCP_CANCEL_EVENT = 'tabmcp:webmcp-cancel'; // ← agent: {callId} (it stopped waiting)
+  const WEBMCP_RESULT_EVENT = 'tabmcp:webmcp-result'; // → agent: {callId, ok, json, truncated?} | {callId, ok: false, code, message}
+  const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+  const RESULT_MAX = 20000; // characters of the result's JSON
+  const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint',
+    'untrustedContentHint', 'consequentialHint', 'debugging'];
+  const CONTEXT_EVENTS = ['toolchange', 'toolactivated', 'toolcancel'];
+
+  /** name → {name, title, description, schema (JSON text or ''), annotations, execute, owner, controller} */
+  const tools = new Map();
+  const runningCalls = new Map(); // callId → {controller, name}
+  let modelContext = null; // the object pages see (ours, or the browser's)
+  let nativeMethods = null; // the browser's own methods, when it has WebMCP
+
+  function fail(message) {
+    return new DOMExceptionCtor(`Failed to execute 'registerTool' on 'ModelContext': ${message}`, 'InvalidStateError');
+  }
+
+  function typeError(message) {
+    return new TypeErrorCtor(`Failed to execute 'registerTool' on 'ModelContext': ${message}`);
+  }
+
+  function readAnnotations(value) {
+    if (value === null || typeof value !== 'object') return undefined;
+    const out = {};
+    let any = false;
+    for (const key of ANNOTATION_KEYS) {
+      if (value[key] === undefined) continue;
+      out[key] = !!value[key];
+      any = true;
+    }
+    return any ? out : undefined;
+  }
+
+  /** The tool's fields, read once (getters run once) and checked as the spec does; throws otherwise. */
+  function readTool(tool) {
+    if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) throw typeError('the tool is not an object.');
+    const { name, title, description, inputSchema, execute, annotations } = tool;
+    if (name === undefined) throw typeError("required member 'name' is undefined.");
+    if (description === undefined) throw typeError("required member 'description' is undefined.");
+    if (typeof execute !== 'function') throw typeError("'execute' is not a function.");
+    const toolName = String(name);
+    if (!TOOL_NAME.test(toolName)) throw fail('Invalid tool name: 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and ".".');
+    const text = String(description);
+    if (!text) throw fail('Empty tool description.');
+    let schema = '';
+    if (inputSchema !== undefined && inputSchema !== null) {
+      if (typeof inputSchema !== 'object') throw typeError("'inputSchema' is not an object.");
+      schema = stringify(inputSchema); // a circular schema throws here, as in the spec
+      if (typeof schema !== 'string') throw typeError("'inputSchema' cannot be serialised to JSON.");
+    }
+    return {
+      name: toolName,
+      title: title === undefined || title === null ? '' : String(title),
+      description: text,
+      schema,
+      annotations: readAnnotations(annotations),
+      execute,
+      owner: tool,
+      controller: null,
+    };
+  }
+
+  function plainTool(entry) {
+    const out = { name: entry.name, description: entry.description };
+    if (entry.title) out.title = entry.title;
+    if (entry.schema) out.inputSchema = parse(entry.schema);
+    if (entry.annotations) out.annotations = { ...entry.annotations };
+    return out;
+  }
+
+  let reportQueued = false;
+
+  function reportTools() {
+    reportQueued = false;
+    try {
+      emit(WEBMCP_TOOLS_EVENT, { tools: [...tools.values()].map(plainTool) });
+    } catch {
+      // nothing the page did to its own objects may break the page
+    }
+  }
+
+  function fireContextEvent(type, toolName) {
+    if (!modelContext) return;
+    try {
+      const event = new EventBase(type);
+      if (toolName !== undefined) defineProperty(event, 'toolName', { value: toolName, enumerable: true });
+      dispatch.call(modelContext, event);
+    } catch {
+      // a throwing listener is reported by the browser; it must not stop ours
+    }
+  }
+
+  /** After each change the page made: one toolchange (the polyfill's; the browser fires its own), one report per microtask. */
+  function changed() {
+    if (!nativeMethods) queueMicro(() => fireContextEvent('toolchange'));
+    if (!reportQueued) {
+      reportQueued = true;
+      queueMicro(reportTools);
+    }
+  }
+
+  function forget(entry) {
+    if (tools.get(entry.name) !== entry) return false;
+    tools.delete(entry.name);
+    if (entry.controller) {
+      try {
+        entry.controller.abort(); // the browser's registry drops it too
+      } catch {
+        // the page's own abort listeners threw
+      }
+    }
+    if (nativeMethods && nativeMethods.unregisterTool) {
+      try {
+        nativeMethods.unregisterTool.call(modelContext, entry.name); // an older native API without signals
+      } catch {
+        // already gone
+      }
+    }
+    return true;
+  }
+
+  /** The registration's return value: a promise (the spec's), with the older API's unregister(). */
+  function withUnregister(result, entry) {
+    const handle = result !== null && (typeof result === 'object' || typeof result === 'function') ? result : PromiseCtor.resolve(result);
+    if (typeof handle.unregister !== 'function') {
+      try {
+        defineProperty(handle, 'unregister', {
+          value: function unregister() {
+            if (forget(entry)) changed();
+          },
+          configurable: true,
+          writable: true,
+        });
+      } catch {
+        // a frozen object from the browser
+      }
+    }
+    return handle;
+  }
+
+  function registerTool(tool, options) {
+    let entry;
+    try {
+      entry = readTool(tool);
+      if (tools.has(entry.name)) throw fail(`Duplicate tool name "${entry.name}".`);
+    } catch (e) {
+      // The browser reports the page's mistake in its own way (a rejected promise); ours throws.
+      if (nativeMethods) return nativeMethods.registerTool.call(modelContext, tool, options);
+      throw e;
+    }
+    const signal = options !== null && typeof options === 'object' ? options.signal : undefined;
+    if (signal !== undefined && signal !== null && !(signal instanceof AbortSignalCtor)) {
+      throw typeError("'signal' is not an AbortSignal.");
+    }
+    if (signal && signal.aborted) {
+      if (nativeMethods) return nativeMethods.registerTool.call(modelContext, tool, options);
+      return PromiseCtor.reject(signal.reason);
+    }
+    let result;
+    if (nativeMethods) {
+      // Registered with a signal of ours, so unregisterTool/provideContext/clearContext work on
+      // a browser that only has registerTool.
+      entry.controller = new AbortControllerCtor();
+      result = nativeMethods.registerTool.call(modelContext, tool, { ...options, signal: entry.controller.signal });
+      if (result && typeof result.then === 'function') {
+        promiseThen.call(PromiseCtor.resolve(result), undefined, () => {
+          if (forget(entry)) changed();
+        });
+      }
+    }
+    tools.set(entry.name, entry);
+    if (signal) {
+      addListener.call(signal, 'abort', () => {
+        if (forget(entry)) changed();
+      }, { once: true });
+    }
+    changed();
+    return withUnregister(result, entry);
+  }
+
+  function unregisterTool(name) {
+    const entry = tools.get(String(name));
+    if (entry && forget(entry)) changed();
+    else if (nativeMethods && nativeMethods.unregisterTool) return nativeMethods.unregisterTool.call(modelContext, name);
+    return undefined;
+  }
+
+  function clearContext() {
+    let any = false;
+    for (const entry of [...tools.values()]) any = forget(entry) || any;
+    if (nativeMethods && nativeMethods.clearContext) nativeMethods.clearContext.call(modelContext);
+    if (any) changed();
+  }
+
+  /** The older API: the page's whole tool set at once, replacing what it registered before. */
+  function provideContext(context) {
+    const list = context !== null && typeof context === 'object' && context.tools !== undefined ? context.tools : [];
+    if (list === null || typeof list !== 'object' || typeof list[Symbol.iterator] !== 'function') {
+      throw new TypeErrorCtor("Failed to execute 'provideContext' on 'ModelContext': 'tools' is not a sequence.");
+    }
+    const given = [...list];
+    const names = new Set();
+    for (const tool of given) { // all or nothing: check every tool before replacing the set
+      const { name } = readTool(tool);
+      if (names.has(name)) throw fail(`Duplicate tool name "${name}".`);
+      names.add(name);
+    }
+    clearContext();
+    for (const tool of given) registerTool(tool);
+  }
+
+  function registeredTool(entry) {
+    const out = {
+      name: entry.name, title: entry.title, description: entry.description, origin: location.origin, window,
+    };
+    if (entry.schema) out.inputSchema = parse(entry.schema);
+    if (entry.annotations) out.annotations = { ...entry.annotations };
+    return out;
+  }
+
+  /** Runs the page's own execute(input, client): a promise of its value (a throw rejects it). */
+  function runTool(entry, input, signal) {
+    const client = {
+      signal,
+      // There is no user to ask: the callback just runs.
+      requestUserInteraction(callback) {
+        return new PromiseCtor((resolve) => {
+          if (typeof callback !== 'function') throw new TypeErrorCtor('requestUserInteraction needs a function');
+          resolve(callback());
+        });
+      },
+    };
+    fireContextEvent('toolactivated', entry.name);
+    return new PromiseCtor((resolve) => resolve(entry.execute.call(entry.owner, input, client)));
+  }
+
+  /** Polyfill of the spec's consumer side: getTools() and executeTool(tool, input) → JSON text. */
+  function getTools() {
+    const list = [...tools.values()].map(registeredTool);
+    list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return PromiseCtor.resolve(list);
+  }
+
+  function executeTool(tool, inputObject) {
+    const entry = tool && tools.get(String(tool.name));
+    if (!entry) return PromiseCtor.reject(new DOMExceptionCtor(`No tool named ${tool && tool.name}`, 'UnknownError'));
+    let input;
+    try {
+      input = parse(stringify(inputObject === undefined ? {} : inputObject));
+    } catch (e) {
+      return PromiseCtor.reject(e);
+    }
+    const controller = new AbortControllerCtor();
+    return promiseThen.call(runTool(entry, input, controller.signal), (value) => {
+      const json = stringify(value);
+      if (typeof json !== 'string') throw new DOMExceptionCtor('The tool result is not JSON-serialisable', 'UnknownError');
+      return json;
+    });
+  }
+
+  class ModelContext extends EventTargetCtor {
+    constructor() {
+      super();
+      const handlers = {};
+      for (const type of CONTEXT_EVENTS) {
+        handlers[type] = null;
+        addListener.call(this, type, (event) => {
+          if (typeof handlers[type] === 'function') handlers[type].call(this, event);
+        });
+        defineProperty(this, `on${type}`, {
+          get: () => handlers[type],
+          set: (value) => {
+            handlers[type] = typeof value === 'function' || (value && typeof value === 'object') ? value : null;
+          },
+          enumerable: true,
+          configurable: true,
+        });
+      }
+    }
+
+    registerTool(tool, options) {
+      return registerTool(tool, options);
+    }
+
+    unregisterTool(name) {
+      return unregisterTool(name);
+    }
+
+    provideContext(context) {
+      return provideContext(context);
+    }
+
+    clearContext() {
+      return clearContext();
+    }
+
+    getTools() {
+      return getTools();
+    }
+
+    executeTool(tool, inputObject) {
+      return executeTool(tool, inputObject);
+    }
+  }
+
+  function nativeContext() {
+    for (const holder of [document, navigator]) {
+      try {
+        const context = holder.modelContext;
+        if (context && typeof context.registerTool === 'function') return context;
+      } catch {
+        // a getter that throws is not an API we can use
+      }
+    }
+    return null;
+  }
+
+  function exposeAs(proto, context) {
+    try {
+      if ('modelContext' in proto) return;
+      defineProperty(proto, 'modelContext', {
+        get: { modelContext() { return context; } }.modelContext,
+        enumerable: true,
+        configurable: true,
+      });
+    } catch {
+      // a frozen prototype
+    }
+  }
+
+  function wrapNative(context) {
+    const original = (name) => (typeof context[name] === 'function' ? context[name] : null);
+    nativeMethods = {
+      registerTool: original('registerTool'),
+      unregisterTool: original('unregisterTool'),
+      clearContext: original('clearContext'),
+    };
+    const methods = {
+      registerTool(tool, options) {
+        return registerTool(tool, options);
+      },
+      unregisterTool(name) {
+        return unregisterTool(name);
+      },
+      provideContext(tools) {
+        return provideContext(tools);
+      },
+      clearContext() {
+        return clearContext();
+      },
+    };
+    for (const [name, value] of Object.entries(methods)) {
+      defineProperty(context, name, { value, writable: true, configurable: true });
+    }
+  }
+
+  function installWebmcp() {
+    const native = nativeContext();
+    if (native) {
+      modelContext = native;
+      wrapNative(native);
+    } else {
+      modelContext = new ModelContext();
+    }
+    exposeAs(Document.prototype, modelContext);
+    exposeAs(Navigator.prototype, modelContext);
+  }
+
+  // -- the agent's side
+
+  function errorText(error) {
+    const text = preview(error, MAX_TEXT, 0);
+    return text || 'the tool failed without a message';
+  }
+
+  function resultAnswer(callId, value) {
+    let json;
+    let reason = '';
+    try {
+      json = stringify(value === undefined ? null : value);
+      if (typeof json !== 'string') reason = `it is ${typeof value === 'function' ? 'a function' : `a ${typeof value}`}`;
+    } catch (e) {
+      reason = errorText(e);
+    }
+    if (reason) {
+      const text = `[The tool ran, but its result is not JSON-serialisable (${reason}); as text: ${preview(value, 2000, 0)}]`;
+      return { callId, ok: true, json: stringify(text), notJson: true };
+    }
+    if (json.length <= RESULT_MAX) return { callId, ok: true, json };
+    const marker = ` … [truncated: the result was ${json.length} characters of JSON, only the first part is shown]`;
+    const whole = typeof value === 'string' ? value : json;
+    let keep = RESULT_MAX - marker.length - 2;
+    let text = '';
+    for (let i = 0; i < 5; i += 1) { // escaping can lengthen the cut text: shrink until it fits
+      text = stringify(whole.slice(0, keep) + marker);
+      if (text.length <= RESULT_MAX) break;
+      keep -= text.length - RESULT_MAX + 16;
+    }
+    return { callId, ok: true, json: text, truncated: true };
+  }
+
+  function answerCall(answer) {
+    emit(WEBMCP_RESULT_EVENT, answer);
+  }
+
+  addListener.call(window, WEBMCP_SYNC_EVENT, () => reportTools(), true);
+
+  addListener.call(window, WEBMCP_CALL_EVENT, (event) => {
+    let request;
+    try {
+      request = parse(event.detail);
+    } catch {
+      return;
+    }
+    if (!request || typeof request.callId !== 'string') return;
+    const { callId } = request;
+    const name = String(request.name);
+    const entry = tools.get(name);
+    if (!entry) {
+      const known = [...tools.keys()].slice(0, 20).join(', ') || 'none';
+      answerCall({ callId, ok: false, code: 'TOOL_NOT_FOUND', message: `The page has no WebMCP tool "${name}" now (its tools: ${known})` });
+      return;
+    }
+    const input = request.args !== null && typeof request.args === 'object' ? request.args : {};
+    const controller = new AbortControllerCtor();
+    runningCalls.set(callId, { controller, name });
+    promiseThen.call(runTool(entry, input, controller.signal), (value) => {
+      runningCalls.delete(callId);
+      answerCall(resultAnswer(callId, value));
+    }, (error) => {
+      runningCalls.delete(callId);
+      answerCall({ callId, ok: false, code: 'SCRIPT_ERROR', message: errorText(error) });
+    });
+  }, true);
+
+  addListener.call(window, WEBMCP_CANCEL_EVENT, (event) => {
+    let request;
+    try {
+      request = parse(event.detail);
+    } catch {
+      return;
+    }
+    const running = request && runningCalls.get(request.callId);
+    if (!running) return;
+    runningCalls.delete(request.callId);
+    try {
+      running.controller.abort(new DOMExceptionCtor('The agent stopped waiting for the tool', 'AbortError'));
+    } catch {
+      // the page's abort listener threw
+    }
+    fireContextEvent('toolcancel', running.name);
+  }, true);
+
+  installWebmcp();
+  reportTools(); // an agent that is already listening learns that the hooks are here
 })();

@@ -1,4 +1,4 @@
-"""Command line: ``tabmcp serve | demo | extension-path``.
+"""Command line: ``tabmcp serve | demo | doctor | extension-path``.
 
 Flags override ``TABMCP_*`` environment variables, which override defaults. Logs go to stderr:
 under stdio, stdout is the MCP protocol.
@@ -50,6 +50,13 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="run a real MCP session against the bundled demo sites")
     demo.add_argument("--port", type=int, default=0, help="port for the demo web server (default: any free)")
 
+    doctor = commands.add_parser(
+        "doctor", help="check the setup: introspector plugins found and failed (exit code 1 when one failed)"
+    )
+    doctor.add_argument("--introspectors-dir", type=Path, help="extra folder of site introspector modules")
+    doctor.add_argument("--page", type=Path, help="a saved page (HTML as the agent captures it) to introspect")
+    doctor.add_argument("--url", default="http://localhost/", help="the URL the saved page is treated as")
+
     commands.add_parser("extension-path", help="print the folder to load as an unpacked extension")
     return parser
 
@@ -82,6 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         from tabmcp.demo.run import run_demo
 
         return asyncio.run(run_demo(port=args.port))
+    if args.command == "doctor":
+        from tabmcp.doctor import run_doctor
+
+        logging.basicConfig(stream=sys.stderr, level=logging.ERROR)  # doctor prints what the logs would say
+        return run_doctor(settings_from(args), page=args.page, url=args.url, out=sys.stdout)
     if args.command == "extension-path":
         from tabmcp.drivers.launch import extension_source
 

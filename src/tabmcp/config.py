@@ -24,7 +24,9 @@ class Settings(BaseSettings):
     user_data_dir: Path | None = Field(None, description="Profile folder for the launched browser (temp if unset).")
     follow_user_tab_switches: bool = Field(False, description="Focus follows the tab the user activates.")
     introspectors_dir: Path | None = Field(None, description="Extra folder of site introspector modules.")
-    max_page_tools: int = Field(20, description="Most page tools listed for one page.")
+    max_page_tools: int = Field(
+        30, ge=0, le=100, description="Most page tools listed for one page (the most useful first)."
+    )
     capture_max_chars: int = Field(1_000_000, description="Largest DOM serialisation taken for introspection.")
     snapshot_max_chars: int = Field(30_000, description="Default character budget of one snapshot result.")
     action_timeout_ms: int = Field(5_000, description="How long an action waits for its element to be actionable.")

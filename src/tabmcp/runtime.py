@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
-from tabmcp.drivers.base import Driver, LinkChanged, UserFocusedTab
+from tabmcp.drivers.base import Driver, LinkChanged, PageChanged, UserFocusedTab
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.snapshot import SnapshotStore
@@ -69,6 +69,11 @@ class Runtime:
         self._background: set[asyncio.Task[None]] = set()
         self._batches = 0
         self._batch_start: tuple[object, ...] = ()
+        self._versions: dict[int, str] = {}  # tab -> capture version its tools were made from
+        self._refreshing: dict[int, asyncio.Task[None]] = {}
+        self._refresh_again: set[int] = set()
+        self._deferred_refresh: set[int] = set()
+        self._stale_tools: set[int] = set()  # unfocused tabs whose page changed since their tools were made
 
     async def dispatch(self, event: s.Event) -> s.Transition:
         before = self.state
@@ -78,6 +83,8 @@ class Runtime:
         for tab_id in set(before.tabs) - set(self.state.tabs):
             self.snapshots.forget(tab_id)
             self.console_read.pop(tab_id, None)
+            self._versions.pop(tab_id, None)
+            self._stale_tools.discard(tab_id)
         if tabs_signature(before) != tabs_signature(self.state):
             self._stale_resources.add(TABS_URI)
         if page_signature(before) != page_signature(self.state):
@@ -115,6 +122,9 @@ class Runtime:
                 if s.visible_signature(self.state, self.catalog) != self._batch_start:
                     await self._notify()
                 await self._flush_resources()
+                deferred, self._deferred_refresh = self._deferred_refresh, set()
+                for tab_id in sorted(deferred):
+                    self.refresh_in_background(tab_id)
 
     async def _notify(self) -> None:
         await self.notify()
@@ -126,29 +136,111 @@ class Runtime:
 
     # ------------------------------------------------------------- introspection
 
-    async def introspect(self, tab_id: int) -> tuple[PageTool, ...]:
-        """The page tools for a tab; a page that cannot be scripted simply has none."""
+    async def introspect(self, tab_id: int) -> tuple[PageTool, ...] | None:
+        """The page tools for a tab, or ``None`` when the page is still the version its current tools
+        came from (the agent answers that without serialising anything). A page that cannot be
+        scripted simply has no tools."""
+        tab = self.state.tabs.get(tab_id)
+        known = self._versions.get(tab_id) if tab is not None and tab.tools is not None else None
         try:
-            capture = await self.driver.capture(tab_id, self.settings.capture_max_chars)
+            capture = await self.driver.capture(tab_id, self.settings.capture_max_chars, if_changed=known)
         except BridgeError as exc:
             if exc.code in (ErrorCode.NOT_SCRIPTABLE, ErrorCode.TIMEOUT):
                 log.info("tab %s not introspected: %s", tab_id, exc.message)
+                self._versions.pop(tab_id, None)
                 return ()
             raise
+        if capture is None:
+            return None
         reserved = {t.name for t in self.catalog}
-        return self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+        tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+        if capture.version:
+            self._versions[tab_id] = capture.version
+        else:
+            self._versions.pop(tab_id, None)
+        return tools
 
     async def focus(self, tab_id: int) -> s.Transition:
         tools = await self.introspect(tab_id)
+        if tools is None:
+            tab = self.state.tabs.get(tab_id)
+            tools = tab.tools if tab is not None and tab.tools is not None else ()
         return await self.dispatch(s.TabFocused(tab_id, tools))
 
     async def refresh_page_tools(self, tab_id: int) -> None:
+        """Re-introspect a tab and publish its tools. Requests for a tab coalesce: while one runs,
+        later ones make it run once more when it ends (a burst of page changes costs two captures at
+        most), and every caller returns when tools at least as new as its request are published."""
+        running = self._refreshing.get(tab_id)
+        if running is not None and not running.done():
+            self._refresh_again.add(tab_id)
+        else:
+            running = asyncio.get_running_loop().create_task(self._refresh_loop(tab_id))
+            self._refreshing[tab_id] = running
+        await asyncio.shield(running)
+
+    async def _refresh_loop(self, tab_id: int) -> None:
         try:
-            tools = await self.introspect(tab_id)
-        except BridgeError as exc:
-            log.info("re-introspecting tab %s failed: %s", tab_id, exc.message)
+            while True:
+                self._refresh_again.discard(tab_id)
+                try:
+                    tools = await self.introspect(tab_id)
+                except BridgeError as exc:
+                    log.info("re-introspecting tab %s failed: %s", tab_id, exc.message)
+                    tools = None
+                if tools is not None and tab_id in self.state.tabs:
+                    await self.dispatch(s.PageToolsChanged(tab_id, tools))
+                if tab_id not in self._refresh_again:
+                    return
+        finally:
+            self._refreshing.pop(tab_id, None)
+
+    def refresh_in_background(self, tab_id: int) -> None:
+        """Re-introspect a tab without holding up the caller (browser events). While a tool call is
+        running the request waits for its end: the call refreshes the page it acts on itself."""
+        if self._batches:
+            self._deferred_refresh.add(tab_id)
             return
-        await self.dispatch(s.PageToolsChanged(tab_id, tools))
+        self._spawn(self._refresh_quietly(tab_id))
+
+    async def _refresh_quietly(self, tab_id: int) -> None:
+        try:
+            await self.refresh_page_tools(tab_id)
+        except Exception:
+            log.exception("background introspection of tab %s failed", tab_id)
+
+    def page_may_have_changed(self, tab_id: int) -> None:
+        """A tab's page changed (loaded, mutated, WebMCP). The focused tab is re-introspected now, in
+        the background; another tab only when someone asks for its tools (``settle_tool_counts``):
+        the user's other tabs cost nothing until then."""
+        if tab_id not in self.state.tabs:
+            return
+        if tab_id == self.state.focused_tab_id:
+            self._stale_tools.discard(tab_id)
+            self.refresh_in_background(tab_id)
+        else:
+            self._stale_tools.add(tab_id)
+
+    async def settle_tool_counts(self, deadline_s: float = 5.0) -> None:
+        """Introspect the loaded tabs whose tools are unknown or stale, so ``toolCount`` is true for
+        unfocused tabs too. Unchanged pages cost one round trip (the capture's version check); what is
+        not done by the deadline keeps its last count (``null`` when never introspected)."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + deadline_s
+        for tab_id, tab in sorted(self.state.tabs.items()):
+            if loop.time() > until:
+                break
+            if tab.status == "complete" and (tab.tools is None or tab_id in self._stale_tools):
+                self._stale_tools.discard(tab_id)
+                try:
+                    await asyncio.wait_for(self.refresh_page_tools(tab_id), max(0.1, until - loop.time()))
+                except (TimeoutError, BridgeError) as exc:
+                    log.info("tool count of tab %s not settled: %s", tab_id, exc)
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)  # type: ignore[arg-type]
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # ------------------------------------------------------------- browser events
 
@@ -175,12 +267,10 @@ class Runtime:
             case s.TabUpdated(tab=tab):
                 before = self.state.tabs.get(tab.id)
                 await self.dispatch(event)
-                if tab.id == self.state.focused_tab_id and _finished_loading(before, tab):
-                    # a navigation in the focused tab: re-introspect in the background so that
-                    # later events (and tool calls) are not held up by the capture
-                    task = asyncio.get_running_loop().create_task(self.refresh_page_tools(tab.id))
-                    self._background.add(task)
-                    task.add_done_callback(self._background.discard)
+                if _finished_loading(before, tab):
+                    self.page_may_have_changed(tab.id)
+            case PageChanged(tab_id=tab_id):
+                self.page_may_have_changed(tab_id)
             case s.TabCreated() | s.TabClosed() | s.TabCrashed():
                 await self.dispatch(event)
             case _:

@@ -114,7 +114,7 @@ def page_tool_listing(tool: PageTool) -> types.Tool:
         name=tool.name,
         title=tool.title,
         description=tool.description,
-        input_schema=tool.input_schema,
+        input_schema=tool.schema,
         annotations=_hints(tool.hints),
     )
 
@@ -314,7 +314,7 @@ class App:
             return _output(await core.handler(tool_context, parsed))
         page = next((t for t in self.runtime.state.page_tools if t.name == name), None)
         if page is not None:
-            return _result(await call_page_tool(tool_context, page, args))
+            return _output(await call_page_tool(tool_context, page, args))
         return self._unavailable(name)
 
     def _tool_context(self) -> ToolContext:

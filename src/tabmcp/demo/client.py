@@ -18,6 +18,7 @@ import anyio
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from toon_format import decode as toon_decode
 
 
 def tabmcp_command() -> tuple[str, list[str]]:
@@ -71,11 +72,11 @@ class StdioSession:
         return await self.session.call_tool(name, arguments or {})
 
     async def call_ok(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Call a tool that must succeed; return its structured content."""
+        """Call a tool that must succeed; return its structured content, or its TOON text decoded."""
         result = await self.call(name, arguments)
         if result.is_error:
             raise AssertionError(f"{name} failed: {text_of(result)}")
-        return result.structured_content or {}
+        return data_of(result)
 
     async def wait_changes(self, count: int, timeout: float = 15.0) -> None:
         """Wait until at least ``count`` list_changed notifications have arrived in all."""
@@ -86,6 +87,18 @@ class StdioSession:
 
 def text_of(result: types.CallToolResult) -> str:
     return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+def data_of(result: types.CallToolResult) -> dict[str, Any]:
+    """What a result says as data: structured content (core tools), else its text read as TOON (page
+    tools, page-agent tools)."""
+    if result.structured_content:
+        return result.structured_content
+    try:
+        data = toon_decode(text_of(result))
+    except Exception:  # plain text (a snapshot page, a message): no fields to read
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def pretty(data: Any) -> str:

@@ -29,6 +29,15 @@ class UserFocusedTab:
     tab_id: int
 
 
+@dataclass(frozen=True)
+class PageChanged:
+    """A tab's page changed in a way that may change its tools (the agent's ``toolsChanged``)."""
+
+    tab_id: int
+    reason: str = "mutation"
+    version: str = ""
+
+
 class Driver(Protocol):
     @property
     def linked(self) -> bool: ...
@@ -36,7 +45,7 @@ class Driver(Protocol):
     async def wait_linked(self, timeout: float) -> bool: ...
 
     async def next_event(self) -> object:
-        """The next state event (``state.TabCreated`` …), ``LinkChanged`` or ``UserFocusedTab``."""
+        """The next state event (``state.TabCreated`` …), ``LinkChanged``, ``UserFocusedTab`` or ``PageChanged``."""
         ...
 
     async def connect(self) -> tuple[Browser, list[Tab]]: ...

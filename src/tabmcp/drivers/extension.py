@@ -10,13 +10,15 @@ from pydantic import ValidationError
 from tabmcp import protocol as p
 from tabmcp import state as s
 from tabmcp.bridge import Bridge, BridgeError, LinkLost, LinkUp
-from tabmcp.drivers.base import LinkChanged, UserFocusedTab
+from tabmcp.drivers.base import LinkChanged, PageChanged, UserFocusedTab
 from tabmcp.page.capture import PageCapture
 
 OPEN_TAB_TIMEOUT = 20.0  # the extension itself gives up waiting for the load after 15 s
 # The bridge waits this much longer than the request's own timeoutMs, so the extension's TIMEOUT
 # (which says what it was waiting for) arrives first.
 BRIDGE_MARGIN = 5.0
+WEBMCP_STEP_MS = 30_000  # a webmcp step's default limit in the extension
+PLAN_SUMMARY_S = 5.0  # reading the page summary after a plan
 ACT_TIMEOUT_MS = 5_000  # the extension's default for actionability checks
 ACT_NAVIGATION_S = 15.0  # an action that navigates then waits up to this for the page
 SCREENSHOT_TIMEOUT = 30.0  # element screenshots wait for actionability (5 s), CDP captures of long pages take time
@@ -53,6 +55,8 @@ class ExtensionDriver:
                 return s.TabCrashed(tab_id)
             case p.TabFocused(tabId=tab_id):
                 return UserFocusedTab(tab_id)
+            case p.ToolsChanged(tabId=tab_id, reason=reason, version=version):
+                return PageChanged(tab_id, reason, version)
             case other:
                 raise TypeError(f"unexpected bridge event {other!r}")
 
@@ -90,7 +94,9 @@ class ExtensionDriver:
         )
 
     async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[p.Step]) -> dict[str, Any]:
-        reply = await self.bridge.request(p.CallTool(tabId=tab_id, toolName=tool_name, steps=list(steps)))
+        reply = await self.bridge.request(
+            p.CallTool(tabId=tab_id, toolName=tool_name, steps=list(steps)), timeout=plan_timeout(steps)
+        )
         if not isinstance(reply, p.ToolResult):
             raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"expected a toolResult, got {reply.type!r}")
         return reply.result
@@ -167,6 +173,16 @@ class ExtensionDriver:
         if isinstance(data, p.EvaluateValue) and "json_" not in data.model_fields_set:
             del dumped["json"]  # undefined: absent, which is not the same as null
         return dumped
+
+
+def plan_timeout(steps: Sequence[p.Step]) -> float:
+    """The longest a plan can rightly take in the extension (each step's own limit, a navigation after
+    each), plus the margin: the extension's own TIMEOUT, which says which step, arrives first."""
+    total = PLAN_SUMMARY_S
+    for step in steps:
+        default = WEBMCP_STEP_MS if step.action == "webmcp" else ACT_TIMEOUT_MS
+        total += (step.timeoutMs if step.timeoutMs is not None else default) / 1000 + ACT_NAVIGATION_S
+    return total + BRIDGE_MARGIN
 
 
 def _frame(model: type[p.Frame], **fields: Any) -> Any:

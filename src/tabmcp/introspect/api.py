@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from tabmcp.protocol import ElementState, Step, StepAction, Target
 
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 MAX_DESCRIPTION = 300
 MAX_TITLE = 60
+# Keys of a page tool's answer (tools/page_tools.answer) that an extract label must not take.
+RESERVED_LABELS = frozenset({"tool", "steps", "page", "result", "changed", "results", "text", "note"})
 
 
 # ----------------------------------------------------------------- values that name arguments
@@ -60,6 +62,16 @@ class Fmt:
 
 
 @dataclass(frozen=True)
+class Contains:
+    """``True`` when the array argument ``arg`` holds ``value``, else ``False``: one ``check`` step per
+    checkbox of a group (``check(ref(box), Contains("toppings", "ham"))``) sets exactly the chosen
+    set, unchecking the others. The step is skipped when the argument was not given."""
+
+    arg: str
+    value: str
+
+
+@dataclass(frozen=True)
 class AllArgs:
     """The whole arguments object (a WebMCP tool's ``execute(input)`` gets exactly what the model sent)."""
 
@@ -76,7 +88,7 @@ class Choice:
     targets: Mapping[str, Target]
 
 
-StepValue = str | bool | Arg | Fmt | None
+StepValue = str | bool | Arg | Fmt | Contains | None
 
 
 @dataclass(frozen=True)
@@ -131,10 +143,13 @@ class PageTool:
     element_ref: str | None = None
     rank: int = 100
     untrusted: bool = False
+    # The pydantic model the schema came from (set from ``input_schema``): calls are validated with it.
+    input_model: type[BaseModel] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         schema = self.input_schema
         if isinstance(schema, type) and issubclass(schema, BaseModel):
+            object.__setattr__(self, "input_model", schema)
             schema = model_schema(schema)
         object.__setattr__(self, "input_schema", dict(schema))
         object.__setattr__(self, "plan", tuple(self.plan))
@@ -149,21 +164,41 @@ class PageTool:
 
 
 def model_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """A pydantic model's JSON Schema as a tool input schema: no ``title`` noise, no extra keys."""
+    """A pydantic model's JSON Schema as a tool input schema: no ``title`` noise, no extra keys, and
+    ``$defs`` (enums, nested models) inlined, since not every client resolves ``$ref``. The model's
+    docstring is for developers; the tool's ``description`` is what the model reads."""
     schema = model.model_json_schema()
+    defs = schema.pop("$defs", {})
+    schema = _inline_refs(schema, defs, depth=0)
     schema.pop("title", None)
+    schema.pop("description", None)
     for prop in schema.get("properties", {}).values():
         prop.pop("title", None)
     schema.setdefault("additionalProperties", False)
     return schema
 
 
+def _inline_refs(node: Any, defs: Mapping[str, Any], depth: int) -> Any:
+    if isinstance(node, list):
+        return [_inline_refs(item, defs, depth) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref_name = node.get("$ref", "")
+    if isinstance(ref_name, str) and ref_name.startswith("#/$defs/") and depth < 8:
+        target = dict(defs.get(ref_name.removeprefix("#/$defs/"), {}))
+        target.pop("title", None)
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        return _inline_refs({**target, **rest}, defs, depth + 1)
+    return {k: _inline_refs(v, defs, depth) for k, v in node.items()}
+
+
 class PlanError(ValueError):
     """Arguments that do not fit the plan; the message is meant for the model."""
 
 
-def check_args(tool: PageTool, args: Mapping[str, Any]) -> None:
-    """The checks a model can act on: missing, unknown, and out-of-enum arguments."""
+def check_args(tool: PageTool, args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The checks a model can act on (missing, unknown, wrongly typed and out-of-enum arguments);
+    returns the arguments to use (a pydantic ``input_model`` adds its defaults and coerces)."""
     schema = tool.schema
     missing = [n for n in schema.get("required", []) if args.get(n) in (None, "")]
     if missing:
@@ -176,15 +211,73 @@ def check_args(tool: PageTool, args: Mapping[str, Any]) -> None:
             raise PlanError(f"{tool.name}: unknown argument(s) {', '.join(unknown)}; expected: {expected}")
     for name, value in args.items():
         prop = properties.get(name, {})
-        allowed = prop.get("enum") or prop.get("items", {}).get("enum")
+        if value is not None and not _type_fits(prop.get("type"), value):
+            raise PlanError(f"{tool.name}: {name} must be {_type_words(prop['type'])} (got {value!r:.60})")
+        items = prop.get("items")
+        allowed = prop.get("enum") or (items.get("enum") if isinstance(items, Mapping) else None)
         values = value if isinstance(value, list) else [value]
         if allowed is not None and any(v is not None and v not in allowed for v in values):
             raise PlanError(f"{tool.name}: {name} must be one of: {', '.join(map(str, allowed))}")
+    if tool.input_model is None:
+        return args
+    try:
+        model = tool.input_model.model_validate(dict(args))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
+        )
+        raise PlanError(f"{tool.name}: {problems}") from None
+    return model.model_dump(mode="json", by_alias=True)
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+    "array": (list, tuple),
+    "object": (dict,),
+}
+
+
+def _type_fits(declared: Any, value: Any) -> bool:
+    """Lenient: numbers and booleans may come as their text (clients differ), nothing else may."""
+    kinds = declared if isinstance(declared, list) else [declared]
+    if any(k not in _JSON_TYPES for k in kinds):  # no type, "null", or something unusual: not ours to judge
+        return True
+    for kind in kinds:
+        if kind in ("integer", "number"):
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, int | float) and (kind == "number" or float(value).is_integer()):
+                return True
+            if isinstance(value, str) and _numeric(value, integer=kind == "integer"):
+                return True
+        elif kind == "boolean":
+            if isinstance(value, bool) or (isinstance(value, str) and value.lower() in ("true", "false")):
+                return True
+        elif isinstance(value, _JSON_TYPES[kind]) and not (kind == "string" and isinstance(value, bool)):
+            return True
+    return False
+
+
+def _numeric(text: str, *, integer: bool) -> bool:
+    try:
+        number = float(text)
+    except ValueError:
+        return False
+    return not integer or number.is_integer()
+
+
+def _type_words(declared: Any) -> str:
+    kinds = declared if isinstance(declared, list) else [declared]
+    words = {"integer": "an integer", "array": "an array", "object": "an object"}
+    return " or ".join(words.get(k, f"a {k}") for k in kinds)
 
 
 def resolve_plan(tool: PageTool, args: Mapping[str, Any]) -> list[Step]:
     """Substitute arguments into the plan. A step whose argument was not given is skipped."""
-    check_args(tool, args)
+    args = check_args(tool, args)
     steps: list[Step] = []
     for plan_step in tool.plan:
         steps.extend(_resolve_step(tool, plan_step, args))
@@ -197,8 +290,13 @@ def _resolve_step(tool: PageTool, plan_step: PlanStep, args: Mapping[str, Any]) 
         if args.get(value.name) is None:
             return []
         value = args[value.name]
-        if plan_step.action not in ("check", "uncheck") or not isinstance(value, bool):
-            value = _text_of(value)
+        value = _truthy(value) if plan_step.action == "check" else _text_of(value)
+    elif isinstance(value, Contains):
+        chosen = args.get(value.arg)
+        if chosen is None:
+            return []
+        chosen = chosen if isinstance(chosen, list | tuple) else [chosen]
+        value = value.value in {_text_of(c) for c in chosen}
     elif isinstance(value, Fmt):
         value = value.render(args)
     condition = None
@@ -238,6 +336,12 @@ def _resolve_step(tool: PageTool, plan_step: PlanStep, args: Mapping[str, Any]) 
             raise PlanError(f"{tool.name}: {target.arg} must be one of: {allowed}")
         resolved.append(Step(target=target.targets[key], **fields))
     return resolved
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() not in ("", "false", "0", "no", "off")
+    return bool(value)
 
 
 def _text_of(value: Any) -> str:
@@ -301,8 +405,9 @@ def select(target: Target | Choice, value: StepValue) -> PlanStep:
     return PlanStep("select", target=target, value=value)
 
 
-def check(target: Target | Choice, value: bool | Arg = True) -> PlanStep:
-    """Check (``True``), uncheck (``False``), or as the boolean argument says."""
+def check(target: Target | Choice, value: bool | Arg | Contains = True) -> PlanStep:
+    """Check (``True``), uncheck (``False``), as the boolean argument says (``Arg``), or as membership
+    in an array argument says (``Contains``)."""
     return PlanStep("check", target=target, value=value)
 
 
@@ -349,6 +454,8 @@ def extract(
     object with one text per ``fields`` entry (CSS inside the match)."""
     if not re.fullmatch(r"[a-z][a-z0-9_]{0,39}", label):
         raise ValueError(f"extract label {label!r} must be a short snake_case name")
+    if label in RESERVED_LABELS:
+        raise ValueError(f"extract label {label!r} is a key of the answer already; pick another name")
     return PlanStep("extract", target=css(selector), label=label, fields=fields, limit=limit)
 
 

@@ -1,7 +1,10 @@
 """The generic form introspector: every visible HTML ``<form>`` becomes one tool.
 
-Parameters are the form's named, visible controls; the plan fills them and submits the form the
-way a user would (``requestSubmit``), so hidden fields such as CSRF tokens go along untouched.
+Parameters are the form's named, visible, enabled, editable controls (``form_fields``, shared with
+the search and WebMCP introspectors); the plan fills them and submits the form the way a user
+would (``requestSubmit``), so hidden fields such as CSRF tokens go along untouched. The plan ends
+with the submit and no ``extract``: the answer is the page's generic summary (URL, title, what
+changed, the main result list).
 """
 
 from __future__ import annotations
@@ -13,133 +16,112 @@ from urllib.parse import urlsplit
 
 from lxml.html import HtmlElement
 
-from tabmcp.introspect.api import Arg, Choice, Introspector, PageTool, PlanStep, ToolHints
-from tabmcp.page.capture import PageCapture
+from tabmcp.introspect.api import Arg, Choice, Contains, Introspector, PageTool, PlanStep, ToolHints
+from tabmcp.introspect.text import UNTRUSTED_NOTE, cap, clean, param_name, quoted, without_counters
+from tabmcp.introspect.text import snake as snake
+from tabmcp.page.capture import PageCapture, label_text
 from tabmcp.protocol import Target
 
-NOT_PARAMETERS = {"hidden", "submit", "button", "image", "reset", "file"}
+NOT_PARAMETERS = frozenset({"hidden", "submit", "button", "image", "reset", "file"})
 TYPE_SCHEMAS: dict[str, dict[str, Any]] = {
-    "number": {"type": "number"},
-    "range": {"type": "number"},
     "email": {"type": "string", "format": "email"},
     "url": {"type": "string", "format": "uri"},
     "date": {"type": "string", "format": "date"},
-    "datetime-local": {"type": "string", "format": "date-time"},
-    "time": {"type": "string", "format": "time"},
+    "datetime-local": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$"},
+    "time": {"type": "string", "pattern": r"^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$"},
+    "month": {"type": "string", "pattern": r"^\d{4}-\d{2}$"},
+    "week": {"type": "string", "pattern": r"^\d{4}-W\d{2}$"},
+    "color": {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"},
 }
-DESTRUCTIVE_WORDS = re.compile(r"\b(delete|remove|destroy|erase|cancel|unsubscribe|close account)\b", re.I)
+FORMAT_HINTS = {
+    "datetime-local": "YYYY-MM-DDTHH:MM",
+    "time": "HH:MM",
+    "month": "YYYY-MM",
+    "week": "YYYY-Www",
+    "color": "#rrggbb",
+}
+DESTRUCTIVE_WORDS = re.compile(
+    r"\b(delete|remove|destroy|erase|discard|trash|wipe|purge|revoke|unsubscribe|deactivate|"
+    r"close (?:my |your |the )?account|cancel (?:my |your |the )?(?:order|subscription|booking|reservation|account)|"
+    r"empty (?:the )?(?:trash|bin|cart))\b",
+    re.I,
+)
 MAX_TEXT = 120
+MAX_FORMS = 30  # the default page-tool budget
+MAX_OPTIONS = 50  # a longer select (countries…) is described, not enumerated
+MAX_DESCRIPTION_FIELDS = 160
 
 
 @dataclass
-class _Form:
-    """What the form introspector gathers about one form before it becomes a tool."""
+class FormFields:
+    """What a form's controls become: argument schemas, required names, and the plan steps that put
+    the arguments in (in document order; a radio or checkbox group where its first control is)."""
 
     properties: dict[str, dict[str, Any]] = field(default_factory=dict)
     required: list[str] = field(default_factory=list)
     plan: list[PlanStep] = field(default_factory=list)
 
-
-@dataclass
-class FormIntrospector(Introspector):
-    name: str = "forms"
-    kind: str = "generic"
-
-    def tools(self, capture: PageCapture) -> list[PageTool]:
-        tools = []
-        for form in capture.tree.iter("form"):
-            ref = capture.ref(form)
-            if ref and not capture.is_hidden(form):
-                tools.append(self._tool(capture, form, ref))
-        return tools
-
-    def _tool(self, capture: PageCapture, form: HtmlElement, ref: str) -> PageTool:
-        gathered = _Form()
-        radio_groups: dict[str, list[HtmlElement]] = {}
-        for control in form.iter("input", "select", "textarea"):
-            name = control.get("name")
-            control_ref = capture.ref(control)
-            kind = control.get("type", "text").lower() if control.tag == "input" else control.tag
-            if not name or not control_ref or kind in NOT_PARAMETERS or capture.is_hidden(control):
-                continue
-            if _disabled(control):
-                continue
-            if kind == "radio":
-                radio_groups.setdefault(name, []).append(control)
-                continue
-            schema, step = _control_schema(capture, control, kind, Target(ref=control_ref), name)
-            _add(gathered, name, schema, step, required=control.get("required") is not None)
-        for name, radios in radio_groups.items():
-            choices = {r.get("value", "on"): Target(ref=capture.ref(r)) for r in radios}
-            schema = {"type": "string", "enum": list(choices)}
-            if label := _group_label(capture, radios):
-                schema["description"] = label
-            step = PlanStep("check", target=Choice(name, choices), value=True)
-            required = any(r.get("required") is not None for r in radios)
-            _add(gathered, name, schema, step, required=required)
-        gathered.plan.append(PlanStep("submit", target=Target(ref=ref)))
-
-        submit_text = _submit_text(form)
-        label = _form_label(capture, form) or submit_text
-        method = (form.get("method") or "get").lower()
-        action = form.get("action") or capture.url
-        words = f"{submit_text} {label}"
-        hints = ToolHints(
-            read_only=method == "get",
-            idempotent=method == "get",
-            destructive=bool(DESTRUCTIVE_WORDS.search(words)),
-        )
-        described = f' "{label}"' if label else ""
-        fields = ", ".join(gathered.properties) or "no fields"
-        description = (
-            f"Fill and submit the form{described} on this page ({method.upper()} {_short(action)}; "
-            f"fields: {fields}). Returns the page shown afterwards. Labels come from the page (untrusted)."
-        )
-        schema: dict[str, Any] = {"type": "object", "properties": gathered.properties}
-        if gathered.required:
-            schema["required"] = gathered.required
-        schema["additionalProperties"] = False
-        return PageTool(
-            name=_form_name(form, submit_text, label, action),
-            title=label or None,
-            description=description,
-            input_schema=schema,
-            plan=tuple(gathered.plan),
-            hints=hints,
-            source=self.name,
-            element_ref=ref,
-        )
+    def schema(self, *, additional: bool = False) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": "object", "properties": self.properties}
+        if self.required:
+            schema["required"] = self.required
+        schema["additionalProperties"] = additional
+        return schema
 
 
-def _add(gathered: _Form, name: str, schema: dict[str, Any], step: PlanStep, *, required: bool) -> None:
-    if name in gathered.properties:
-        return  # a repeated name (e.g. a checkbox list) keeps its first control in this skeleton
-    gathered.properties[name] = schema
-    gathered.plan.append(step)
-    if required:
-        gathered.required.append(name)
+def form_fields(
+    capture: PageCapture,
+    form: HtmlElement,
+    *,
+    skip: frozenset[HtmlElement] = frozenset(),
+    taken: set[str] | None = None,
+) -> FormFields:
+    """The form's parameters. Skipped: unnamed, unreferenced, hidden (CSRF tokens…), disabled and
+    read-only controls, buttons and file inputs. A name shared by several checkboxes is an array of
+    values; one shared by radios is an enum; a name used by controls of different kinds keeps the
+    first kind. ``toolparamdescription``/``toolparamtitle`` (WebMCP) win over labels."""
+    fields = FormFields()
+    taken = set() if taken is None else taken
+    groups: dict[str, tuple[str, list[HtmlElement]]] = {}  # raw name -> (kind, controls), in document order
+    for control in capture.controls_of(form):
+        raw = control.get("name")
+        kind = _kind(control)
+        if not raw or control in skip or kind in NOT_PARAMETERS or not _usable(capture, control):
+            continue
+        if raw not in groups:
+            groups[raw] = (kind, [control])
+        elif groups[raw][0] == kind:
+            groups[raw][1].append(control)
+        # else: another kind under a name already seen; the first kind wins
+    for raw, (kind, controls) in groups.items():
+        name = param_name(raw, taken)
+        taken.add(name)
+        if kind == "radio":
+            schema, steps = _radio_group(capture, controls, name)
+        elif kind == "checkbox" and len(controls) > 1:
+            schema, steps = _checkbox_group(capture, controls, name)
+        else:
+            schema, steps = _control(capture, controls[0], kind, name)
+        fields.properties[name] = schema
+        fields.plan.extend(steps)
+        if any(c.get("required") is not None for c in controls):
+            fields.required.append(name)
+    return fields
 
 
-def _control_schema(
-    capture: PageCapture, control: HtmlElement, kind: str, target: Target, name: str
-) -> tuple[dict[str, Any], PlanStep]:
-    label = capture.label_for(control)
-    if kind == "checkbox":
-        schema: dict[str, Any] = {"type": "boolean"}
-        step = PlanStep("check", target=target, value=Arg(name))
-    elif kind == "select":
-        options = [o.get("value", _text(o)) for o in control.iter("option")]
-        schema = {"type": "string", "enum": [o for o in options if o != ""] or options}
-        step = PlanStep("select", target=target, value=Arg(name))
-    else:
-        schema = dict(TYPE_SCHEMAS.get(kind, {"type": "string"}))
-        step = PlanStep("fill", target=target, value=Arg(name))
-    if label:
-        schema["description"] = label[:MAX_TEXT]
-    return schema, step
+def _kind(control: HtmlElement) -> str:
+    if control.tag != "input":
+        return control.tag
+    return (control.get("type") or "text").strip().lower() or "text"
 
 
-def _disabled(control: HtmlElement) -> bool:
+def _usable(capture: PageCapture, control: HtmlElement) -> bool:
+    if not capture.ref(control) or capture.is_hidden(control) or control.get("readonly") is not None:
+        return False
+    return not disabled(control)
+
+
+def disabled(control: HtmlElement) -> bool:
     """Disabled itself, or inside a disabled fieldset (except in that fieldset's first legend)."""
     if control.get("disabled") is not None:
         return True
@@ -151,54 +133,266 @@ def _disabled(control: HtmlElement) -> bool:
     return False
 
 
-def _group_label(capture: PageCapture, radios: list[HtmlElement]) -> str:
-    for ancestor in radios[0].iterancestors("fieldset"):
-        legends = ancestor.findall("legend")
-        if legends:
-            return _text(legends[0])
+def _describe(capture: PageCapture, control: HtmlElement, schema: dict[str, Any], hint: str = "") -> None:
+    text = clean(control.get("toolparamdescription"), MAX_TEXT) or clean(capture.label_for(control), MAX_TEXT)
+    text = text or clean(control.get("aria-description"), MAX_TEXT)
+    if hint:
+        text = f"{text} ({hint})" if text else hint
+    if text:
+        schema["description"] = text
+    if title := clean(control.get("toolparamtitle"), 60):
+        schema["title"] = title
+
+
+def _control(
+    capture: PageCapture, control: HtmlElement, kind: str, name: str
+) -> tuple[dict[str, Any], list[PlanStep]]:
+    target = Target(ref=capture.ref(control))
+    hint = ""
+    if kind == "checkbox":
+        schema: dict[str, Any] = {"type": "boolean"}
+        step = PlanStep("check", target=target, value=Arg(name))
+    elif kind == "select":
+        schema, hint = _select_schema(control)
+        step = PlanStep("select", target=target, value=Arg(name))
+    else:
+        if kind in ("number", "range"):
+            schema = _number_schema(control, kind)
+        else:
+            schema = dict(TYPE_SCHEMAS.get(kind, {"type": "string"}))
+            hint = FORMAT_HINTS.get(kind, "")
+            _text_limits(control, schema)
+        step = PlanStep("fill", target=target, value=Arg(name))
+    _describe(capture, control, schema, hint)
+    return schema, [step]
+
+
+def _number_schema(control: HtmlElement, kind: str) -> dict[str, Any]:
+    """HTML's numeric constraints as JSON Schema: ``min``/``max``; ``step`` (default 1, based at
+    ``min`` or 0) makes an integer when step and base are whole numbers, and ``multipleOf`` when
+    the allowed values are multiples of the step. Nothing depends on what the field holds now, so
+    typing into it does not change the tool."""
+    low, high = _number(control.get("min")), _number(control.get("max"))
+    if kind == "range":
+        low = 0 if low is None else low
+        high = 100 if high is None else high
+    step_attr = (control.get("step") or "").strip().lower()
+    step = None if step_attr == "any" else _number(step_attr)
+    step = 1 if step_attr != "any" and (step is None or step <= 0) else step
+    base = low if low is not None else 0  # not the value attribute: the agent writes the live value there
+    schema: dict[str, Any] = {"type": "number"}
+    if step is not None and float(step).is_integer() and float(base).is_integer():
+        schema["type"] = "integer"
+    if low is not None:
+        schema["minimum"] = _plain(low)
+    if high is not None:
+        schema["maximum"] = _plain(high)
+    if step is not None and step != 1 and _is_multiple(base, step):
+        schema["multipleOf"] = _plain(step)
+    return schema
+
+
+def _text_limits(control: HtmlElement, schema: dict[str, Any]) -> None:
+    for attr, key in (("maxlength", "maxLength"), ("minlength", "minLength")):
+        value = _number(control.get(attr))
+        if value is not None and value >= 0 and float(value).is_integer():
+            schema[key] = int(value)
+    pattern = control.get("pattern")
+    if pattern and len(pattern) <= 200 and "type" in schema and "pattern" not in schema:
+        try:
+            re.compile(pattern)
+        except re.error:
+            return  # a JavaScript-only regex: the page still checks it on submit
+        schema["pattern"] = f"^(?:{pattern})$"
+
+
+def _select_schema(control: HtmlElement) -> tuple[dict[str, Any], str]:
+    options = [
+        (o.get("value") if o.get("value") is not None else label_text(o), label_text(o))
+        for o in control.iter("option")
+        if o.get("disabled") is None
+    ]
+    real = [(v, t) for v, t in options if v != ""] or options
+    if len(real) > MAX_OPTIONS:
+        examples = ", ".join(quoted(t or v, 30) for v, t in real[:5])
+        return {"type": "string"}, f"one of the page's {len(real)} options, by value or label, e.g. {examples}"
+    values = list(dict.fromkeys(v for v, _ in real))
+    return {"type": "string", "enum": values}, _value_labels(real)
+
+
+def _radio_group(
+    capture: PageCapture, radios: list[HtmlElement], name: str
+) -> tuple[dict[str, Any], list[PlanStep]]:
+    choices: dict[str, Target] = {}
+    labelled = []
+    for radio in radios:
+        value = radio.get("value", "on")
+        if value not in choices:
+            choices[value] = Target(ref=capture.ref(radio))
+            labelled.append((value, capture.label_for(radio)))
+    schema: dict[str, Any] = {"type": "string", "enum": list(choices)}
+    _describe_group(capture, radios, schema, _value_labels(labelled))
+    return schema, [PlanStep("check", target=Choice(name, choices), value=True)]
+
+
+def _checkbox_group(
+    capture: PageCapture, boxes: list[HtmlElement], name: str
+) -> tuple[dict[str, Any], list[PlanStep]]:
+    """An array of the values to have checked: every box of the group is set, so the ones not
+    listed are unchecked (as WebMCP's declarative forms do)."""
+    steps, labelled, values = [], [], []
+    for box in boxes:
+        value = box.get("value", "on")
+        if value in values:
+            continue
+        values.append(value)
+        labelled.append((value, capture.label_for(box)))
+        steps.append(PlanStep("check", target=Target(ref=capture.ref(box)), value=Contains(name, value)))
+    schema: dict[str, Any] = {"type": "array", "items": {"type": "string", "enum": values}, "uniqueItems": True}
+    _describe_group(capture, boxes, schema, _value_labels(labelled), plural=True)
+    return schema, steps
+
+
+def _describe_group(
+    capture: PageCapture, controls: list[HtmlElement], schema: dict[str, Any], values: str, *, plural: bool = False
+) -> None:
+    first = controls[0]
+    text = clean(first.get("toolparamdescription"), MAX_TEXT) or _group_label(capture, controls)
+    if plural:
+        text = f"{text}: the values to check" if text else "The values to check"
+    if values:
+        text = f"{text} ({values})" if text else values
+    if text:
+        schema["description"] = cap(text, 2 * MAX_TEXT)
+    if title := clean(first.get("toolparamtitle"), 60):
+        schema["title"] = title
+
+
+def _group_label(capture: PageCapture, controls: list[HtmlElement]) -> str:
+    for ancestor in controls[0].iterancestors("fieldset", "form"):
+        if ancestor.tag == "form":
+            break
+        legend = ancestor.find("legend")
+        if legend is not None:
+            return clean(label_text(legend), MAX_TEXT)
+    for ancestor in controls[0].iterancestors():
+        if ancestor.get("role") in ("radiogroup", "group"):
+            return clean(capture.labelled_by(ancestor) or ancestor.get("aria-label"), MAX_TEXT)
+        if ancestor.tag == "form":
+            break
     return ""
 
 
-def _submit_text(form: HtmlElement) -> str:
-    for el in form.iter("button", "input"):
+def _value_labels(pairs: list[tuple[str, str]]) -> str:
+    """``s: Small, m: Medium`` when the visible labels say more than the values do."""
+    if all(not label or label.strip().lower() == value.strip().lower() for value, label in pairs):
+        return ""
+    return cap(", ".join(f"{v}: {clean(t, 40)}" if t else v for v, t in pairs), MAX_TEXT)
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        value = float((text or "").strip())
+    except ValueError:
+        return None
+    return value if value == value and abs(value) != float("inf") else None
+
+
+def _plain(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _is_multiple(base: float, step: float) -> bool:
+    ratio = base / step
+    return abs(ratio - round(ratio)) < 1e-9
+
+
+# ----------------------------------------------------------------- the introspector
+
+
+def is_declarative(form: HtmlElement) -> bool:
+    """A WebMCP declarative tool: both ``toolname`` and ``tooldescription`` (as Chromium requires)."""
+    return bool((form.get("toolname") or "").strip() and (form.get("tooldescription") or "").strip())
+
+
+@dataclass
+class FormIntrospector(Introspector):
+    name: str = "forms"
+    kind: str = "generic"
+
+    def tools(self, capture: PageCapture) -> list[PageTool]:
+        tools = []
+        for form in capture.tree.iter("form"):
+            ref = capture.ref(form)
+            if ref and not capture.is_hidden(form) and not is_declarative(form):
+                tools.append(self._tool(capture, form, ref, rank=20 + len(tools)))
+                if len(tools) == MAX_FORMS:
+                    break  # more than a page's tool budget: the rest could not be listed anyway
+        return tools
+
+    def _tool(self, capture: PageCapture, form: HtmlElement, ref: str, rank: int) -> PageTool:
+        fields = form_fields(capture, form)
+        fields.plan.append(PlanStep("submit", target=Target(ref=ref)))
+        submit = submit_text(capture, form)
+        label = form_label(capture, form) or submit
+        method = (form.get("method") or "get").strip().lower()
+        action = form.get("action") or capture.url
+        hints = ToolHints(
+            read_only=method == "get",
+            idempotent=method == "get",
+            destructive=bool(DESTRUCTIVE_WORDS.search(f"{submit} {label} {urlsplit(action).path}")),
+        )
+        described = f" {quoted(label)}" if label else ""
+        names = cap(", ".join(fields.properties) or "no fields", MAX_DESCRIPTION_FIELDS)
+        description = (
+            f"Fill and submit the form{described} on this page ({method.upper()} {_short(action)}; "
+            f"fields: {names}). Returns the page shown afterwards. {UNTRUSTED_NOTE}"
+        )
+        return PageTool(
+            name=form_name(form, submit, label, action),
+            title=clean(label, 60) or None,
+            description=description,
+            input_schema=fields.schema(),
+            plan=tuple(fields.plan),
+            hints=hints,
+            source=self.name,
+            element_ref=ref,
+            rank=rank,
+        )
+
+
+def submit_text(capture: PageCapture, form: HtmlElement) -> str:
+    """The name of the form's first submit button (inside it, or associated with ``form=``)."""
+    buttons = list(form.iter("button", "input"))
+    if form.get("id"):
+        buttons += [b for b in capture.index.form_owned.get(form.get("id"), []) if b.tag in ("button", "input")]
+    for el in buttons:
         kind = (el.get("type") or ("submit" if el.tag == "button" else "text")).lower()
         if kind in ("submit", "image"):
-            return _text(el) or el.get("value", "") or el.get("aria-label", "") or el.get("alt", "")
+            return clean(without_counters(capture.accessible_name(el), every_number=False), MAX_TEXT)
     return ""
 
 
-def _form_label(capture: PageCapture, form: HtmlElement) -> str:
+def form_label(capture: PageCapture, form: HtmlElement) -> str:
+    if text := capture.labelled_by(form):
+        return clean(without_counters(text, every_number=False), MAX_TEXT)
     for attr in ("aria-label", "title"):
         if form.get(attr):
-            return " ".join(form.get(attr).split())[:MAX_TEXT]
-    if form.get("aria-labelledby"):
-        el = capture.tree.get_element_by_id(form.get("aria-labelledby").split()[0], None)
-        if el is not None:
-            return _text(el)
+            return clean(without_counters(form.get(attr), every_number=False), MAX_TEXT)
     for heading in form.iter("h1", "h2", "h3", "h4", "legend"):
-        return _text(heading)
+        return clean(without_counters(label_text(heading), every_number=False), MAX_TEXT)
     return ""
 
 
-def _form_name(form: HtmlElement, submit_text: str, label: str, action: str) -> str:
+def form_name(form: HtmlElement, submit: str, label: str, action: str) -> str:
     """A verb-like name: the submit button says what the form does ("Search", "Sign in")."""
     path_tail = urlsplit(action).path.rstrip("/").rsplit("/", 1)[-1]
-    for candidate in (submit_text, label, form.get("name"), form.get("id"), path_tail):
+    for candidate in (submit, label, form.get("name"), form.get("id"), path_tail):
         if candidate and snake(candidate):
             return snake(candidate)
     return "submit_form"
 
 
-def snake(text: str) -> str:
-    words = re.findall(r"[a-z0-9]+", text.lower().replace("'", ""))
-    name = "_".join(words)[:40].strip("_")
-    return name if name and name[0].isalpha() else ""
-
-
-def _text(el: HtmlElement) -> str:
-    return " ".join(el.text_content().split())[:MAX_TEXT]
-
-
 def _short(url: str) -> str:
     parts = urlsplit(url)
-    return parts.path or "/" if parts.netloc else url[:80]
+    return cap(parts.path or "/", 60) if parts.netloc else cap(url, 60)

@@ -1,10 +1,15 @@
-"""Finding introspectors and running them over a capture.
+"""Finding introspectors and running them over a capture (docs/introspectors.md).
 
 Sources, in this order (the order is deterministic, so the tool list is too): the built-in
-generic introspectors, the top-level ``introspectors`` package shipped with tabmcp, the
-``tabmcp.introspectors`` entry-point group, and a folder named in config. A plugin module
-exposes ``INTROSPECTORS`` (a list of Introspector instances). A broken plugin is logged, kept in
-``errors`` for ``tabmcp doctor``, and skipped.
+introspectors, the top-level ``introspectors`` package shipped with tabmcp (modules by name), the
+``tabmcp.introspectors`` entry-point group (by entry-point name), and a folder named in config
+(``*.py`` by file name, ``_``-prefixed files skipped). A plugin module exposes ``INTROSPECTORS``,
+a list of ``Introspector`` instances; an entry point may also name such a list or one instance.
+
+A broken plugin never takes the server down: one that fails to load is logged, kept in
+``errors`` (``tabmcp doctor`` shows them) and skipped; one that fails on a page (``matches`` or
+``tools`` raises, or a tool is malformed) is logged once per distinct error and counted in
+``failures``, and the other introspectors' tools are still listed.
 """
 
 from __future__ import annotations
@@ -15,106 +20,321 @@ import logging
 import pkgutil
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 
-from tabmcp.introspect.api import Introspector, PageTool
+from lxml.html import HtmlElement
+
+from tabmcp.introspect.actions import ActionsIntrospector
+from tabmcp.introspect.api import KIND_ORDER, MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import FormIntrospector
+from tabmcp.introspect.schema import schema_problem
+from tabmcp.introspect.search import SearchIntrospector
+from tabmcp.introspect.text import TOOL_NAME, UNTRUSTED_PREFIX, cap, clean
+from tabmcp.introspect.webmcp import WebMCPIntrospector
 from tabmcp.page.capture import PageCapture
 
 log = logging.getLogger(__name__)
-TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 ENTRY_POINT_GROUP = "tabmcp.introspectors"
+PACKAGE = "introspectors"
+DEFAULT_LIMIT = 30
+MAX_TOOLS_PER_INTROSPECTOR = 200  # bounds the work one runaway plugin can cause per capture
+RESERVED_PREFIX = "page_"
+MAX_LOGGED_ERRORS = 1000  # distinct run-time errors logged at warning level; the rest at debug
+BUILTIN = "built-in"
 
 
 def builtin_introspectors() -> list[Introspector]:
-    return [FormIntrospector()]
+    """In discovery order: within the generic kind, search runs before forms so that
+    ``search(query)`` claims the search form, and buttons outside forms come last."""
+    return [WebMCPIntrospector(), SearchIntrospector(), FormIntrospector(), ActionsIntrospector()]
+
+
+@dataclass
+class RunFailure:
+    """An introspector's failures on pages since the server started."""
+
+    count: int = 0
+    last_error: str = ""
+    last_url: str = ""
+
+
+@dataclass(frozen=True)
+class IntrospectorInfo:
+    name: str
+    kind: str
+    source: str
+    url_patterns: tuple[str, ...]
+    has_predicate: bool
 
 
 @dataclass
 class Registry:
     introspectors: list[Introspector]
     errors: list[str] = field(default_factory=list)
+    sources: dict[int, str] = field(default_factory=dict)  # id(introspector) -> where it came from
+    failures: dict[str, RunFailure] = field(default_factory=dict)
+    _logged: set[tuple[str, str]] = field(default_factory=set, repr=False)
+
+    # ------------------------------------------------------------- discovery
 
     @classmethod
     def discover(cls, folder: Path | None = None) -> Registry:
-        registry = cls(builtin_introspectors())
-        registry._load_package("introspectors")
-        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            registry._guard(f"entry point {ep.name}", lambda ep=ep: registry._add_module(ep.load()))
+        registry = cls([])
+        registry._add(builtin_introspectors(), BUILTIN)
+        registry._load_package(PACKAGE)
+        registry._load_entry_points()
         if folder is not None:
-            for path in sorted(Path(folder).glob("*.py")):
-                registry._guard(str(path), lambda path=path: registry._add_module(_load_file(path)))
+            registry._load_folder(Path(folder))
         return registry
 
     def _load_package(self, package: str) -> None:
         try:
             pkg = importlib.import_module(package)
-        except ImportError:
+        except ImportError as exc:
+            if exc.name != package:  # the package exists but something inside it failed to import
+                self._error(package, exc)
             return
-        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        except (Exception, SystemExit) as exc:
+            self._error(package, exc)
+            return
+        for info in sorted(pkgutil.iter_modules(getattr(pkg, "__path__", [])), key=lambda i: i.name):
+            if info.name.startswith("_"):
+                continue
             name = f"{package}.{info.name}"
-            self._guard(name, lambda name=name: self._add_module(importlib.import_module(name)))
+            self._guard(name, lambda name=name: self._add_module(importlib.import_module(name), name, optional=True))
 
-    def _add_module(self, loaded: object) -> None:
-        if isinstance(loaded, ModuleType) and not hasattr(loaded, "INTROSPECTORS"):
-            return  # a helper module beside the plugins, not a plugin
-        found = getattr(loaded, "INTROSPECTORS", loaded)
-        if not isinstance(found, list) or not all(isinstance(i, Introspector) for i in found):
-            raise TypeError("expected a module-level INTROSPECTORS list of Introspector instances")
-        self.introspectors.extend(found)
+    def _load_entry_points(self) -> None:
+        found = {(ep.name, ep.value): ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+        for (name, value), ep in sorted(found.items()):
+            where = f"entry point {name} ({value})"
+            self._guard(where, lambda ep=ep, where=where: self._add_module(ep.load(), where))
 
-    def _guard(self, where: str, load: object) -> None:
+    def _load_folder(self, folder: Path) -> None:
+        if not folder.is_dir():
+            self.errors.append(f"{folder}: introspectors folder not found")
+            log.warning("introspectors folder %s not found", folder)
+            return
+        for path in sorted(folder.glob("*.py")):
+            if not path.name.startswith("_"):
+                self._guard(str(path), lambda path=path: self._add_module(_load_file(path), str(path)))
+
+    def _add_module(self, loaded: object, source: str, *, optional: bool = False) -> None:
+        """``loaded``: a module with ``INTROSPECTORS``, such a list, or one instance. ``optional``:
+        a module of the package without the list is a helper, not a broken plugin."""
+        if isinstance(loaded, ModuleType):
+            if not hasattr(loaded, "INTROSPECTORS"):
+                if optional:
+                    return
+                raise TypeError("defines no module-level INTROSPECTORS list")
+            loaded = loaded.INTROSPECTORS
+        found = [loaded] if isinstance(loaded, Introspector) else loaded
+        if not isinstance(found, list | tuple):
+            raise TypeError(f"expected a module-level INTROSPECTORS list of Introspector instances, got {_what(found)}")
+        for item in found:
+            check_introspector(item)
+        self._add(list(found), source)
+
+    def _add(self, found: list[Introspector], source: str) -> None:
+        for introspector in found:
+            if id(introspector) in self.sources:
+                continue  # the same instance reached twice (an entry point naming a list the package has)
+            self.introspectors.append(introspector)
+            self.sources[id(introspector)] = source
+
+    def _guard(self, where: str, load: Callable[[], None]) -> None:
         try:
-            load()  # type: ignore[operator]
-        except Exception as exc:  # a plugin must never take the server down
-            self.errors.append(f"{where}: {type(exc).__name__}: {exc}")
-            log.warning("introspector plugin %s skipped: %s", where, exc)
+            load()
+        except (Exception, SystemExit) as exc:  # a plugin must never take the server down
+            self._error(where, exc)
+
+    def _error(self, where: str, exc: BaseException) -> None:
+        self.errors.append(f"{where}: {type(exc).__name__}: {exc}")
+        log.warning("introspector plugin %s skipped: %s: %s", where, type(exc).__name__, exc)
+
+    def source_of(self, introspector: Introspector) -> str:
+        return self.sources.get(id(introspector), "given")
+
+    def describe(self) -> list[IntrospectorInfo]:
+        """The introspectors in the order they run (what ``tabmcp doctor`` lists)."""
+        return [
+            IntrospectorInfo(
+                name=i.name,
+                kind=i.kind,
+                source=self.source_of(i),
+                url_patterns=tuple(i.url_patterns),
+                has_predicate=i.predicate is not None,
+            )
+            for i in self.ordered()
+        ]
+
+    def ordered(self) -> list[Introspector]:
+        """Site, then page-declared, then generic; discovery order within a kind."""
+        return sorted(self.introspectors, key=lambda i: KIND_ORDER.get(i.kind, len(KIND_ORDER)))
+
+    # ------------------------------------------------------------- running
 
     def page_tools(
-        self, capture: PageCapture, *, reserved: Iterable[str] = (), limit: int = 20
+        self, capture: PageCapture, *, reserved: Iterable[str] = (), limit: int = DEFAULT_LIMIT
     ) -> tuple[PageTool, ...]:
-        """Every matching introspector's tools: site tools first, then generic ones for elements
-        no site tool drives; names made valid and unique; at most ``limit``."""
-        ordered = sorted(self.introspectors, key=lambda i: i.kind != "site")  # stable: keeps order
-        claimed: set[str] = set()
-        taken = set(reserved)
-        result: list[PageTool] = []
-        for introspector in ordered:
+        """Every matching introspector's tools, most useful first, at most ``limit``.
+
+        Introspectors run site → page → generic. A tool with an ``element_ref`` claims that element:
+        a later introspector's tool for the same element, for an element inside it, or for an
+        element around it is dropped (tools of one introspector never displace each other). The
+        kept tools are ordered by kind, then ``rank``, then the order they were found, cut to
+        ``limit``, and named in that order: valid, unique, never a ``reserved`` (core) name."""
+        reserved = frozenset(reserved)
+        claims = _Claims(capture)
+        found: list[tuple[tuple[int, int, int], Introspector, PageTool]] = []
+        for introspector in self.ordered():
+            kind = KIND_ORDER.get(introspector.kind, len(KIND_ORDER))
+            mine: list[str] = []
             for tool in self._run(introspector, capture):
-                if tool.element_ref and tool.element_ref in claimed:
-                    continue
-                if introspector.kind == "site" and tool.element_ref:
-                    claimed.add(tool.element_ref)
-                name = unique_name(tool.name, taken)
-                taken.add(name)
-                result.append(replace(tool, name=name, source=tool.source or introspector.name))
-        return tuple(result[:limit])
+                if tool.element_ref:
+                    if not claims.free(tool.element_ref):
+                        continue
+                    mine.append(tool.element_ref)
+                found.append(((kind, tool.rank, len(found)), introspector, tool))
+            claims.take(mine)
+        found.sort(key=lambda entry: entry[0])
+        taken = set(reserved)
+        result = []
+        for _, introspector, tool in found[: max(0, limit)]:
+            name = unique_name(tool.name, taken, reserved=reserved)
+            taken.add(name)
+            result.append(_finished(tool, name, introspector))
+        return tuple(result)
 
     def _run(self, introspector: Introspector, capture: PageCapture) -> list[PageTool]:
         try:
-            return list(introspector.tools(capture)) if introspector.matches(capture) else []
-        except Exception as exc:
-            log.warning("introspector %s failed on %s: %s", introspector.name, capture.url, exc)
+            if not introspector.matches(capture):
+                return []
+            made = list(introspector.tools(capture) or [])[:MAX_TOOLS_PER_INTROSPECTOR]
+        except (Exception, SystemExit) as exc:
+            self._failed(introspector, capture, f"{type(exc).__name__}: {exc}")
             return []
+        tools = []
+        for tool in made:
+            problem = tool_problem(tool)
+            if problem is None:
+                tools.append(tool)
+            else:
+                self._failed(introspector, capture, problem)
+        return tools
+
+    def _failed(self, introspector: Introspector, capture: PageCapture, error: str) -> None:
+        failure = self.failures.setdefault(introspector.name, RunFailure())
+        failure.count += 1
+        failure.last_error, failure.last_url = error, capture.url
+        if (introspector.name, error) not in self._logged and len(self._logged) < MAX_LOGGED_ERRORS:
+            self._logged.add((introspector.name, error))
+            log.warning("introspector %s failed on %s: %s", introspector.name, capture.url, error)
+        else:
+            log.debug("introspector %s failed on %s: %s", introspector.name, capture.url, error)
 
 
-def unique_name(wanted: str, taken: set[str]) -> str:
-    """A valid tool name (``^[a-z][a-z0-9_]{0,39}$``) not in ``taken``."""
-    name = re.sub(r"[^a-z0-9_]+", "_", wanted.lower()).strip("_") or "page_tool"
+class _Claims:
+    """Elements driven by the tools kept so far, with their ancestors, to tell nesting in O(depth)."""
+
+    def __init__(self, capture: PageCapture) -> None:
+        self.capture = capture
+        self.refs: set[str] = set()
+        self.elements: set[HtmlElement] = set()
+        self.around: set[HtmlElement] = set()  # ancestors of claimed elements
+
+    def free(self, ref: str) -> bool:
+        if ref in self.refs:
+            return False
+        element = self.capture.by_ref(ref)
+        if element is None:
+            return True
+        if element in self.around:
+            return False  # it contains a claimed element
+        return not any(a in self.elements for a in element.iterancestors())
+
+    def take(self, refs: Iterable[str]) -> None:
+        for ref in refs:
+            self.refs.add(ref)
+            element = self.capture.by_ref(ref)
+            if element is not None:
+                self.elements.add(element)
+                self.around.update(element.iterancestors())
+
+
+def _finished(tool: PageTool, name: str, introspector: Introspector) -> PageTool:
+    description = clean(tool.description)
+    if tool.untrusted and not description.startswith(UNTRUSTED_PREFIX.strip()):
+        description = UNTRUSTED_PREFIX + description
+    return replace(
+        tool,
+        name=name,
+        description=cap(description, MAX_DESCRIPTION),
+        title=clean(tool.title, MAX_TITLE) or None,
+        source=tool.source or introspector.name,
+    )
+
+
+def check_introspector(item: object) -> None:
+    """The load-time checks: a mistake here would otherwise fail on every page, or silently."""
+    if not isinstance(item, Introspector):
+        raise TypeError(f"expected Introspector instances, got {_what(item)}")
+    if item.kind not in KIND_ORDER:
+        raise ValueError(f"{item.name}: kind must be one of {', '.join(KIND_ORDER)}, not {item.kind!r}")
+    if not isinstance(item.name, str) or not item.name:
+        raise ValueError("an introspector needs a name")
+    patterns = item.url_patterns
+    if isinstance(patterns, str) or not isinstance(patterns, Sequence) or not all(isinstance(p, str) for p in patterns):
+        raise TypeError(f"{item.name}: url_patterns must be a list of strings, not {_what(patterns)}")
+    if item.predicate is not None and not callable(item.predicate):
+        raise TypeError(f"{item.name}: predicate must be a function of the capture")
+    if type(item).tools is Introspector.tools:
+        raise TypeError(f"{item.name}: {type(item).__name__} does not implement tools(capture)")
+
+
+def tool_problem(tool: object) -> str | None:
+    """Why a tool cannot be listed, or None."""
+    if not isinstance(tool, PageTool):
+        return f"tools() returned {_what(tool)}, not a PageTool"
+    if not isinstance(tool.name, str) or not isinstance(tool.description, str):
+        return f"tool {tool.name!r}: name and description must be strings"
+    if not isinstance(tool.hints, ToolHints) or not isinstance(tool.rank, int):
+        return f"tool {tool.name}: hints must be ToolHints and rank an int"
+    if tool.element_ref is not None and not isinstance(tool.element_ref, str):
+        return f"tool {tool.name}: element_ref must be a ref string"
+    if not all(isinstance(step, PlanStep) for step in tool.plan):
+        return f"tool {tool.name}: the plan must be PlanSteps"
+    if not isinstance(tool.input_schema, Mapping):
+        return f"tool {tool.name}: the input schema must be an object"
+    problem = schema_problem(tool.input_schema)
+    return f"tool {tool.name}: {problem}" if problem else None
+
+
+def unique_name(wanted: str, taken: set[str], *, reserved: Iterable[str] = ()) -> str:
+    """A valid tool name (``^[a-z][a-z0-9_]{0,39}$``) not in ``taken``. A name that is a ``reserved``
+    (core) tool's gets ``page_`` in front, so it stays recognisable and reads as the page's."""
+    name = re.sub(r"[^a-z0-9_]+", "_", str(wanted).lower()).strip("_") or "page_tool"
     if not name[0].isalpha():
         name = f"page_{name}"
     name = name[:40].rstrip("_")
+    if name in reserved:
+        name = f"{RESERVED_PREFIX}{name}"[:40].rstrip("_")
     candidate, n = name, 2
     while candidate in taken:
         suffix = f"_{n}"
-        candidate = name[: 40 - len(suffix)] + suffix
+        candidate = name[: 40 - len(suffix)].rstrip("_") + suffix
         n += 1
     assert TOOL_NAME.match(candidate), candidate
     return candidate
+
+
+def _what(value: object) -> str:
+    if isinstance(value, type):
+        return f"the class {value.__name__} (an instance is needed)"
+    return type(value).__name__
 
 
 def _load_file(path: Path) -> ModuleType:

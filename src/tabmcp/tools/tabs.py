@@ -29,7 +29,8 @@ def _browser_failure(action: str, exc: BridgeError) -> ToolFailure:
 
 @tool(title="List tabs", available_in=s.CONNECTED_MODES, read_only=True, idempotent=True)
 async def list_tabs(ctx: ToolContext, args: NoArgs) -> dict[str, Any]:
-    """List open tabs with how many page tools each offers (null: not looked at yet). Loads no tools."""
+    """List open tabs and how many page tools each one's page offers (focus a tab to get its tools)."""
+    await ctx.runtime.settle_tool_counts()
     state = ctx.runtime.state
     tabs = [
         {

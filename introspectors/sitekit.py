@@ -1,0 +1,108 @@
+"""Helpers the site introspectors share: finding things in a capture, naming them for the page agent.
+
+Not a plugin (no ``INTROSPECTORS``): the registry skips it. Site introspectors find elements with
+XPath over the captured tree and name them for the browser with CSS (``css()``) when the selector
+is stable across re-renders (ids the site keeps, ``data-*`` keys, aria-labels), or with the
+capture's ref when the page gives nothing better; ``pin`` makes that choice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Any, Literal
+
+from lxml.html import HtmlElement
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from tabmcp.introspect.api import Choice, css, ref
+from tabmcp.page.capture import HIDDEN_ATTR, REF_ATTR, PageCapture
+from tabmcp.protocol import Target
+
+STRICT = ConfigDict(extra="forbid")
+
+
+def has_class(name: str) -> str:
+    """An XPath predicate for ``class~=name`` (XPath 1 has no class selector)."""
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+def find(capture: PageCapture, xpath: str, **variables: Any) -> list[HtmlElement]:
+    return [e for e in capture.tree.xpath(xpath, **variables) if isinstance(e, HtmlElement)]
+
+
+def first(capture: PageCapture, xpath: str, **variables: Any) -> HtmlElement | None:
+    found = find(capture, xpath, **variables)
+    return found[0] if found else None
+
+
+def first_in(element: HtmlElement, xpath: str) -> HtmlElement | None:
+    """The first match of a relative XPath (``.//…``, ``ancestor::…``) from ``element``."""
+    found = [e for e in element.xpath(xpath) if isinstance(e, HtmlElement)]
+    return found[0] if found else None
+
+
+def shown(element: HtmlElement) -> bool:
+    """Rendered, as far as the capture says: the agent flags referenced elements that are not
+    rendered (``data-tabmcp-hidden``), which covers everything inside a hidden container too; an
+    element without a ref is as visible as its nearest referenced ancestor."""
+    for node in (element, *element.iterancestors()):
+        if node.get("hidden") is not None or node.get(HIDDEN_ATTR) == "1":
+            return False
+        if node.get(REF_ATTR) is not None:
+            return True
+    return True
+
+
+def text(element: HtmlElement | None) -> str:
+    return " ".join(element.text_content().split()) if element is not None else ""
+
+
+def css_string(value: str) -> str:
+    """``value`` as a CSS string literal, for attribute selectors built from page data."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
+
+
+def pin(capture: PageCapture, selector: str, matches: Sequence[HtmlElement], chosen: HtmlElement) -> Target:
+    """``selector`` when it names exactly one element of the page (``matches``: what it matches in
+    the capture), else the chosen element's ref: a CSS target must match once in the browser."""
+    if len(matches) == 1 or chosen.get(REF_ATTR) is None:
+        return css(selector)
+    return ref(chosen.get(REF_ATTR, ""))
+
+
+def _model_name(tool: str) -> str:
+    return "".join(part.title() for part in tool.split("_")) + "Input"
+
+
+def index_model(tool: str, arg: str, count: int, what: str) -> type[BaseModel]:
+    """Input with one list position, 1..count: a pydantic model, so a bad index is refused (with
+    pydantic's message) before anything runs."""
+    position = Field(ge=1, le=count, description=f"{what} (1 = the first of the {count} shown)")
+    return create_model(_model_name(tool), __config__=STRICT, **{arg: (int, position)})
+
+
+def indexes_model(tool: str, arg: str, count: int, what: str) -> type[BaseModel]:
+    """Input with one or more list positions, 1..count."""
+    position = Annotated[int, Field(ge=1, le=count)]
+    positions = Field(min_length=1, description=f"{what} (1 = the first of the {count} shown)")
+    return create_model(_model_name(tool), __config__=STRICT, **{arg: (list[position], positions)})
+
+
+def choices_model(tool: str, arg: str, names: Sequence[str], what: str) -> type[BaseModel]:
+    """Input with one or more of ``names``."""
+    chosen = Field(min_length=1, description=what)
+    return create_model(_model_name(tool), __config__=STRICT, **{arg: (list[Literal[tuple(names)]], chosen)})
+
+
+def index_choice(arg: str, targets: Iterable[Target | None]) -> Choice:
+    """A target per list position, keyed "1", "2"… (what ``resolve_plan`` matches an index against).
+    A position without a target (an item the page gives no handle on) keeps its number but is not
+    a choice, so the numbers stay those of the list the model was shown."""
+    return Choice(arg, {str(i): target for i, target in enumerate(targets, 1) if target is not None})
+
+
+def snake(value: str) -> str:
+    """``PullRequest`` → ``pull_request``; ``Security alerts`` → ``security_alerts``."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", value.strip())
+    return re.sub(r"[^a-z0-9]+", "_", spaced.lower()).strip("_")

@@ -1,0 +1,119 @@
+"""The generic primary-actions introspector: clearly named buttons outside forms → no-argument tools.
+
+A page's toolbar ("Archive", "Mark as read", "Star") is what a user clicks most, and it lives
+outside forms, so the form introspector never sees it. Only buttons a model can tell apart by
+name are listed: 2 to 40 characters of real words (not "x", "...", "More", or an icon), visible and
+enabled, not inside a form, a search landmark or a menu. Menu toggles (``aria-haspopup``) need a
+name of at least two words. Destructive ones (delete, remove, discard…) are marked so. At most
+``MAX_ACTIONS``, ranked after the search and form tools.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from lxml.etree import XPath
+from lxml.html import HtmlElement
+
+from tabmcp.introspect.api import Introspector, PageTool, PlanStep, ToolHints
+from tabmcp.introspect.forms import DESTRUCTIVE_WORDS, disabled
+from tabmcp.introspect.text import UNTRUSTED_NOTE, clean, quoted, snake, without_counters
+from tabmcp.page.capture import PageCapture
+from tabmcp.protocol import Target
+
+_BUTTONS = XPath(
+    "//button | //*[@role='button'] | //input[translate(@type, 'BUTON', 'buton')='button']"
+)
+_SEARCH_INPUTS = XPath("//input[translate(@type, 'SEARCH', 'search')='search' or @name='q'] | //*[@role='searchbox']")
+# Names that say nothing about what the button does.
+VAGUE = frozenset({
+    "more", "menu", "options", "more options", "more actions", "actions", "toggle", "open", "close", "dismiss",
+    "ok", "show", "hide", "expand", "collapse", "settings", "open menu", "toggle menu", "toggle navigation",
+    "click here", "button", "go",
+})
+_CONTAINERS_NOT_ACTIONS = frozenset({"search", "menu", "menubar", "listbox", "tablist", "tree", "combobox"})
+MAX_ACTIONS = 10
+MIN_NAME, MAX_NAME = 2, 40
+# Controls of one item among many (a table row, a grid cell, a list option): "Star" on each message
+# of an inbox is not one action of the page.
+_PER_ITEM_TAGS = frozenset({"tr", "td", "th"})
+_PER_ITEM_ROLES = frozenset({"row", "gridcell", "cell", "rowheader", "columnheader", "option", "treeitem", "feed"})
+
+
+@dataclass
+class ActionsIntrospector(Introspector):
+    name: str = "actions"
+    kind: str = "generic"
+
+    def tools(self, capture: PageCapture) -> list[PageTool]:
+        beside_search = {box.getparent() for box in _SEARCH_INPUTS(capture.tree)}
+        found = []
+        for button in _BUTTONS(capture.tree):
+            label = self._label(capture, button, beside_search)
+            if label and (name := snake(label)):
+                found.append((button, label, name))
+        # A name on several buttons ("Reply" under each message) does not say which one: skipped.
+        counts = Counter(name for _, _, name in found)
+        tools: list[PageTool] = []
+        for button, label, name in found:
+            if counts[name] == 1:
+                tools.append(self._tool(capture, button, label, name, len(tools)))
+                if len(tools) == MAX_ACTIONS:
+                    break
+        return tools
+
+    def _label(self, capture: PageCapture, button: HtmlElement, beside_search: set[HtmlElement | None]) -> str:
+        """The button's name when it should be a tool, else ""."""
+        if not capture.ref(button) or capture.is_hidden(button) or disabled(button):
+            return ""
+        if button.get("aria-disabled") == "true" or button.get("form") is not None:
+            return ""
+        if button.getparent() in beside_search:
+            return ""  # the "Search" button beside a search box: search(query) covers it
+        for ancestor in button.iterancestors():
+            role = ancestor.get("role")
+            if ancestor.tag in ("form", "search") or role in _CONTAINERS_NOT_ACTIONS:
+                return ""
+            if ancestor.tag in _PER_ITEM_TAGS or role in _PER_ITEM_ROLES:
+                return ""
+        label = stable_label(capture.accessible_name(button))
+        if not clear_name(label):
+            return ""
+        if button.get("aria-haspopup") not in (None, "false") and len(label.split()) < 2:
+            return ""
+        return label
+
+    def _tool(self, capture: PageCapture, button: HtmlElement, label: str, name: str, n: int) -> PageTool:
+        destructive = bool(DESTRUCTIVE_WORDS.search(label))
+        warning = "Destructive: " if destructive else ""
+        description = (
+            f"{warning}Click the {quoted(label)} button on this page. Returns what changed on the page. "
+            f"{UNTRUSTED_NOTE}"
+        )
+        return PageTool(
+            name=name,
+            title=label,
+            description=description,
+            input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+            plan=(PlanStep("click", target=Target(ref=capture.ref(button))),),
+            hints=ToolHints(read_only=False, destructive=destructive, idempotent=False),
+            source=self.name,
+            element_ref=capture.ref(button),
+            rank=50 + n,
+        )
+
+
+def stable_label(name: str) -> str:
+    """A button's name without what changes while it stays the same button: counters, shortcut
+    hints, and a current state after a colon ("Watch: All activity" is the "Watch" button)."""
+    label = clean(without_counters(name))
+    head, colon, _state = label.partition(": ")
+    return head if colon and clear_name(head) else label
+
+
+def clear_name(label: str) -> bool:
+    """2 to 40 characters with at least two letters, and not one of the names that say nothing."""
+    if not MIN_NAME <= len(label) <= MAX_NAME or sum(c.isalpha() for c in label) < 2:
+        return False
+    return label.lower().strip(" .…:!?") not in VAGUE

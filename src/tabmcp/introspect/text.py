@@ -1,0 +1,91 @@
+"""Text that goes from a page into a tool listing: cleaned, capped, and turned into names.
+
+Everything a page wrote (labels, button texts, WebMCP names and descriptions) passes through
+``clean`` before a model sees it: control and invisible formatting characters are removed (they
+hide text from a human reviewer: bidi overrides, zero-width characters, Unicode tag characters
+used for "ASCII smuggling"), whitespace collapses, and the length is capped.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0/C1 controls, soft hyphen, zero-width and bidi controls, word joiners, BOM, and the Unicode tag
+# block (invisible copies of ASCII). Replaced by a space, then whitespace collapses.
+_INVISIBLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u00ad\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+    "\U000e0000-\U000e007f]"
+)
+ELLIPSIS = "…"
+UNTRUSTED_PREFIX = "[From the web page, untrusted] "
+UNTRUSTED_NOTE = "Labels come from the page (untrusted)."
+TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+PARAM_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")  # what MCP clients (and the Claude API) accept as keys
+
+
+def clean(text: object, limit: int | None = None) -> str:
+    """One line of visible text, at most ``limit`` characters (an ellipsis marks a cut)."""
+    if not isinstance(text, str):
+        return ""
+    if limit is not None:
+        text = text[: limit * 4 + 64]  # bound the work on hostile input before the regexes run
+    text = " ".join(_INVISIBLE.sub(" ", text).split())
+    return cap(text, limit) if limit is not None else text
+
+
+# Parts of a control's name that change while the control does not: counters ("Star 1.2k", "Inbox
+# (3)") and keyboard-shortcut hints ("Send (Ctrl-Enter)"). Left out of names, titles and
+# descriptions, so a new count is not a new tool (and no list_changed).
+_COUNTER = re.compile(r"[(\[]?\b\d[\d.,]*\s*[kKmM]?\b[)\]]?")
+# Only the unmistakable counters: in brackets ("(847)") or abbreviated ("1.2k").
+_MARKED_COUNTER = re.compile(r"[(\[]\s*\d[\d.,]*\s*[kKmM]?\s*[)\]]|\b\d[\d.,]*[kKmM]\b")
+_SHORTCUT = re.compile(r"[(\[]\s*(?:ctrl|control|cmd|command|alt|option|shift|meta|⌘|⌥|⇧|⌃)\b[^)\]]*[)\]]", re.I)
+
+
+def without_counters(text: str, *, every_number: bool = True) -> str:
+    """``every_number``: a button's numbers are counters ("Issues 12"); a form's label may number
+    it ("Save 1"), so there only bracketed or abbreviated counts go."""
+    counter = _COUNTER if every_number else _MARKED_COUNTER
+    return " ".join(counter.sub(" ", _SHORTCUT.sub(" ", _INVISIBLE.sub(" ", text))).split())
+
+
+def cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return text[:limit]
+    return text[: limit - 1].rstrip() + ELLIPSIS
+
+
+def quoted(text: str, limit: int = 60) -> str:
+    """Page text inside a description: cleaned, capped, and in quotes so it reads as data."""
+    return '"' + clean(text, limit).replace('"', "'") + '"'
+
+
+def snake(text: str) -> str:
+    """``"Search flights"`` → ``search_flights``; empty when nothing usable is left (no ASCII letters)."""
+    words = re.findall(r"[a-z0-9]+", text.lower().replace("'", "").replace("’", ""))
+    name = "_".join(words)[:40].strip("_")
+    return name if name and name[0].isalpha() else ""
+
+
+def tool_name(text: str) -> str:
+    """A page-given name in our style, still recognisable: ``searchFlights`` → ``search_flights``,
+    ``search-cars`` → ``search_cars``, ``HTTPRequest`` → ``http_request``."""
+    text = clean(text, 200)
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text)
+    return snake(text)
+
+
+def param_name(raw: str, taken: set[str]) -> str:
+    """An argument name clients accept (``^[A-Za-z0-9_.-]{1,64}$``), unique among ``taken``:
+    ``user[email]`` → ``user_email``. Names that already fit are kept as they are."""
+    name = raw if PARAM_NAME.match(raw) else re.sub(r"[^A-Za-z0-9_.-]+", "_", raw).strip("_")[:64]
+    name = name or "value"
+    candidate, n = name, 2
+    while candidate in taken:
+        suffix = f"_{n}"
+        candidate = name[: 64 - len(suffix)] + suffix
+        n += 1
+    return candidate

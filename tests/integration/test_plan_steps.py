@@ -1,0 +1,269 @@
+"""Page-tool plans end to end, one level below MCP: a real Bridge, headless Chromium with the real
+extension, ``ExtensionDriver.run_steps`` called directly (docs/protocol.md, "Step").
+
+The plan steps of issue 4 (wait_for, extract, navigate, fill + submit, check/uncheck, a step's
+timeoutMs), the toolResult they answer (``extracted``, ``page.changed/text/results/navigated``), the
+failures (prefixed ``step N (action):``), and the ``toolsChanged`` event a DOM change sends to the
+bridge. The pages are tests/fixtures/pages (see its README), served on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import AsyncIterator, Awaitable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import pytest_asyncio
+from playwright.async_api import BrowserContext, async_playwright
+
+from tabmcp import protocol as p
+from tabmcp.bridge import Bridge, BridgeError
+from tabmcp.config import Settings
+from tabmcp.demo.sites import SiteServer
+from tabmcp.drivers.extension import ExtensionDriver
+from tabmcp.drivers.launch import chromium_args, prepare_extension
+from tests.integration.conftest import free_port
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
+
+
+@dataclass
+class Env:
+    bridge: Bridge
+    driver: ExtensionDriver
+    context: BrowserContext
+    base: str  # http://127.0.0.1:PORT/
+
+    def url(self, page: str) -> str:
+        return self.base + page
+
+    async def open(self, page: str) -> int:
+        tab = await self.driver.open_tab(self.url(page), True)
+        return tab.id
+
+    async def run(self, tab: int, *steps: dict[str, Any]) -> dict[str, Any]:
+        return await self.driver.run_steps(tab, "test_tool", [p.Step.model_validate(s) for s in steps])
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def env() -> AsyncIterator[Env]:
+    with tempfile.TemporaryDirectory(prefix="tabmcp-steps-") as scratch, SiteServer(PAGES) as sites:
+        root = Path(scratch)
+        bridge = Bridge("127.0.0.1", 0, 30.0)
+        await bridge.start()
+        extension = prepare_extension(root / "extension", bridge.url)
+        async with async_playwright() as pw:
+            context = await pw.chromium.launch_persistent_context(
+                str(root / "profile"),
+                executable_path=Settings().resolved_browser_path(),
+                headless=True,
+                args=chromium_args(extension, as_root=os.geteuid() == 0),
+                ignore_default_args=["--disable-extensions"],
+                no_viewport=True,
+            )
+            try:
+                assert await bridge.wait_linked(20), "the extension did not connect"
+                driver = ExtensionDriver(bridge)
+                await driver.connect()
+                yield Env(bridge, driver, context, sites.base_url)
+            finally:
+                await context.close()
+                await bridge.stop()
+
+
+async def fails(call: Awaitable[Any], code: str) -> str:
+    """The call fails with this protocol code; its message, for further checks."""
+    with pytest.raises(BridgeError) as info:
+        await call
+    assert info.value.code == code, info.value.message
+    return info.value.message
+
+
+async def next_tools_changed(env: Env, tab: int, timeout: float = 10.0) -> p.ToolsChanged:
+    """The next toolsChanged event frame of this tab on the bridge (other events are passed over)."""
+    with anyio.fail_after(timeout):
+        while True:
+            event = await env.bridge.events.get()
+            if isinstance(event, p.ToolsChanged) and event.tabId == tab:
+                return event
+
+
+# ----------------------------------------------------------------- results that say what happened
+
+
+async def test_fill_and_submit_answer_with_what_changed_and_the_result_list(env: Env) -> None:
+    tab = await env.open("extract-results.html")
+    result = await env.run(
+        tab,
+        {"action": "fill", "target": {"css": "#q"}, "value": "apple"},
+        {"action": "submit", "target": {"css": "#search"}},
+    )
+    assert result["steps"] == [{"action": "fill", "ok": True}, {"action": "submit", "ok": True}]
+    page = result["page"]
+    assert page["url"] == env.url("extract-results.html") and page["title"] == "Extract results"
+    assert page["navigated"] is False
+    # the page fetched its answer and rendered it after the submit step returned: the summary waited
+    assert page["changed"] == "Found 3 results for apple Red apple 1.20 Green apple 1.10 Pineapple slices 2.60"
+    assert page["results"] == ["Red apple 1.20", "Green apple 1.10", "Pineapple slices 2.60"]
+    assert page["text"].startswith("Products Query Search Found 3 results for apple Red apple 1.20")
+    assert "extracted" not in result
+    await env.driver.close_tab(tab)
+
+
+async def test_extract_steps_fill_extracted_and_leave_results_out(env: Env) -> None:
+    tab = await env.open("extract-results.html")
+    result = await env.run(
+        tab,
+        {
+            "action": "extract",
+            "target": {"css": "#results .item"},
+            "label": "products",
+            "fields": {"name": ".title", "price": ".price"},
+            "limit": 3,
+        },
+        {"action": "extract", "target": {"css": ".item .title"}, "label": "titles", "limit": 100},
+        {"action": "extract", "target": {"css": ".sold-out"}, "label": "soldOut"},
+    )
+    assert result["extracted"] == {
+        "products": [
+            {"name": "Red apple", "price": "1.20"},
+            {"name": "Green apple", "price": "1.10"},
+            {"name": "Banana", "price": "0.50"},
+        ],
+        "titles": [
+            "Red apple",
+            "Green apple",
+            "Banana",
+            "Cherry",
+            "Date",
+            "Elderberry",
+            "Fig",
+            "Grape",
+            "Honeydew",
+            "Kiwi",
+            "Lemon",
+            "Mango",
+            "Shadow melon",
+            "Shadow nectarine",
+        ],
+        "soldOut": [],
+    }
+    assert [s["action"] for s in result["steps"]] == ["extract"] * 3
+    page = result["page"]
+    assert "results" not in page  # the plan extracted what it wanted
+    assert "changed" not in page and page["navigated"] is False
+    await env.driver.close_tab(tab)
+
+
+async def test_wait_for_steps(env: Env) -> None:
+    tab = await env.open("extract-plain.html")
+    later = await env.run(
+        tab,
+        {"action": "click", "target": {"css": "#later"}},
+        {"action": "wait_for", "condition": {"text": "Loaded later"}, "timeoutMs": 5000},
+    )
+    assert [s["action"] for s in later["steps"]] == ["click", "wait_for"]
+    assert later["page"]["changed"] == "Loaded later"
+
+    shown = await env.run(
+        tab,
+        {"action": "click", "target": {"role": "button", "name": "Reveal note"}},
+        {"action": "wait_for", "target": {"css": "#note"}, "condition": {"state": "visible"}},
+        {"action": "wait_for", "condition": {"textGone": "No such text on the page"}},
+    )
+    assert shown["page"]["changed"] == "Note shown"
+    assert "results" not in shown["page"]
+    await env.driver.close_tab(tab)
+
+
+async def test_navigate_steps_relative_and_absolute(env: Env) -> None:
+    tab = await env.open("extract-plain.html")
+    there = await env.run(tab, {"action": "navigate", "value": "extract-results.html?from=plain"})
+    page = there["page"]
+    assert page["url"] == env.url("extract-results.html?from=plain") and page["title"] == "Extract results"
+    assert page["navigated"] is True and "changed" not in page
+    assert page["results"][:2] == ["Red apple 1.20", "Green apple 1.10"] and len(page["results"]) == 10
+
+    back = await env.run(
+        tab,
+        {"action": "navigate", "value": env.url("extract-plain.html")},
+        {"action": "click", "target": {"css": "#save"}},
+    )
+    assert back["page"]["title"] == "Extract plain" and back["page"]["navigated"] is True
+    await env.driver.close_tab(tab)
+
+
+async def test_check_uncheck_and_a_steps_own_timeout(env: Env) -> None:
+    tab = await env.open("live-updates.html")
+    await env.run(tab, {"action": "check", "target": {"css": "#box"}})
+    assert (await env.driver.evaluate(tab, "document.getElementById('box').checked", 5000))["json"] is True
+    await env.run(tab, {"action": "uncheck", "target": {"css": "#box"}})
+    assert (await env.driver.evaluate(tab, "document.getElementById('box').checked", 5000))["json"] is False
+    await env.run(tab, {"action": "check", "target": {"css": "#box"}, "value": False})  # already unchecked
+    assert (await env.driver.evaluate(tab, "document.getElementById('box').checked", 5000))["json"] is False
+
+    await env.driver.evaluate(tab, "document.getElementById('rename').disabled = true", 5000)
+    message = await fails(
+        env.run(tab, {"action": "click", "target": {"css": "#rename"}, "timeoutMs": 300}), "ELEMENT_NOT_INTERACTABLE"
+    )
+    assert message.startswith("step 1 (click):")
+    waited = re.search(r"waited (\d+) ms", message)
+    assert waited and int(waited.group(1)) < 4000, message  # the step's 300 ms, not the 5 s default
+    await env.driver.close_tab(tab)
+
+
+async def test_failing_steps_name_the_step(env: Env) -> None:
+    tab = await env.open("extract-plain.html")
+    message = await fails(
+        env.run(tab, {"action": "wait_for", "condition": {"text": "Never shows up"}, "timeoutMs": 300}), "TIMEOUT"
+    )
+    assert message.startswith('step 1 (wait_for): Waited 300 ms for text "Never shows up"')
+
+    message = await fails(
+        env.run(
+            tab,
+            {"action": "fill", "target": {"css": "#comment"}, "value": "x"},
+            {"action": "extract", "target": {"css": "li["}, "label": "broken"},
+        ),
+        "BAD_MESSAGE",
+    )
+    assert message.startswith("step 2 (extract):") and "not a valid CSS selector" in message
+
+    message = await fails(
+        env.run(tab, {"action": "navigate", "value": f"http://127.0.0.1:{free_port()}/"}), "NAVIGATION_FAILED"
+    )
+    assert message.startswith("step 1 (navigate):") and "net::ERR_" in message
+    message = await fails(env.run(tab, {"action": "navigate", "value": "javascript:alert(1)"}), "INVALID_URL")
+    assert message.startswith("step 1 (navigate):")
+    await env.driver.close_tab(tab)
+
+
+# ----------------------------------------------------------------- live updates
+
+
+async def test_a_dom_change_reaches_the_bridge_as_tools_changed(env: Env) -> None:
+    tab = await env.open("live-updates.html")
+    capture = await env.driver.capture(tab, 200_000)
+    assert capture is not None
+    doc_id, seq = capture.version.split(":")
+    assert seq == "0"
+    assert await env.driver.capture(tab, 200_000, if_changed=capture.version) is None  # unchanged: no HTML
+
+    await env.driver.evaluate(tab, "document.getElementById('panel').hidden = false; 1", 5000)
+    event = await next_tools_changed(env, tab)
+    assert (event.reason, event.version) == ("mutation", f"{doc_id}:1")
+    again = await env.driver.capture(tab, 200_000, if_changed=capture.version)
+    assert again is not None and again.version == event.version
+
+    await env.driver.evaluate(tab, "history.pushState({}, '', '?route=next'); 1", 5000)
+    event = await next_tools_changed(env, tab)
+    assert (event.reason, event.version) == ("history", f"{doc_id}:2")
+    await env.driver.close_tab(tab)
