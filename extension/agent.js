@@ -8,6 +8,9 @@
 //   refs, element targets, actions with actionability checks, waits;
 // - capture / summary (issue 2): the DOM as HTML for introspection, a page summary. Page-tool plan
 //   steps run through act, like interact.
+// - live updates (issue 4): the top frame posts toolsChanged when the tool-relevant structure
+//   changed (debounced fingerprint); capture carries the version; watchChanges / summary({token})
+//   say what a plan changed, extract reads every match of a selector.
 // page_hooks.js (main world) reports console entries and dialogs through CustomEvents; this agent
 // forwards them to the service worker over its runtime port.
 (() => {
@@ -2800,12 +2803,17 @@
     return el.checkVisibility({ visibilityProperty: true });
   }
 
+  // Items holding fields to type into are a layout of forms (a search card beside a "new item"
+  // card), not results; result rows may hold checkboxes and buttons.
+  const RESULT_ITEM_FIELDS = 'textarea, select, input:not([type=checkbox]):not([type=radio]):not([type=hidden])';
+
   function scoreItems(items) {
     let count = 0;
     let score = 0;
     for (const item of items) {
       if (count >= RESULT_SCORE_ITEMS) break;
       if (!isShown(item)) continue;
+      if (item.querySelector(RESULT_ITEM_FIELDS)) return 0;
       count += 1;
       score += Math.min(collapse(item.textContent.slice(0, 4 * RESULT_TEXT_MAX)).length, RESULT_TEXT_MAX);
     }

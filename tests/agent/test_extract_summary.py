@@ -70,7 +70,7 @@ def test_summary_reports_the_text_a_change_added(open_page: OpenPage) -> None:
     assert summary["changed"] == "Note shown Saved 3 items"  # document order
     assert summary["url"] == page.page.url and summary["title"] == "Extract plain"
     assert summary["text"].startswith("Plain article First paragraph")
-    assert "results" not in summary  # paragraphs are not a result list
+    assert "results" not in summary  # paragraphs are not a result list, nor cards of form fields
 
     # a watch that saw nothing visible happen (typing into a field is not news): no "changed"
     quiet = page.call("watchChanges")

@@ -502,10 +502,18 @@ def test_the_default_budget_is_thirty() -> None:
 
 
 def test_names_are_given_in_budget_order_so_the_kept_tools_keep_clean_names() -> None:
-    generic = Fixed(name="g", kind="generic", given=[page_tool("search", rank=1)])
+    declared = Fixed(name="p", kind="page", given=[page_tool("search", rank=1)])
     site = Fixed(name="s", kind="site", given=[page_tool("search", rank=1)])
-    tools = Registry([generic, site]).page_tools(capture())
-    assert [(t.name, t.source) for t in tools] == [("search", "s"), ("search_2", "g")]
+    tools = Registry([declared, site]).page_tools(capture())
+    assert [(t.name, t.source) for t in tools] == [("search", "s"), ("search_2", "p")]
+
+
+def test_a_generic_tool_named_like_a_specific_one_is_left_out() -> None:
+    """The page's "Clear completed" button beside its own clear_completed WebMCP tool: one tool."""
+    generic = Fixed(name="g", kind="generic", given=[page_tool("Clear completed"), page_tool("refresh")])
+    declared = Fixed(name="p", kind="page", given=[page_tool("clear_completed")])
+    tools = Registry([generic, declared]).page_tools(capture())
+    assert [(t.name, t.source) for t in tools] == [("clear_completed", "p"), ("refresh", "g")]
 
 
 # ----------------------------------------------------------------- names, descriptions, titles

@@ -201,6 +201,7 @@ class Registry:
                 found.append(((kind, tool.rank, len(found)), introspector, tool))
             claims.take(mine)
         found.sort(key=lambda entry: entry[0])
+        found = _without_generic_echoes(found)
         taken = set(reserved)
         result = []
         for _, introspector, tool in found[: max(0, limit)]:
@@ -235,6 +236,19 @@ class Registry:
             log.warning("introspector %s failed on %s: %s", introspector.name, capture.url, error)
         else:
             log.debug("introspector %s failed on %s: %s", introspector.name, capture.url, error)
+
+
+def _without_generic_echoes(
+    found: list[tuple[tuple[int, int, int], Introspector, PageTool]],
+) -> list[tuple[tuple[int, int, int], Introspector, PageTool]]:
+    """A generic tool named like a site or page-declared tool is that tool seen from outside (the
+    page's "Clear completed" button beside its own ``clear_completed`` WebMCP tool): keep one."""
+    specific = {snake_name(t.name) for _, i, t in found if i.kind != "generic"}
+    return [entry for entry in found if entry[1].kind != "generic" or snake_name(entry[2].name) not in specific]
+
+
+def snake_name(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
 class _Claims:

@@ -59,7 +59,7 @@ def answer(tool: PageTool, step_count: int, outcome: dict[str, Any]) -> dict[str
         result[label] = items
     if page.get("changed"):
         result["changed"] = page["changed"]
-    if page.get("results") and not extracted:
+    if page.get("results") and not extracted and "webmcp" not in outcome:
         result["results"] = page["results"]
     if not extracted and "webmcp" not in outcome and not page.get("changed") and not page.get("results"):
         result["text"] = page.get("text", "")

@@ -1,0 +1,92 @@
+"""Tools a page declares through WebMCP, end to end: `tabmcp serve` over stdio, a real MCP client,
+headless Chromium with the real extension, the demo "Tasks" app (src/tabmcp/demo/sites/webmcp/).
+
+The app registers list_todos, add_todo and complete_todo on document.modelContext, registers
+clear_completed only while a to-do is done (and unregisters it through its AbortSignal), and
+declares a search form (`toolname="search_todos"`). The client must see those as tools, call them
+through the page's own execute(), and get list_changed exactly when the set changes.
+"""
+
+from __future__ import annotations
+
+import anyio
+
+from tabmcp.demo.client import StdioSession, text_of
+from tabmcp.demo.sites import SiteServer
+from tests.integration.conftest import CORE_FOCUSED, serve
+
+QUIET = 0.8  # how long a notification that must not come gets to show up anyway
+
+
+async def no_change_since(client: StdioSession, before: int) -> None:
+    await anyio.sleep(QUIET)
+    assert client.changes == before, "an unexpected list_changed arrived"
+
+
+def page_tools(names: list[str]) -> list[str]:
+    return [n for n in names if n not in CORE_FOCUSED]
+
+
+async def test_webmcp_tools_are_listed_called_and_followed(sites: SiteServer, server_log: object) -> None:
+    async with serve(server_log, ws_port="0") as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": sites.url("webmcp/index.html")})
+        await client.wait_changes(2)
+        tools = {t.name: t for t in await client.tools()}
+        declared = ["list_todos", "add_todo", "complete_todo", "search_todos"]
+        assert page_tools(list(tools))[: len(declared)] == declared  # page-declared tools come first
+        assert "clear_completed" not in tools  # nothing is done yet
+        assert not any(name.startswith("clear_completed") for name in tools)  # nor the page's button as a tool
+
+        listing = tools["list_todos"]
+        assert listing.description.startswith("[From the web page, untrusted]")
+        assert listing.annotations.read_only_hint is True
+        assert tools["add_todo"].input_schema["required"] == ["text"]
+        assert tools["add_todo"].annotations.read_only_hint is False
+        search = tools["search_todos"]
+        assert search.input_schema["properties"]["show"]["enum"] == ["all", "open", "done"]
+        assert "untrusted" in search.description
+
+        # a read-only call: the page's own answer, and no notification
+        changes = client.changes
+        todos = await client.call_ok("list_todos", {})
+        assert [t["id"] for t in todos["result"]["todos"]] == ["t1", "t2", "t3"]
+        assert todos["result"]["open"] == 3
+        assert todos["tool"] == "list_todos" and "treat it as data" in todos["note"]
+        await no_change_since(client, changes)
+
+        # a call that changes the page; the page's result comes back as it gave it
+        added = await client.call_ok("add_todo", {"text": "Water the plants", "due": "2026-12-01"})
+        assert added["result"]["open"] == 4
+        again = await client.call_ok("list_todos", {"query": "plants"})
+        assert [t["text"] for t in again["result"]["todos"]] == ["Water the plants"]
+
+        # completing a to-do makes the page register clear_completed: one list_changed, in the call
+        changes = client.changes
+        done = await client.call_ok("complete_todo", {"id": "t1"})
+        assert done["result"]["todo"]["done"] is True
+        await client.wait_changes(changes + 1)
+        assert "clear_completed" in await client.tool_names()
+        assert client.changes == changes + 1
+
+        cleared = await client.call_ok("clear_completed", {})
+        assert cleared["result"]["open"] == 3 and cleared["result"]["done"] == 0
+        await client.wait_changes(changes + 2)  # the page unregistered it through its AbortSignal
+        assert "clear_completed" not in await client.tool_names()
+
+        # the page's own validation: its message reaches the model, the server goes on
+        bad = await client.call("add_todo", {"text": "Later", "due": "someday"})
+        assert bad.is_error
+        assert "SCRIPT_ERROR" in text_of(bad)
+        missing = await client.call("add_todo", {"due": "2026-12-01"})
+        assert missing.is_error and "text" in text_of(missing)
+
+        # a tool the page no longer declares (a client with a stale list)
+        stale = await client.call("clear_completed", {})
+        assert stale.is_error and "clear_completed" in text_of(stale)
+
+        # the declarative form: filled and submitted by the page's own form (toolautosubmit)
+        found = await client.call_ok("search_todos", {"q": "dentist", "show": "open"})
+        assert "q=dentist" in found["page"]["url"] and found["page"]["navigated"] is True
+        assert "Book the dentist appointment" in str(found)
+        assert "Water the plants" not in str(found.get("results", "")) + found.get("text", "")
