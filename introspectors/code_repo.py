@@ -106,10 +106,10 @@ def _star_tool(capture: PageCapture, starred: bool) -> PageTool | None:
     kind = "starred" if starred else "unstarred"
     forms = find(capture, f"//*[{has_class('starring-container')}]//form[ancestor-or-self::*[{has_class(kind)}]]")
     visible = [f for f in forms if shown(f)]
-    buttons = [b for f in visible for b in f.xpath(".//button[@type='submit' or not(@type)]")]
+    buttons = [b for f in visible for b in f.xpath(".//button[@type='submit']")]
     if not buttons:
         return None
-    all_buttons = [b for f in forms for b in f.xpath(".//button[@type='submit' or not(@type)]")]
+    all_buttons = [b for f in forms for b in f.xpath(".//button[@type='submit']")]
     selector = f".starring-container .{kind} button[type=submit]"
     after = f".starring-container .{'unstarred' if starred else 'starred'} button[type=submit]"
     verb = "Unstar" if starred else "Star"
