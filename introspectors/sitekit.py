@@ -23,8 +23,9 @@ STRICT = ConfigDict(extra="forbid")
 
 
 def has_class(name: str) -> str:
-    """An XPath predicate for ``class~=name`` (XPath 1 has no class selector)."""
-    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+    """An XPath predicate for ``class~=name`` (XPath 1 has no class selector). The plain ``contains``
+    first rules out most elements cheaply: predicates run on every page, big ones included."""
+    return f"contains(@class, '{name}') and contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
 
 
 def find(capture: PageCapture, xpath: str, **variables: Any) -> list[HtmlElement]:

@@ -76,10 +76,13 @@ def test_hidden_disabled_and_unreferenced_buttons_are_skipped() -> None:
     assert action_names(body) == ["mark_as_read"]
 
 
-def test_menu_toggles_need_a_clear_name() -> None:
+def test_menu_toggles_are_not_actions_but_dialog_openers_with_a_clear_name_are() -> None:
+    """A menu toggle only opens its menu (the items are the actions); a dialog opener starts a task."""
     body = """<button aria-haspopup="menu" data-tabmcp-ref="e1">Labels</button>
-      <button aria-haspopup="true" data-tabmcp-ref="e2">Move to folder</button>"""
-    assert action_names(body) == ["move_to_folder"]
+      <button aria-haspopup="true" data-tabmcp-ref="e2">Move to folder</button>
+      <button aria-haspopup="dialog" data-tabmcp-ref="e3">New issue</button>
+      <button aria-haspopup="dialog" data-tabmcp-ref="e4">Share</button>"""
+    assert action_names(body) == ["new_issue"]
 
 
 def test_a_name_on_several_buttons_is_ambiguous_and_skipped() -> None:

@@ -69,35 +69,7 @@ async def run_demo(port: int = 0) -> int:
         say("Starting `tabmcp serve` over stdio, as an MCP client would…")
         try:
             async with StdioSession(env={"TABMCP_WS_PORT": "0"}, errlog=errlog) as client:
-                walk = Walk(client)
-                caps = client.init.capabilities.tools
-                say(f"   server advertises tools.listChanged = {caps.list_changed if caps else None}")
-                say("\n── state: DISCONNECTED")
-                await walk.show_tools()
-                await walk.step("launch headless Chromium with the extension", "connect_browser",
-                                {"launch": True}, expect_change=True)
-                opened = await walk.step("open the flight site, focused", "open_tab",
-                                         {"url": sites.url("flights.html")}, expect_change=True)
-                flights_tab = opened["tab"]["id"]
-                await walk.step("one call instead of a dozen clicks", "search_flights",
-                                {"from": "SFO", "to": "JFK", "departDate": depart, "passengers": 2},
-                                expect_change=True)
-                mail = await walk.step("open the mail site in the background (no list_changed)", "open_tab",
-                                       {"url": sites.url("mail.html"), "focus": False}, expect_change=False)
-                await walk.step("the tabs and their tool counts", "list_tabs", {}, expect_change=False)
-                await walk.step("focus the mail tab: its tools replace the flight tools", "focus_tab",
-                                {"tabId": mail["tab"]["id"]}, expect_change=True)
-                await walk.step("see the page: its controls as rows with refs (TOON)", "snapshot", {},
-                                expect_change=False)
-                await walk.step("send an email through the page's own form", "send",
-                                {"to": "ada@example.com", "subject": "Flights", "body": "SFO→JFK booked"},
-                                expect_change=False)
-                await walk.step("close the mail tab: page tools disappear", "close_tab", {}, expect_change=True)
-                await walk.step("a client with a cached list calls close_tab anyway", "close_tab", {},
-                                expect_change=False)
-                await walk.step("focus the flights tab again (now on its results page)", "focus_tab",
-                                {"tabId": flights_tab}, expect_change=True)
-                await walk.step("close it: no tabs left", "close_tab", {}, expect_change=True)
+                await walk_sites(Walk(client), sites, depart)
         except Exception as exc:
             errlog.seek(0)
             say(f"\nDemo failed: {type(exc).__name__}: {exc}\n--- server log ---\n{errlog.read()[-4000:]}")
@@ -105,6 +77,51 @@ async def run_demo(port: int = 0) -> int:
     say("\nDone: DISCONNECTED → CONNECTED → FOCUSED → CONNECTED, walked with a real browser.")
     say("Closing the session closed the browser it launched.")
     return 0
+
+
+async def walk_sites(walk: Walk, sites: SiteServer, depart: str) -> None:
+    """The main job: a flight search, a mailbox, a code repository and a WebMCP app, each through the
+    tools made for its page; one call where a generic browser server needs a snapshot and many clicks."""
+    caps = walk.client.init.capabilities.tools
+    say(f"   server advertises tools.listChanged = {caps.list_changed if caps else None}")
+    say("\n── state: DISCONNECTED")
+    await walk.show_tools()
+    await walk.step("launch headless Chromium with the extension", "connect_browser", {"launch": True},
+                    expect_change=True)
+    opened = await walk.step("open the flight search site (Kayak-like), focused", "open_tab",
+                             {"url": sites.url("flights/index.html")}, expect_change=True)
+    flights_tab = opened["tab"]["id"]
+    await walk.step("one call instead of a dozen clicks: the results come back as data", "search_flights",
+                    {"from": "SFO", "to": "JFK", "departDate": depart, "passengers": 2, "cabin": "business"},
+                    expect_change=True)
+    await walk.step("pick the first flight (select_flight appeared with the results)", "select_flight",
+                    {"index": 1}, expect_change=True)
+    mail = await walk.step("open the mailbox (Gmail-like) in the background: no list_changed", "open_tab",
+                           {"url": sites.url("mail/index.html"), "focus": False}, expect_change=False)
+    await walk.step("the tabs and how many tools each page offers", "list_tabs", {}, expect_change=False)
+    await walk.step("focus the mailbox: its tools replace the flight tools", "focus_tab",
+                    {"tabId": mail["tab"]["id"]}, expect_change=True)
+    await walk.step("search the inbox", "search_inbox", {"query": "invoice"}, expect_change=True)
+    await walk.step("open the first thread found", "open_thread", {"index": 1}, expect_change=True)
+    await walk.step("write an email through the page's own compose window", "compose_email",
+                    {"to": "ada@example.com", "subject": "Flights", "body": "SFO→JFK booked"}, expect_change=False)
+    await walk.step("see the page: its controls as rows with refs (TOON)", "snapshot", {}, expect_change=False)
+    await walk.step("close the mailbox: its tools disappear", "close_tab", {}, expect_change=True)
+    await walk.step("a client with a cached list calls close_tab anyway", "close_tab", {}, expect_change=False)
+    await walk.step("open a code repository (GitHub-like)", "open_tab", {"url": sites.url("repo/index.html")},
+                    expect_change=True)
+    await walk.step("star it: star_repo turns into unstar_repo", "star_repo", {}, expect_change=True)
+    await walk.step("its open issues, as data", "view_issues", {"state": "open"}, expect_change=False)
+    await walk.step("open an app that declares its own tools (WebMCP)", "navigate",
+                    {"url": sites.url("webmcp/index.html")}, expect_change=True)
+    await walk.step("call a tool the page declared: its own execute() answers", "add_todo",
+                    {"text": "Pack for New York", "due": depart}, expect_change=False)
+    await walk.step("completing a to-do makes the page register clear_completed", "complete_todo",
+                    {"id": "t1"}, expect_change=True)
+    await walk.step("close it", "close_tab", {}, expect_change=True)
+    await walk.step("focus the flights tab again (on its review page)", "focus_tab", {"tabId": flights_tab},
+                    expect_change=True)
+    await walk.step("close it: no tabs left", "close_tab", {}, expect_change=True)
 
 
 if __name__ == "__main__":

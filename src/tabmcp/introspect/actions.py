@@ -37,6 +37,7 @@ MAX_ACTIONS = 10
 MIN_NAME, MAX_NAME = 2, 40
 # Controls of one item among many (a table row, a grid cell, a list option): "Star" on each message
 # of an inbox is not one action of the page.
+_MENU_POPUPS = frozenset({"true", "menu", "listbox", "tree", "grid"})
 _PER_ITEM_TAGS = frozenset({"tr", "td", "th"})
 _PER_ITEM_ROLES = frozenset({"row", "gridcell", "cell", "rowheader", "columnheader", "option", "treeitem", "feed"})
 
@@ -80,6 +81,8 @@ class ActionsIntrospector(Introspector):
         label = stable_label(capture.accessible_name(button))
         if not clear_name(label):
             return ""
+        if button.get("aria-haspopup") in _MENU_POPUPS:
+            return ""  # it only opens a menu: the menu's items are the actions, not the toggle
         if button.get("aria-haspopup") not in (None, "false") and len(label.split()) < 2:
             return ""
         return label

@@ -435,10 +435,10 @@
       h('p', { dir: 'auto' }, 'MIT'));
     const main = h('div', { class: 'Layout-main' },
       h('div', { class: 'file-navigation d-flex flex-items-center mb-3' },
-        h('button', { type: 'button', class: 'btn btn-sm', id: 'branch-picker-repos-header-ref-selector', 'aria-label': 'main branch' }, octicon('fork', 'mr-1'), ' main ', octicon('caret')),
+        h('button', { type: 'button', class: 'btn btn-sm', id: 'branch-picker-repos-header-ref-selector', 'aria-label': 'main branch', 'aria-haspopup': 'true' }, octicon('fork', 'mr-1'), ' main ', octicon('caret')),
         h('span', { class: 'ml-3 color-fg-muted text-small' }, '4 Branches · 18 Tags'), ' ',
         h('a', { class: 'btn btn-sm ml-auto', href: repoHref(slug, '/find/main') }, 'Go to file'),
-        h('button', { type: 'button', class: 'btn btn-sm btn-primary ml-2', 'aria-label': 'Code' }, octicon('code', 'mr-1'), ' Code ', octicon('caret'))),
+        h('button', { type: 'button', class: 'btn btn-sm btn-primary ml-2', 'aria-label': 'Code', 'aria-haspopup': 'true' }, octicon('code', 'mr-1'), ' Code ', octicon('caret'))),
       h('div', { class: 'Box mb-3' },
         h('div', { class: 'Box-header d-flex flex-items-center', 'data-testid': 'latest-commit' },
           h('span', { class: 'avatar avatar-small mr-2', 'aria-hidden': 'true' }, (info.forkedFrom ? ME : commit.author)[0].toUpperCase()),

@@ -1,0 +1,52 @@
+"""What the model reads after a page tool ran: the most specific result the plan has, not "ok"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabmcp.introspect.api import PageTool, click
+from tabmcp.protocol import Target
+from tabmcp.tools.page_tools import SHORT_CHANGE, answer, webmcp_result
+
+TOOL = PageTool(name="search_inbox", description="d", input_schema={"type": "object", "properties": {}},
+                plan=(click(Target(css="#go")),))
+
+
+def outcome(**page: Any) -> dict[str, Any]:
+    return {"steps": [{"action": "click", "ok": True}], "page": {"url": "http://x.test/", "title": "X", **page}}
+
+
+def test_extracted_data_comes_first_and_a_long_change_beside_it_is_left_out() -> None:
+    long_change = "row " * (SHORT_CHANGE // 2)
+    result = answer(TOOL, 2, {**outcome(changed=long_change, text="whole page", results=["a", "b"]),
+                              "extracted": {"messages": [{"subject": "Hi"}]}})
+    assert result["messages"] == [{"subject": "Hi"}]
+    assert "changed" not in result and "results" not in result and "text" not in result
+    assert result["page"] == {"url": "http://x.test/", "title": "X"}
+    assert result["tool"] == "search_inbox" and result["steps"] == 2 and "data" in result["note"]
+
+
+def test_a_short_change_is_kept_beside_extracted_data() -> None:
+    result = answer(TOOL, 1, {**outcome(changed="Name already taken"), "extracted": {"repository": []}})
+    assert result["repository"] == [] and result["changed"] == "Name already taken"
+
+
+def test_without_extracted_data_the_change_and_the_result_list_answer() -> None:
+    result = answer(TOOL, 1, outcome(changed="Message sent Undo", results=["r1", "r2"], text="all of it"))
+    assert result["changed"] == "Message sent Undo" and result["results"] == ["r1", "r2"]
+    assert "text" not in result
+
+
+def test_a_navigation_with_nothing_else_answers_with_the_page_text() -> None:
+    result = answer(TOOL, 1, outcome(navigated=True, text="Review your trip. Trip total $656"))
+    assert result["page"]["navigated"] is True
+    assert result["text"] == "Review your trip. Trip total $656"
+
+
+def test_a_webmcp_result_is_the_pages_answer_and_mcp_content_is_unwrapped() -> None:
+    content = {"content": [{"type": "text", "text": "3 to-dos"}, {"type": "image", "data": "…"}]}
+    result = answer(TOOL, 1, {**outcome(results=["noise", "noise"], text="page"), "webmcp": content})
+    assert result["result"] == "3 to-dos"
+    assert "results" not in result and "text" not in result
+    assert webmcp_result({"todos": [1, 2]}) == {"todos": [1, 2]}
+    assert webmcp_result(None) is None
