@@ -6,6 +6,7 @@ the JSON-RPC hop over the pipe, which is the same for every server measured.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -37,6 +38,7 @@ class ToolList:
     count: int
     chars: int  # JSON characters of the tools array, ``json.dumps`` defaults, as in shared/notes/anchors.md
     names: tuple[str, ...]
+    digest: str = ""  # sha256 of that JSON: tells a re-read list that did not change (bench/task_meter.py)
 
 
 def text_of(result: types.CallToolResult) -> str:
@@ -56,11 +58,14 @@ class StdioServer:
         self._stack = AsyncExitStack()
         self.session: ClientSession
         self.server_version = ""
+        self.list_changed = 0  # notifications/tools/list_changed received so far (bench/tasks.py re-reads the list)
 
     async def __aenter__(self) -> StdioServer:
         try:
             read, write = await self._stack.enter_async_context(stdio_client(self.params, errlog=self.errlog))
-            self.session = await self._stack.enter_async_context(ClientSession(read, write))
+            self.session = await self._stack.enter_async_context(
+                ClientSession(read, write, message_handler=self._on_message)
+            )
             with anyio.fail_after(CALL_TIMEOUT_S):
                 init = await self.session.initialize()
         except BaseException:
@@ -72,10 +77,15 @@ class StdioServer:
     async def __aexit__(self, *exc: object) -> None:
         await self._stack.aclose()
 
+    async def _on_message(self, message: object) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self.list_changed += 1
+
     async def tool_list(self) -> ToolList:
         tools = (await self.session.list_tools()).tools
-        dumped = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
-        return ToolList(len(tools), len(json.dumps(dumped)), tuple(t.name for t in tools))
+        dumped = json.dumps([t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools])
+        digest = hashlib.sha256(dumped.encode()).hexdigest()
+        return ToolList(len(tools), len(dumped), tuple(t.name for t in tools), digest)
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None) -> Call:
         start = time.perf_counter()

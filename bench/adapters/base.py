@@ -6,6 +6,8 @@ import json
 import re
 import tempfile
 from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -71,6 +73,16 @@ class Adapter(ABC):
     async def start(self) -> None:
         """Whatever must happen before a page can be opened (tabmcp: connect_browser)."""
         return None
+
+    @asynccontextmanager
+    async def bare(self) -> AsyncIterator[StdioServer]:
+        """The server started and initialised, nothing else called: bench/tasks.py counts every call itself."""
+        self.server = self.make_server()
+        try:
+            async with self.server:
+                yield self.server
+        finally:
+            self._scratch.cleanup()
 
     def version(self) -> str:
         return self.server.server_version

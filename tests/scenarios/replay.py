@@ -92,6 +92,8 @@ class Extension:
         self.ws: ClientConnection | None = None
         self.inbox: list[dict[str, Any]] = []
         self._arrived = anyio.Event()
+        self._pongs = 0
+        self._ponged = anyio.Event()
 
     async def open(self, tg: anyio.abc.TaskGroup) -> None:
         self.ws = await connect(self.url)
@@ -100,7 +102,11 @@ class Extension:
     async def _read(self, ws: ClientConnection) -> None:
         async for raw in ws:
             frame = json.loads(raw)
-            if frame.get("type") != "pong":
+            if frame.get("type") == "pong":
+                self._pongs += 1
+                self._ponged.set()
+                self._ponged = anyio.Event()
+            else:
                 self.inbox.append(frame)
                 self._arrived.set()
                 self._arrived = anyio.Event()
@@ -113,6 +119,22 @@ class Extension:
         except TimeoutError:
             raise ReplayMismatch(f"{what}: the server sent nothing") from None
         return self.inbox.pop(0)
+
+    async def sync(self, app: App) -> None:
+        """Wait until the server has handled every frame sent so far: the bridge answers a ping after
+        the frames before it (one connection, in order), then the runtime empties its event queue.
+        A call that reads the state (list_tabs counts the tools of loaded tabs) then sees what the
+        recorded server saw."""
+        if self.ws is None:
+            return
+        wanted = self._pongs + 1
+        await self.ws.send(json.dumps({"type": "ping"}))
+        with anyio.fail_after(STEP_TIMEOUT):
+            while self._pongs < wanted:
+                await self._ponged.wait()
+            while not app.bridge.events.empty():
+                await anyio.sleep(0.01)
+        await anyio.sleep(0.05)  # the runtime finishes handling the last event
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -139,6 +161,7 @@ async def replay(path: Path, era: str = "legacy") -> int:
             where = f"{path.name}:{n} {entry['kind']}"
             match entry["kind"]:
                 case "call":
+                    await extension.sync(app)
                     pending.clear()
                     pending["done"] = anyio.Event()
                     tg.start_soon(run_call, entry["name"], _without_launch(entry))

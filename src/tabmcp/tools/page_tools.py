@@ -59,13 +59,17 @@ def answer(tool: PageTool, step_count: int, outcome: dict[str, Any]) -> dict[str
     for label, items in extracted.items():
         result[label] = items
     changed = page.get("changed") or ""
-    if changed and (len(changed) <= SHORT_CHANGE or not (extracted or "webmcp" in outcome)):
+    found = any(extracted.values()) or "webmcp" in outcome
+    if changed and (len(changed) <= SHORT_CHANGE or not found):
         # beside the data a plan read, only a short change is news ("Name already taken"); a long
-        # one is the same data again (a list re-rendered)
+        # one is the same data again (a list re-rendered). When the plan read nothing, the change is
+        # all there is (the site's form came back with its error)
         result["changed"] = changed
     if page.get("results") and not extracted and "webmcp" not in outcome:
         result["results"] = page["results"]
-    if not extracted and "webmcp" not in outcome and not page.get("changed") and not page.get("results"):
+    plain = not extracted and "webmcp" not in outcome
+    if plain and (page.get("navigated") or not (page.get("changed") or page.get("results"))):
+        # a page the model has not seen yet: its text, beside any result list found in it
         result["text"] = page.get("text", "")
     result["note"] = UNTRUSTED_NOTE
     return result

@@ -1,0 +1,89 @@
+"""What a model's context receives during one scripted task, entry by entry (bench/tasks.py).
+
+Counted, in the order the model would see them:
+
+- ``tools/list`` once when the session starts (the JSON of the tools array, as ``StdioServer.tool_list``
+  measures it), and again for every ``notifications/tools/list_changed`` the server sends: an MCP host
+  re-reads the list each time and the model gets the new one. The re-read happens right after the call
+  during which the notification arrived (one read per notification). A re-read list identical to the one
+  the model already has brings it nothing new: it is recorded (``counted=False``) but not counted.
+- every ``tools/call`` result's text (all its text parts).
+
+Not counted: the arguments the model writes (the same order of size for both servers), the JSON-RPC
+envelope, the server's instructions. A result with ``isError`` ends the task as failed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.mcp_stdio import StdioServer, ToolError
+
+
+class TaskFailed(RuntimeError):
+    """The scripted model could not go on (a tool error, a control it could not find) or got a wrong answer."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: str  # "call" or "tools/list"
+    name: str  # the tool called, or why the list was read ("at start", "after open_tab")
+    chars: int
+    seconds: float
+    setup: bool  # session set-up rather than this task's work: the first tools/list, connect_browser
+    tools: int = 0  # for a tools/list: how many tools it had
+    counted: bool = True  # False: a re-read list identical to the previous one (nothing new for the model)
+
+
+@dataclass
+class Meter:
+    server: StdioServer
+    entries: list[Entry] = field(default_factory=list)
+    started: float = 0.0
+    ended: float = 0.0
+    page_opened: float = 0.0  # when open_tab / browser_navigate returned
+    _seen: int = 0
+    _digest: str = ""  # of the last list read
+
+    async def begin(self) -> None:
+        """The host's first ``tools/list``; the task's clock starts after it."""
+        self._seen = self.server.list_changed
+        await self._read_list("at start", setup=True)
+        self.started = time.perf_counter()
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None, *, setup: bool = False) -> str:
+        try:
+            result = await self.server.call(name, arguments)
+        except ToolError as e:
+            raise TaskFailed(str(e)) from None
+        self.entries.append(Entry("call", name, len(result.text), result.seconds, setup))
+        await self._follow_list_changes(f"after {name}", setup)
+        return result.text
+
+    def opened(self) -> None:
+        self.page_opened = time.perf_counter()
+
+    async def finish(self) -> None:
+        await self._follow_list_changes("at the end", setup=False)
+        self.ended = time.perf_counter()
+
+    async def _follow_list_changes(self, why: str, setup: bool) -> None:
+        while self._seen < self.server.list_changed:
+            self._seen += 1
+            await self._read_list(why, setup)
+
+    async def _read_list(self, why: str, setup: bool) -> None:
+        start = time.perf_counter()
+        listed = await self.server.tool_list()
+        new = listed.digest != self._digest
+        self._digest = listed.digest
+        seconds = time.perf_counter() - start
+        self.entries.append(Entry("tools/list", why, listed.chars, seconds, setup, listed.count, counted=new))
+
+    def seconds(self) -> float:
+        return self.ended - self.started
+
+    def seconds_on_page(self) -> float:
+        return self.ended - self.page_opened if self.page_opened else 0.0

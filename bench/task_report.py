@@ -1,0 +1,285 @@
+"""The scripted-task figures as tables (printed, and the docs/benchmarks.md section) with issue 4's target."""
+
+from __future__ import annotations
+
+import datetime
+import statistics
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bench.report import LoadWatch, machine, tabmcp_version
+from bench.task_defs import TASKS
+
+if TYPE_CHECKING:
+    from bench.tasks import Run
+
+TARGET = 1 / 3  # tabmcp / Playwright MCP, for calls and for characters
+LABELS = {"tabmcp": "tabmcp", "playwright": "Playwright MCP"}
+
+
+@dataclass
+class Cell:
+    """One task on one server over all its runs: medians of the runs that succeeded."""
+
+    server: str
+    task: str
+    runs: int
+    ok_runs: int
+    error: str
+    version: str
+    calls: float = 0
+    work_calls: float = 0
+    result_chars: float = 0
+    list_chars: float = 0
+    work_chars: float = 0
+    list_reads: float = 0
+    unchanged_reads: float = 0  # re-reads after a list_changed that gave the same list: not counted
+    seconds: float = 0.0
+    seconds_on_page: float = 0.0
+    sequence: str = ""
+    varied: bool = False  # calls or characters differed between successful runs
+
+    @property
+    def ok(self) -> bool:
+        return self.runs > 0 and self.ok_runs == self.runs
+
+    @property
+    def chars(self) -> float:
+        return self.result_chars + self.list_chars
+
+
+def _sequence(run: Run) -> str:
+    parts = []
+    for e in run.entries:
+        if e.kind == "call":
+            parts.append(f"`{e.name}` {e.chars:,}")
+        elif e.counted:
+            parts.append(f"[list {e.chars:,}]")
+        else:
+            parts.append(f"[list unchanged, {e.chars:,} not counted]")
+    return " → ".join(parts)
+
+
+def summarise(runs: list[Run]) -> dict[tuple[str, str], Cell]:
+    cells: dict[tuple[str, str], Cell] = {}
+    for key in dict.fromkeys((r.task, r.server) for r in runs):
+        mine = [r for r in runs if (r.task, r.server) == key]
+        good = [r for r in mine if r.ok]
+        bad = next((r for r in mine if not r.ok), None)
+        cell = Cell(key[1], key[0], len(mine), len(good), bad.error if bad else "", mine[0].version)
+        if good:
+
+            def med(values: list[float]) -> float:
+                return float(statistics.median(values))
+
+            def n_calls(r: Run, work: bool) -> int:
+                return sum(1 for e in r.entries if e.kind == "call" and not (work and e.setup))
+
+            def n_chars(r: Run, kind: str | None, work: bool) -> int:
+                return sum(
+                    e.chars
+                    for e in r.entries
+                    if e.counted and (kind is None or e.kind == kind) and not (work and e.setup)
+                )
+
+            def n_reads(r: Run, counted: bool) -> int:
+                return sum(1 for e in r.entries if e.kind == "tools/list" and e.counted == counted)
+
+            cell.calls = med([n_calls(r, False) for r in good])
+            cell.work_calls = med([n_calls(r, True) for r in good])
+            cell.result_chars = med([n_chars(r, "call", False) for r in good])
+            cell.list_chars = med([n_chars(r, "tools/list", False) for r in good])
+            cell.work_chars = med([n_chars(r, None, True) for r in good])
+            cell.list_reads = med([n_reads(r, True) for r in good])
+            cell.unchanged_reads = med([n_reads(r, False) for r in good])
+            cell.seconds = med([r.seconds for r in good])
+            cell.seconds_on_page = med([r.seconds_on_page for r in good])
+            cell.sequence = _sequence(good[0])
+            cell.varied = len({(n_calls(r, False), n_chars(r, None, False)) for r in good}) > 1
+        cells[key] = cell
+    return cells
+
+
+def n(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def ratio(ours: float, theirs: float) -> str:
+    if not theirs:
+        return "—"
+    r = ours / theirs
+    return f"{r:.2f} {'✓' if r <= TARGET else '✗'}"
+
+
+def _tasks(cells: dict[tuple[str, str], Cell]) -> list[str]:
+    return list(dict.fromkeys(t for t, _ in cells))
+
+
+def figures_table(cells: dict[tuple[str, str], Cell]) -> str:
+    lines = [
+        "| task | server | succeeded | tool calls (on the page) | result chars | `tools/list` chars (reads) "
+        "| context chars | wall time (on the page) |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for task in _tasks(cells):
+        for (t, _), c in cells.items():
+            if t != task:
+                continue
+            label = f"{LABELS.get(c.server, c.server)} {c.version}".strip()
+            if not c.ok_runs:
+                lines.append(f"| {task} | {label} | **failed** (0/{c.runs}) | | | | | |")
+                continue
+            done = f"{c.ok_runs}/{c.runs}" + ("" if c.ok else " ⚠")
+            vary = " *" if c.varied else ""
+            same = f" +{n(c.unchanged_reads)} same" if c.unchanged_reads else ""
+            lines.append(
+                f"| {task} | {label} | {done} | {n(c.calls)} ({n(c.work_calls)}){vary} | {n(c.result_chars)} | "
+                f"{n(c.list_chars)} ({n(c.list_reads)}{same}) | **{n(c.chars)}**{vary} | "
+                f"{c.seconds:.1f} s ({c.seconds_on_page:.1f} s) |"
+            )
+    return "\n".join(lines)
+
+
+def ratios_table(cells: dict[tuple[str, str], Cell]) -> str:
+    lines = [
+        "| task | calls | context chars | result chars only | in an open session: calls | in an open session: chars |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    sums = {k: 0.0 for k in ("oc", "tc", "och", "tch", "ores", "tres", "owc", "twc", "owch", "twch")}
+    counted = []
+    for task in _tasks(cells):
+        ours, theirs = cells.get((task, "tabmcp")), cells.get((task, "playwright"))
+        if not ours or not theirs:
+            continue
+        if not (ours.ok and theirs.ok):
+            who = " and ".join(LABELS[c.server] for c in (ours, theirs) if not c.ok)
+            lines.append(f"| {task} | not counted: {who} failed | | | | |")
+            continue
+        counted.append(task)
+        pairs = [
+            ("oc", "tc", ours.calls, theirs.calls),
+            ("och", "tch", ours.chars, theirs.chars),
+            ("ores", "tres", ours.result_chars, theirs.result_chars),
+            ("owc", "twc", ours.work_calls, theirs.work_calls),
+            ("owch", "twch", ours.work_chars, theirs.work_chars),
+        ]
+        cols = []
+        for a, b, x, y in pairs:
+            sums[a] += x
+            sums[b] += y
+            cols.append(f"{n(x)} / {n(y)} = {ratio(x, y)}")
+        lines.append(f"| {task} | " + " | ".join(cols) + " |")
+    if len(counted) > 1:
+        cols = [
+            f"{n(sums[a])} / {n(sums[b])} = {ratio(sums[a], sums[b])}"
+            for a, b in (("oc", "tc"), ("och", "tch"), ("ores", "tres"), ("owc", "twc"), ("owch", "twch"))
+        ]
+        lines.append(f"| **all {len(counted)} tasks** | " + " | ".join(f"**{c}**" for c in cols) + " |")
+    return "\n".join(lines)
+
+
+def failures(cells: dict[tuple[str, str], Cell]) -> str:
+    return "\n".join(
+        f"- {c.task} on {LABELS.get(c.server, c.server)}: {c.runs - c.ok_runs}/{c.runs} run(s) failed: {c.error[:600]}"
+        for c in cells.values()
+        if not c.ok
+    )
+
+
+def tables(cells: dict[tuple[str, str], Cell]) -> str:
+    out = [figures_table(cells), "", "tabmcp / Playwright MCP (target ≤ 1/3 = 0.33):", "", ratios_table(cells)]
+    if failures(cells):
+        out += ["", "Failures:", failures(cells)]
+    return "\n".join(out)
+
+
+def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) -> str:
+    info = machine()
+    today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    versions = {c.server: c.version for c in cells.values()}
+    parts = [
+        "## Page tools: scripted tasks (issue 4)",
+        "",
+        f"Measured {today} by `make bench-tasks` (`bench/tasks.py`), {repeat} run(s) of every task on each",
+        f"server, one after another, figures are medians: tabmcp {tabmcp_version()} against Playwright MCP "
+        f"{versions.get('playwright', '?')}; {info['cpu']}, {info['chromium']}; 1-minute load "
+        f"{load.describe()}.",
+        "",
+        "The same tasks on the bundled demo sites (`src/tabmcp/demo/sites/`, served on 127.0.0.1), done the way a",
+        "model does them: with tabmcp, through the page tools the introspectors (or the page's WebMCP",
+        "declarations) list; with Playwright MCP, through its generic tools (snapshot, find the control by role",
+        "and name, act on its ref, snapshot again to read the outcome). A task counts only when the answer read",
+        "from the page at the end is right (see *Checks*); otherwise it is reported failed and left out of the",
+        "ratios.",
+        "",
+        "### Results",
+        "",
+        figures_table(cells),
+        "",
+        "*On the page*: without the session set-up (the first `tools/list`, and for tabmcp `connect_browser`",
+        "and the list it changes); the wall time on the page starts when `open_tab` / `browser_navigate`",
+        "returned. `*`: calls or characters differed between runs (medians shown).",
+        "",
+        "tabmcp / Playwright MCP (target ≤ 1/3 for calls and for characters):",
+        "",
+        ratios_table(cells),
+        "",
+    ]
+    if failures(cells):
+        parts += ["Failures in this run:", "", failures(cells), ""]
+    parts += ["### The calls, one run of each", ""]
+    for task in _tasks(cells):
+        parts.append(f"**{TASKS[task].title}**")
+        parts.append("")
+        for (t, _), c in cells.items():
+            if t == task and c.sequence:
+                parts.append(f"- {LABELS.get(c.server, c.server)}: {c.sequence}")
+        parts.append("")
+    parts += [
+        "(`name` chars: a tool call and its result's size; [list N]: a `tools/list` read and its JSON size.)",
+        "",
+        "### What is counted",
+        "",
+        "- **Tool calls**: every `tools/call` the model makes, set-up included (tabmcp's `connect_browser`",
+        "  and `open_tab`; Playwright MCP's `browser_navigate`).",
+        "- **Context characters**: the text of every tool result (all its text parts), plus the JSON of the",
+        "  `tools` array of `tools/list` once when the session starts and again after every",
+        "  `notifications/tools/list_changed` the server sends (an MCP host re-reads the list and hands the",
+        "  model the new one; read once per notification, right after the call it arrived in). Not counted:",
+        "  the arguments the model writes, JSON-RPC envelopes, server instructions.",
+        "- **Wall time**: the client's clock from the first call to the last result (list re-reads included;",
+        "  the server's start and `initialize` excluded). Each run starts a fresh server and browser, so the",
+        "  first call launches Chromium for both (`connect_browser {launch: true}`, or Playwright MCP's first",
+        "  `browser_navigate`). A shared, loaded 2-core box: times are indicative, counts are exact.",
+        "- Servers as an MCP host starts them, with their defaults (see *How it is measured* above):",
+        "  `tabmcp serve` (`TABMCP_HEADLESS=true`), `playwright-mcp --headless --isolated --no-sandbox",
+        "  --executable-path /usr/bin/chromium`. Playwright MCP 0.0.83 writes each action's own snapshot to a",
+        "  file and returns only a link to it (`### Snapshot - [Snapshot](…yml)`), so its action results are",
+        "  small and the model calls `browser_snapshot` to see the page; its `click` waits its 500 ms settle.",
+        "- The Tasks page declares WebMCP tools. tabmcp's extension installs the WebMCP polyfill, so they are",
+        "  page tools. Playwright MCP lists a page's WebMCP tools only when the browser implements",
+        "  `document.modelContext`; Debian's Chromium does not, so with it the task goes through the page's",
+        "  form and checkboxes.",
+        "",
+        "### Checks",
+        "",
+        "- Mail: the search lists both conversations that mention Thursday; the opened one is",
+        '  "Q3 roadmap review: agenda for Thursday" and the body read contains its agenda ("room Aurora").',
+        "- Flights: the flight picked is the cheapest listed; the review page's *Trip total* equals that",
+        "  flight's listed total, which is 2 × its per-person price, and the page says 2 travelers, Business,",
+        "  SFO, JFK.",
+        "- Repo: the page shows the repository starred with 848 stars (847 in the seed data), and the open",
+        "  issues listed with the bug label are exactly #229, #217, #212.",
+        "- Tasks: the list read at the end has 4 to-dos, the new one open, the dentist one done, and the page",
+        '  counts "3 open, 1 done".',
+        "",
+        "### Rerun",
+        "",
+        "```sh",
+        "make bench-tasks                                   # bench/setup.sh, then both servers, all tasks",
+        ".venv/bin/python -m bench.tasks --only tabmcp --tasks flights --repeat 1 --transcript   # one task",
+        "```",
+        "",
+        "Only a run of both servers over all tasks rewrites this section (`--doc PATH` elsewhere, `--no-doc`).",
+    ]
+    return "\n".join(parts)
