@@ -39,6 +39,7 @@ class ToolList:
     chars: int  # JSON characters of the tools array, ``json.dumps`` defaults, as in shared/notes/anchors.md
     names: tuple[str, ...]
     digest: str = ""  # sha256 of that JSON: tells a re-read list that did not change (bench/task_meter.py)
+    each: tuple[str, ...] = ()  # each tool's JSON, in order: what changed between two reads
 
 
 def text_of(result: types.CallToolResult) -> str:
@@ -51,9 +52,7 @@ class StdioServer:
     def __init__(
         self, command: str, args: list[str], *, cwd: Path, errlog: IO[str], env: dict[str, str] | None = None
     ) -> None:
-        self.params = StdioServerParameters(
-            command=command, args=args, env={**os.environ, **(env or {})}, cwd=str(cwd)
-        )
+        self.params = StdioServerParameters(command=command, args=args, env={**os.environ, **(env or {})}, cwd=str(cwd))
         self.errlog = errlog
         self._stack = AsyncExitStack()
         self.session: ClientSession
@@ -83,9 +82,10 @@ class StdioServer:
 
     async def tool_list(self) -> ToolList:
         tools = (await self.session.list_tools()).tools
-        dumped = json.dumps([t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools])
+        each = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+        dumped = json.dumps(each)
         digest = hashlib.sha256(dumped.encode()).hexdigest()
-        return ToolList(len(tools), len(dumped), tuple(t.name for t in tools), digest)
+        return ToolList(len(tools), len(dumped), tuple(t.name for t in tools), digest, tuple(map(json.dumps, each)))
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None) -> Call:
         start = time.perf_counter()

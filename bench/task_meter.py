@@ -35,6 +35,7 @@ class Entry:
     setup: bool  # session set-up rather than this task's work: the first tools/list, connect_browser
     tools: int = 0  # for a tools/list: how many tools it had
     counted: bool = True  # False: a re-read list identical to the previous one (nothing new for the model)
+    change: str = ""  # for a re-read list: the tools added (+), removed (-) and changed (~) since the last one
 
 
 @dataclass
@@ -45,7 +46,7 @@ class Meter:
     ended: float = 0.0
     page_opened: float = 0.0  # when open_tab / browser_navigate returned
     _seen: int = 0
-    _digest: str = ""  # of the last list read
+    _last: dict[str, str] = field(default_factory=dict)  # the last list read: name → the tool's JSON
 
     async def begin(self) -> None:
         """The host's first ``tools/list``; the task's clock starts after it."""
@@ -77,13 +78,22 @@ class Meter:
     async def _read_list(self, why: str, setup: bool) -> None:
         start = time.perf_counter()
         listed = await self.server.tool_list()
-        new = listed.digest != self._digest
-        self._digest = listed.digest
         seconds = time.perf_counter() - start
-        self.entries.append(Entry("tools/list", why, listed.chars, seconds, setup, listed.count, counted=new))
+        tools = dict(zip(listed.names, listed.each, strict=True))
+        change = _change(self._last, tools) if self.entries else ""
+        new = not self.entries or tools != self._last
+        self._last = tools
+        self.entries.append(Entry("tools/list", why, listed.chars, seconds, setup, listed.count, new, change))
 
     def seconds(self) -> float:
         return self.ended - self.started
 
     def seconds_on_page(self) -> float:
         return self.ended - self.page_opened if self.page_opened else 0.0
+
+
+def _change(before: dict[str, str], after: dict[str, str]) -> str:
+    parts = [f"+{n}" for n in after if n not in before]
+    parts += [f"-{n}" for n in before if n not in after]
+    parts += [f"~{n}" for n in after if n in before and after[n] != before[n]]
+    return " ".join(parts)

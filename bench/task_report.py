@@ -54,10 +54,15 @@ def _sequence(run: Run) -> str:
         if e.kind == "call":
             parts.append(f"`{e.name}` {e.chars:,}")
         elif e.counted:
-            parts.append(f"[list {e.chars:,}]")
+            parts.append(f"[list {e.chars:,}{': ' + _short(e.change) if e.change else ''}]")
         else:
             parts.append(f"[list unchanged, {e.chars:,} not counted]")
     return " → ".join(parts)
+
+
+def _short(change: str, most: int = 4) -> str:
+    parts = change.split()
+    return " ".join(parts[:most]) + (f" +{len(parts) - most} more" if len(parts) > most else "")
 
 
 def summarise(runs: list[Run]) -> dict[tuple[str, str], Cell]:

@@ -101,7 +101,7 @@ async def run_once(key: str, task_key: str, site: SiteServer, peers: Path, errlo
     if verbose:
         for e in run.entries:
             note = (" (set-up)" if e.setup else "") + ("" if e.counted else " (same list, not counted)")
-            log(f"    {e.kind:10} {e.name:28} {e.chars:>7,} chars {e.seconds * 1000:8.0f} ms{note}")
+            log(f"    {e.kind:10} {e.name:28} {e.chars:>7,} chars {e.seconds * 1000:8.0f} ms{note} {e.change}")
     return run
 
 

@@ -127,7 +127,7 @@ async def test_route_changes_made_by_the_page(sites: SiteServer, server_log: obj
         await act(client, "click", role="tab", name="Quickest")
         await no_change_since(client, changes + 1)
         snapshot = text_of(await client.call("snapshot"))
-        first = re.search(r"button,Select (.+?) flight departing (\d+:\d\d [ap]m), \$", snapshot)
+        first = re.search(r"button,\"?Select (.+?) flight departing (\d+:\d\d [ap]m), \$", snapshot)
         assert first, snapshot
         airline, departs = first.groups()
         review = await client.call_ok("select_flight", {"index": 1})  # the quickest now, not the cheapest

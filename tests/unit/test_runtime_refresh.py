@@ -1,0 +1,155 @@
+"""When the runtime re-introspects a page, and what it costs: coalesced requests, the capture
+version that makes a second read of an unchanged page free, stale unfocused tabs counted on demand,
+and list_changed only when the tools differ.
+
+The driver here is a stand-in that serves captures from a dict: what is under test is the
+runtime's scheduling, which the integration tests exercise with the real extension too."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from tabmcp import state as s
+from tabmcp.config import Settings
+from tabmcp.drivers.base import PageChanged
+from tabmcp.introspect.registry import Registry
+from tabmcp.page.capture import PageCapture
+from tabmcp.runtime import Runtime
+from tabmcp.tools import CATALOG
+
+SEARCH = """<html><body><form role="search" action="/s" data-tabmcp-ref="e1">
+<input type="search" name="q" aria-label="Search mail" data-tabmcp-ref="e2"><button data-tabmcp-ref="e3">Go</button>
+</form></body></html>"""
+TWO_FORMS = SEARCH.replace("</body>", """<form action="/sub" method="post" data-tabmcp-ref="e4">
+<input name="email" type="email" aria-label="Email" data-tabmcp-ref="e5"><button data-tabmcp-ref="e6">Subscribe</button>
+</form></body>""")
+
+
+class PagesDriver:
+    """Serves each tab's current page; answers ``if_changed`` like the agent does."""
+
+    def __init__(self) -> None:
+        self.pages: dict[int, tuple[str, str]] = {}  # tab -> (version, html)
+        self.captures: list[tuple[int, str | None]] = []
+        self.gate: asyncio.Event | None = None
+
+    async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
+        self.captures.append((tab_id, if_changed))
+        if self.gate is not None:
+            await self.gate.wait()
+        version, html = self.pages[tab_id]
+        if if_changed == version:
+            return None
+        return PageCapture(url=f"http://site.test/{tab_id}", title="t", html=html, version=version)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the runtime should not call driver.{name} here")
+
+
+def make_runtime() -> tuple[Runtime, PagesDriver, list[int]]:
+    driver = PagesDriver()
+    notified: list[int] = []
+
+    async def notify() -> None:
+        notified.append(1)
+
+    runtime = Runtime(Settings(), driver, Registry.discover(), CATALOG, notify)  # type: ignore[arg-type]
+    return runtime, driver, notified
+
+
+async def connected(runtime: Runtime, *tab_ids: int, focus: int | None = None) -> None:
+    tabs = tuple(s.Tab(id=t, url=f"http://site.test/{t}", status="complete") for t in tab_ids)
+    await runtime.dispatch(s.ExtensionConnected(s.Browser(), tabs))
+    if focus is not None:
+        await runtime.focus(focus)
+
+
+async def settle(runtime: Runtime) -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+    await asyncio.gather(*runtime._background, return_exceptions=True)
+
+
+@pytest.mark.asyncio
+async def test_an_unchanged_page_is_not_read_twice_and_sends_nothing() -> None:
+    runtime, driver, notified = make_runtime()
+    driver.pages[1] = ("d1:0", SEARCH)
+    await connected(runtime, 1, focus=1)
+    assert [t.name for t in runtime.state.page_tools] == ["search"]
+    assert len(notified) == 2  # connected, then focused with tools
+
+    await runtime.refresh_page_tools(1)
+    assert driver.captures[-1] == (1, "d1:0")  # asked with the version the tools came from
+    assert len(notified) == 2
+
+    driver.pages[1] = ("d1:1", TWO_FORMS)
+    await runtime.refresh_page_tools(1)
+    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert len(notified) == 3
+
+
+@pytest.mark.asyncio
+async def test_same_tools_from_a_new_version_send_no_list_changed() -> None:
+    runtime, driver, notified = make_runtime()
+    driver.pages[1] = ("d1:0", SEARCH)
+    await connected(runtime, 1, focus=1)
+    driver.pages[1] = ("d1:5", SEARCH.replace("<body>", "<body><p>news</p>"))
+    await runtime.refresh_page_tools(1)
+    assert driver.captures[-1] == (1, "d1:0")
+    assert len(notified) == 2
+
+
+@pytest.mark.asyncio
+async def test_requests_during_a_capture_coalesce_into_one_more() -> None:
+    runtime, driver, _ = make_runtime()
+    driver.pages[1] = ("d1:0", SEARCH)
+    await connected(runtime, 1, focus=1)
+    before = len(driver.captures)
+    driver.gate = asyncio.Event()
+    driver.pages[1] = ("d1:1", TWO_FORMS)
+    first = asyncio.create_task(runtime.refresh_page_tools(1))
+    while len(driver.captures) == before:  # the capture is under way...
+        await asyncio.sleep(0)
+    later = [asyncio.create_task(runtime.refresh_page_tools(1)) for _ in range(4)]  # ...when 4 more come
+    await asyncio.sleep(0.01)
+    driver.gate.set()
+    await asyncio.gather(first, *later)
+    assert len(driver.captures) - before == 2  # the running one, and one more for the requests it missed
+    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+
+
+@pytest.mark.asyncio
+async def test_a_change_in_the_focused_tab_is_introspected_in_the_background() -> None:
+    runtime, driver, notified = make_runtime()
+    driver.pages[1] = ("d1:0", SEARCH)
+    await connected(runtime, 1, focus=1)
+    driver.pages[1] = ("d1:1", TWO_FORMS)
+    await runtime._on_event(PageChanged(1, "mutation", "d1:1"))
+    await settle(runtime)
+    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert len(notified) == 3
+
+
+@pytest.mark.asyncio
+async def test_unfocused_tabs_are_counted_when_asked_and_recounted_when_stale() -> None:
+    runtime, driver, notified = make_runtime()
+    driver.pages[1] = ("d1:0", SEARCH)
+    driver.pages[2] = ("d2:0", SEARCH)
+    await connected(runtime, 1, 2, focus=1)
+    assert runtime.state.tabs[2].tools is None
+    await runtime.settle_tool_counts()
+    assert len(runtime.state.tabs[2].tools or ()) == 1
+
+    driver.pages[2] = ("d2:1", TWO_FORMS)
+    calls = len(driver.captures)
+    await runtime._on_event(PageChanged(2, "mutation", "d2:1"))
+    await settle(runtime)
+    assert len(driver.captures) == calls  # an unfocused tab is only marked stale
+    await runtime.settle_tool_counts()
+    assert len(runtime.state.tabs[2].tools or ()) == 2
+    await runtime.settle_tool_counts()
+    assert len(driver.captures) == calls + 1  # counted once; nothing stale is left
+    assert len(notified) == 2  # another tab's tools never change the visible list
