@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 
-.PHONY: setup chromium demo test lint clean bench
+.PHONY: setup chromium demo test lint clean bench bench-tasks
 
 $(BIN)/tabmcp: pyproject.toml
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
@@ -36,6 +36,11 @@ test: setup lint
 bench: setup
 	bash bench/setup.sh
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+# On demand: the scripted tasks on the demo sites, tabmcp's page tools against Playwright MCP (issue 4)
+bench-tasks: setup
+	bash bench/setup.sh
+	$(BIN)/python -m bench.tasks $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build src/*.egg-info

@@ -19,6 +19,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `bench` and the repo importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import doc_sections
 from bench.adapters import ALL
 from bench.cases import Result, measure
 from bench.coverage import page_controls
@@ -103,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(plain(results), indent=1))
     target = args.doc or (REPO / "docs" / "benchmarks.md" if set(args.only) == set(ALL) else None)
     if target and not args.no_doc:
-        target.write_text(document(results, args.clicks, args.warmup, args.repeat, load))
+        old = target.read_text() if target.exists() else ""  # issue 4's sections (bench/doc_sections.py) stay
+        target.write_text(doc_sections.carry(document(results, args.clicks, args.warmup, args.repeat, load), old))
         log(f"wrote {target}")
     return 1 if any(r.error for r in results) else 0
 

@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.mcp_stdio import StdioServer, ToolError
+from tabmcp.tools import CATALOG
+
+CORE = frozenset(t.name for t in CATALOG)  # tabmcp's own tools; the rest of its list are page tools
 
 
 class TaskFailed(RuntimeError):
@@ -36,6 +39,7 @@ class Entry:
     tools: int = 0  # for a tools/list: how many tools it had
     counted: bool = True  # False: a re-read list identical to the previous one (nothing new for the model)
     change: str = ""  # for a re-read list: the tools added (+), removed (-) and changed (~) since the last one
+    page_chars: int = 0  # for a tools/list: the JSON of its tools that are not tabmcp core tools (page tools)
 
 
 @dataclass
@@ -83,7 +87,8 @@ class Meter:
         change = _change(self._last, tools) if self.entries else ""
         new = not self.entries or tools != self._last
         self._last = tools
-        self.entries.append(Entry("tools/list", why, listed.chars, seconds, setup, listed.count, new, change))
+        page = sum(len(j) for name, j in tools.items() if name not in CORE)
+        self.entries.append(Entry("tools/list", why, listed.chars, seconds, setup, listed.count, new, change, page))
 
     def seconds(self) -> float:
         return self.ended - self.started

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bench.report import LoadWatch, machine, tabmcp_version
@@ -37,7 +37,9 @@ class Cell:
     seconds: float = 0.0
     seconds_on_page: float = 0.0
     sequence: str = ""
-    varied: bool = False  # calls or characters differed between successful runs
+    focused_lists: list[tuple[int, int]] = field(default_factory=list)  # (chars, page-tool chars) of counted reads
+    calls_varied: bool = False  # the number of calls differed between successful runs
+    chars_varied: bool = False  # the characters differed between successful runs
 
     @property
     def ok(self) -> bool:
@@ -99,8 +101,15 @@ def summarise(runs: list[Run]) -> dict[tuple[str, str], Cell]:
             cell.unchanged_reads = med([n_reads(r, False) for r in good])
             cell.seconds = med([r.seconds for r in good])
             cell.seconds_on_page = med([r.seconds_on_page for r in good])
-            cell.sequence = _sequence(good[0])
-            cell.varied = len({(n_calls(r, False), n_chars(r, None, False)) for r in good}) > 1
+            typical = [r for r in good if n_calls(r, False) == cell.calls] or good
+            cell.sequence = _sequence(typical[0])
+            cell.focused_lists = [
+                (e.chars, e.page_chars)
+                for e in typical[0].entries
+                if e.kind == "tools/list" and e.counted and e.page_chars and not e.setup
+            ]
+            cell.calls_varied = len({n_calls(r, False) for r in good}) > 1
+            cell.chars_varied = len({n_chars(r, None, False) for r in good}) > 1
         cells[key] = cell
     return cells
 
@@ -135,11 +144,11 @@ def figures_table(cells: dict[tuple[str, str], Cell]) -> str:
                 lines.append(f"| {task} | {label} | **failed** (0/{c.runs}) | | | | | |")
                 continue
             done = f"{c.ok_runs}/{c.runs}" + ("" if c.ok else " ⚠")
-            vary = " *" if c.varied else ""
+            vc, vch = (" *" if c.calls_varied else ""), (" *" if c.chars_varied else "")
             same = f" +{n(c.unchanged_reads)} same" if c.unchanged_reads else ""
             lines.append(
-                f"| {task} | {label} | {done} | {n(c.calls)} ({n(c.work_calls)}){vary} | {n(c.result_chars)} | "
-                f"{n(c.list_chars)} ({n(c.list_reads)}{same}) | **{n(c.chars)}**{vary} | "
+                f"| {task} | {label} | {done} | {n(c.calls)} ({n(c.work_calls)}){vc} | {n(c.result_chars)} | "
+                f"{n(c.list_chars)} ({n(c.list_reads)}{same}) | **{n(c.chars)}**{vch} | "
                 f"{c.seconds:.1f} s ({c.seconds_on_page:.1f} s) |"
             )
     return "\n".join(lines)
@@ -183,6 +192,57 @@ def ratios_table(cells: dict[tuple[str, str], Cell]) -> str:
     return "\n".join(lines)
 
 
+def findings(cells: dict[tuple[str, str], Cell]) -> list[str]:
+    """The headline, computed: what met the target, and where tabmcp's characters go."""
+    both = [t for t in _tasks(cells) if all(cells.get((t, k)) and cells[(t, k)].ok for k in ("tabmcp", "playwright"))]
+    if not both:
+        return []
+    ours = [cells[(t, "tabmcp")] for t in both]
+    theirs = [cells[(t, "playwright")] for t in both]
+
+    def met(attr: str) -> str:
+        hits = [t for t, a, b in zip(both, ours, theirs, strict=True) if getattr(a, attr) <= TARGET * getattr(b, attr)]
+        return ", ".join(hits) if hits else "none"
+
+    calls = sum(c.calls for c in ours) / sum(c.calls for c in theirs)
+    chars = sum(c.chars for c in ours) / sum(c.chars for c in theirs)
+    results = sum(c.result_chars for c in ours) / sum(c.result_chars for c in theirs)
+    lists = sum(c.list_chars for c in ours) / sum(c.chars for c in ours)
+    reads = sum(c.list_reads for c in ours) / len(ours)
+    focused = [e for c in ours for e in c.focused_lists]
+    lines = [
+        f"- **Tool calls**: tabmcp / Playwright MCP = {calls:.2f} over the {len(both)} tasks; "
+        f"≤ 1/3 on: {met('calls')}.",
+        f"- **Context characters**: {chars:.2f} over the tasks; ≤ 1/3 on: {met('chars')}. Results alone: "
+        f"{results:.2f}.",
+        f"- {lists:.0%} of tabmcp's characters are `tools/list` reads ({reads:.1f} per task on average, start",
+        "  included): every `list_changed` (a new page, a result list that renumbers rows, a tool that",
+        "  appears or goes) hands the model the whole list again.",
+    ]
+    if focused:
+        core = [total - page for total, page in focused]
+        pages = [page for _, page in focused]
+        low, high = min(t for t, _ in focused), max(t for t, _ in focused)
+        lines += [
+            f"  A list read while a tab is focused is {low:,}–{high:,} chars: the core tools (tabs, snapshot,",
+            f"  interact, navigate, wait_for, screenshot, console) ~{statistics.median(core):,.0f}, the page tools"
+            f" {min(pages):,}–{max(pages):,}.",
+        ]
+    return lines
+
+
+def _unchanged_note(cells: dict[tuple[str, str], Cell]) -> str:
+    """Who sent list_changed without a change in this run, in the doc's words."""
+    parts = []
+    for server, label in LABELS.items():
+        mine = [c for c in cells.values() if c.server == server and c.ok_runs]
+        if not mine:
+            continue
+        same = sum(c.unchanged_reads for c in mine)
+        parts.append(f"{label}: {same / len(mine):.1f} such re-read(s) per task" if same else f"{label}: none")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
 def failures(cells: dict[tuple[str, str], Cell]) -> str:
     return "\n".join(
         f"- {c.task} on {LABELS.get(c.server, c.server)}: {c.runs - c.ok_runs}/{c.runs} run(s) failed: {c.error[:600]}"
@@ -205,10 +265,12 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
     parts = [
         "## Page tools: scripted tasks (issue 4)",
         "",
-        f"Measured {today} by `make bench-tasks` (`bench/tasks.py`), {repeat} run(s) of every task on each",
-        f"server, one after another, figures are medians: tabmcp {tabmcp_version()} against Playwright MCP "
-        f"{versions.get('playwright', '?')}; {info['cpu']}, {info['chromium']}; 1-minute load "
-        f"{load.describe()}.",
+        f"Measured {today} by `make bench-tasks` (`bench/tasks.py`): {repeat} run(s) of every task on each",
+        "server, one run at a time, figures are medians.",
+        "",
+        f"- tabmcp {tabmcp_version()}, Playwright MCP {versions.get('playwright', '?')}",
+        f"- {info['cpu']}; {info['chromium']}",
+        f"- 1-minute load average during the run: {load.describe()}",
         "",
         "The same tasks on the bundled demo sites (`src/tabmcp/demo/sites/`, served on 127.0.0.1), done the way a",
         "model does them: with tabmcp, through the page tools the introspectors (or the page's WebMCP",
@@ -216,6 +278,8 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
         "and name, act on its ref, snapshot again to read the outcome). A task counts only when the answer read",
         "from the page at the end is right (see *Checks*); otherwise it is reported failed and left out of the",
         "ratios.",
+        "",
+        *findings(cells),
         "",
         "### Results",
         "",
@@ -250,8 +314,12 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
         "- **Context characters**: the text of every tool result (all its text parts), plus the JSON of the",
         "  `tools` array of `tools/list` once when the session starts and again after every",
         "  `notifications/tools/list_changed` the server sends (an MCP host re-reads the list and hands the",
-        "  model the new one; read once per notification, right after the call it arrived in). Not counted:",
-        "  the arguments the model writes, JSON-RPC envelopes, server instructions.",
+        "  model the new one; read once per notification, right after the call it arrived in). A re-read",
+        "  that returns the very list the model already has is shown but not counted"
+        + _unchanged_note(cells)
+        + ". Not counted either: the arguments the model writes, JSON-RPC envelopes, server instructions.",
+        "- **In an open session**: the same without the session set-up, as when the model is already",
+        "  connected: no first `tools/list`, no `connect_browser` (and its list read) for tabmcp.",
         "- **Wall time**: the client's clock from the first call to the last result (list re-reads included;",
         "  the server's start and `initialize` excluded). Each run starts a fresh server and browser, so the",
         "  first call launches Chromium for both (`connect_browser {launch: true}`, or Playwright MCP's first",
@@ -261,6 +329,8 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
         "  --executable-path /usr/bin/chromium`. Playwright MCP 0.0.83 writes each action's own snapshot to a",
         "  file and returns only a link to it (`### Snapshot - [Snapshot](…yml)`), so its action results are",
         "  small and the model calls `browser_snapshot` to see the page; its `click` waits its 500 ms settle.",
+        "  The script reuses refs from an earlier snapshot while their element lives, batches plain fields",
+        "  in one `browser_fill_form` and submits with `browser_type {submit: true}`, as a careful model does.",
         "- The Tasks page declares WebMCP tools. tabmcp's extension installs the WebMCP polyfill, so they are",
         "  page tools. Playwright MCP lists a page's WebMCP tools only when the browser implements",
         "  `document.modelContext`; Debian's Chromium does not, so with it the task goes through the page's",

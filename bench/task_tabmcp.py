@@ -52,6 +52,8 @@ async def start(m: Meter, url: str) -> None:
 async def mail(m: Meter, url: str) -> dict[str, Any]:
     await start(m, url)
     listed = await use(m, "search_inbox", {"query": d.MAIL_QUERY}, "messages")
+    if not listed:
+        raise TaskFailed(f"search_inbox listed no conversation for {d.MAIL_QUERY!r}")
     thread = await use(m, "open_thread", {"index": 1})
     subject = field_of(thread, "subject", "open_thread")
     messages = field_of(thread, "messages", "open_thread")

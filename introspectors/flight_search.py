@@ -217,7 +217,7 @@ def _select_flight(capture: PageCapture) -> PageTool | None:
             "Choose one of the listed flights (the order search_flights returned) and go on to its "
             "review page. Returns what that page shows: the itinerary and the price breakdown."
         ),
-        input_schema=index_model("select_flight", "index", len(cards), "Result number"),
+        input_schema=index_model("select_flight", "index", "Result number"),
         plan=(click(choice),),
         hints=ToolHints(idempotent=False, open_world=True),
         element_ref=capture.ref(listing) if listing is not None else None,

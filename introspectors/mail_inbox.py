@@ -111,7 +111,7 @@ class GmailIntrospector(Introspector):
         tools = [t for t in (_search_inbox(capture), _compose_email(capture)) if t is not None]
         rows = _rows(capture)
         if rows:
-            tools += [_open_thread(capture, rows), _list_messages(len(rows))]
+            tools += [_open_thread(capture, rows), _list_messages()]
             for act, label in (("7", "Archive"), ("1", "Mark as read")):
                 button = _toolbar_button(capture, act, label)
                 if button is not None:
@@ -141,11 +141,11 @@ def _rows(capture: PageCapture) -> list[_Row]:
     return named
 
 
-def _list_messages(count: int) -> PageTool:
+def _list_messages() -> PageTool:
     return PageTool(
         name="list_messages",
         title="List messages",
-        description=f"List the {count} conversations shown now, top first: sender, subject, snippet, date.",
+        description="List the conversations shown now, top first (row 1 first): sender, subject, snippet, date.",
         input_schema={"type": "object", "properties": {}, "additionalProperties": False},
         plan=(extract("messages", ROW_CSS, fields=MESSAGE_FIELDS, limit=MAX_ROWS),),
         hints=ToolHints(read_only=True, idempotent=True, open_world=False),
@@ -198,7 +198,7 @@ def _open_thread(capture: PageCapture, rows: list[_Row]) -> PageTool:
             "Open a conversation from the list and read it (Gmail marks it read). "
             f"Returns its subject and messages: sender, address, date, recipients, body. {ROWS_NOTE}"
         ),
-        input_schema=index_model("open_thread", "index", len(rows), "Row number of the conversation"),
+        input_schema=index_model("open_thread", "index", "Row number of the conversation"),
         plan=(
             click(index_choice("index", (r.opener for r in rows))),
             wait_for(target=css("h2.hP")),
@@ -261,7 +261,7 @@ def _selection_tool(capture: PageCapture, rows: list[_Row], act: str, label: str
             f"{what} the chosen conversations: checks their rows and presses {label}"
             f"{' (they leave the inbox, still found by search)' if archive else ''}. {result} {ROWS_NOTE}"
         ),
-        input_schema=indexes_model(name, "threads", len(rows), "Row numbers of the conversations"),
+        input_schema=indexes_model(name, "threads", "Row numbers of the conversations"),
         plan=steps,
         hints=ToolHints(idempotent=not archive, open_world=False),
         element_ref=capture.ref(element[0]) if element else None,

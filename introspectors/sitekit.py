@@ -76,17 +76,19 @@ def _model_name(tool: str) -> str:
     return "".join(part.title() for part in tool.split("_")) + "Input"
 
 
-def index_model(tool: str, arg: str, count: int, what: str) -> type[BaseModel]:
-    """Input with one list position, 1..count: a pydantic model, so a bad index is refused (with
-    pydantic's message) before anything runs."""
-    position = Field(ge=1, le=count, description=f"{what} (1 = the first of the {count} shown)")
+def index_model(tool: str, arg: str, what: str) -> type[BaseModel]:
+    """Input with one list position (1 = the first shown): a pydantic model, so a bad index is refused
+    (with pydantic's message) before anything runs. The number of rows is not in the schema: a list
+    that grows or shrinks must not change the tool (a ``list_changed`` and a re-read of every tool for
+    the client); a position past the end is refused by the plan's ``Choice`` with the valid ones."""
+    position = Field(ge=1, description=f"{what} (1 = the first shown)")
     return create_model(_model_name(tool), __config__=STRICT, **{arg: (int, position)})
 
 
-def indexes_model(tool: str, arg: str, count: int, what: str) -> type[BaseModel]:
-    """Input with one or more list positions, 1..count."""
-    position = Annotated[int, Field(ge=1, le=count)]
-    positions = Field(min_length=1, description=f"{what} (1 = the first of the {count} shown)")
+def indexes_model(tool: str, arg: str, what: str) -> type[BaseModel]:
+    """Input with one or more list positions (1 = the first shown)."""
+    position = Annotated[int, Field(ge=1)]
+    positions = Field(min_length=1, description=f"{what} (1 = the first shown)")
     return create_model(_model_name(tool), __config__=STRICT, **{arg: (list[position], positions)})
 
 

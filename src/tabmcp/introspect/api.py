@@ -332,8 +332,7 @@ def _resolve_step(tool: PageTool, plan_step: PlanStep, args: Mapping[str, Any]) 
     for item in chosen if isinstance(chosen, list) else [chosen]:
         key = _text_of(item)
         if key not in target.targets:
-            allowed = ", ".join(target.targets)
-            raise PlanError(f"{tool.name}: {target.arg} must be one of: {allowed}")
+            raise PlanError(f"{tool.name}: {target.arg} must be one of: {choices_text(list(target.targets))}")
         resolved.append(Step(target=target.targets[key], **fields))
     return resolved
 
@@ -342,6 +341,20 @@ def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() not in ("", "false", "0", "no", "off")
     return bool(value)
+
+
+def choices_text(keys: list[str]) -> str:
+    """The allowed values for a message: a few are listed; many row numbers become ranges ("1-40, 42")."""
+    if len(keys) <= 8 or not all(k.isdigit() for k in keys):
+        return ", ".join(keys)
+    numbers = sorted(int(k) for k in keys)
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def _text_of(value: Any) -> str:
