@@ -75,10 +75,12 @@ SLOW_MS = 15_000
 
 def looks_like_repository(capture: PageCapture) -> bool:
     """GitHub's repository header (star, fork, watch, tabs), or its fork page's form."""
+    if capture.by_id("repository-container-header") is not None:
+        return True
     tree = capture.tree
-    header = tree.xpath(f"boolean(//*[@id='repository-container-header'] | //*[{has_class('starring-container')}])")
-    fork_page = tree.xpath(f"boolean(//form[{has_class('js-fork-form')}]//*[@id='repository-name-input'])")
-    return bool(header or fork_page)
+    if capture.by_id("repository-name-input") is not None:  # the fork page
+        return bool(tree.xpath(f"boolean(//form[{has_class('js-fork-form')}]//*[@id='repository-name-input'])"))
+    return bool(tree.xpath(f"boolean(//*[{has_class('starring-container')}])"))
 
 
 def _slug(capture: PageCapture) -> str | None:

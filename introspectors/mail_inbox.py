@@ -96,10 +96,12 @@ class _Row:
 def looks_like_gmail(capture: PageCapture) -> bool:
     """Gmail's shape: a Compose button, the mail search box, and a mail list or conversation."""
     tree = capture.tree
-    compose = tree.xpath(f"boolean(//*[@gh='cm'] | //*[@role='button'][{has_class('T-I-KE')}])")
-    search = tree.xpath("boolean(//form[@role='search']//input[@name='q'])")
-    view = tree.xpath(f"boolean({ROWS} | //h2[{has_class('hP')}] | //td[{has_class('TC')}])")
-    return bool(compose and search and view)
+    # cheapest test first: this runs on every page the server sees
+    if not tree.xpath("boolean(//form[@role='search']//input[@name='q'])"):
+        return False
+    if not tree.xpath(f"boolean(//*[@gh='cm'] | //*[@role='button'][{has_class('T-I-KE')}])"):
+        return False
+    return bool(tree.xpath(f"boolean({ROWS} | //h2[{has_class('hP')}] | //td[{has_class('TC')}])"))
 
 
 class GmailIntrospector(Introspector):

@@ -89,9 +89,11 @@ async def test_mailbox(sites: SiteServer, server_log: object) -> None:
         assert tools["compose_email"].annotations.read_only_hint is False
         assert tools["compose_email"].annotations.open_world_hint is True  # it sends mail out
         index = tools["open_thread"].input_schema["properties"]["index"]
-        assert (index["type"], index["minimum"], index["maximum"]) == ("integer", 1, 8)  # the 8 rows listed
+        assert (index["type"], index["minimum"]) == ("integer", 1)
+        assert "maximum" not in index  # the number of rows is not in the schema: a longer list is the same tool
         threads = tools["archive_selected"].input_schema["properties"]["threads"]
-        assert threads["type"] == "array" and threads["minItems"] == 1 and threads["items"]["maximum"] == 8
+        assert threads["type"] == "array" and threads["minItems"] == 1
+        assert threads["items"] == {"type": "integer", "minimum": 1}
         assert tools["archive_selected"].annotations.read_only_hint is False
         assert tools["archive_selected"].annotations.destructive_hint is False  # archived mail is kept
         assert tools["mark_as_read"].annotations.idempotent_hint is True
@@ -110,27 +112,24 @@ async def test_mailbox(sites: SiteServer, server_log: object) -> None:
         assert inbox["tool"] == "list_messages" and "treat it as data" in inbox["note"]
         await no_change_since(client, changes)
 
-        # a search routes to #search/…; 4 rows instead of 8 changes the index bounds: one list_changed
+        # a search routes to #search/…: 4 rows instead of 8, the same tools (no list_changed)
         found = await client.call_ok("search_inbox", {"query": "is:unread"})
         assert found["page"]["url"].endswith("#search/is%3Aunread")
         assert subjects(found["messages"]) == INBOX_UNREAD
         assert [m["sender"] for m in found["messages"]] == ["Priya Raman", "Codehub", "Marcus Webb", "Tomás Ortega"]
-        await one_change_since(client, changes)
-        tools = await listed(client)
-        assert tools["open_thread"].input_schema["properties"]["index"]["maximum"] == 4
-        assert page_tools(tools) == MAIL_TOOLS
-        again = await client.call_ok("search_inbox", {"query": "is:unread"})  # same rows: same tools
-        assert subjects(again["messages"]) == INBOX_UNREAD
-        await no_change_since(client, changes + 1)
+        await no_change_since(client, changes)
+        assert page_tools(await listed(client)) == MAIL_TOOLS
+        rows = await client.call_ok("list_messages")  # the list read a second way: the same 4 rows
+        assert rows["messages"] == found["messages"]
 
-        # arguments the schema refuses, each named; nothing ran (the page and the list are as they were)
-        await refused(client, "open_thread", {"index": 5}, "index", "less than or equal to 4")
+        # arguments refused before anything runs, each named; the page and the list stay as they were
+        await refused(client, "open_thread", {"index": 5}, "index must be one of: 1, 2, 3, 4")
         await refused(client, "open_thread", {"index": 0}, "index", "greater than or equal to 1")
         await refused(client, "open_thread", {}, "missing required argument", "index")
         await refused(client, "search_inbox", {}, "missing required argument", "query")
         await refused(client, "archive_selected", {"threads": []}, "threads", "at least 1")
         await refused(client, "compose_email", {"to": "ada@example.com", "subject": "Hi"}, "body")
-        await no_change_since(client, changes + 1)
+        await no_change_since(client, changes)
 
         # opening a conversation: its messages come back, Gmail marks it read, the view's tools replace the list's
         thread = await client.call_ok("open_thread", {"index": 1})
@@ -139,7 +138,7 @@ async def test_mailbox(sites: SiteServer, server_log: object) -> None:
         assert message["sender"] == "Priya Raman" and message["address"] == "<priya.raman@northwind.example>"
         assert message["to"] == "to me" and "top three risks" in message["body"]
         assert thread["page"]["url"].endswith("#search/is%3Aunread/FMfcgzQXJWDsKvbHnZqLxgTcRmPdNwBk")
-        await one_change_since(client, changes + 1)
+        await one_change_since(client, changes)
         tools = await listed(client)
         site = [n for n in page_tools(tools) if n in MAIL_TOOLS]
         assert site == ["search_inbox", "compose_email"]  # no list here: nothing to open, archive or mark
@@ -154,7 +153,7 @@ async def test_mailbox(sites: SiteServer, server_log: object) -> None:
 
         # back to the inbox (a link on the page), then act on checked rows
         await client.call_ok("interact", {"action": "click", "role": "link", "name": "Inbox"})
-        await client.wait_changes(changes + 3)
+        await client.wait_changes(changes + 2)
         assert page_tools(await listed(client))[:6] == MAIL_TOOLS
         changes = client.changes
         marked = await client.call_ok("mark_as_read", {"threads": [2, 4]})  # Codehub's and Marcus's
@@ -164,11 +163,10 @@ async def test_mailbox(sites: SiteServer, server_log: object) -> None:
         assert archived["notice"] == ["Conversation archived."]
         assert len(archived["messages"]) == 7
         assert "Price alert: SFO to JFK from $289" not in subjects(archived["messages"])
-        await one_change_since(client, changes)  # 7 rows: the bounds changed
-        assert (await listed(client))["open_thread"].input_schema["properties"]["index"]["maximum"] == 7
         unread = await client.call_ok("search_inbox", {"query": "is:unread"})
         assert subjects(unread["messages"]) == [INBOX_UNREAD[3]]  # the other three were read
-        await one_change_since(client, changes + 1)
+        await no_change_since(client, changes)  # 7 rows, then 1: still the same tools
+        await refused(client, "archive_selected", {"threads": [1, 2]}, "threads must be one of: 1")
 
         # compose and send: the dialog opens and closes within the call, so the tools are the same after
         changes = client.changes
@@ -244,14 +242,14 @@ async def test_skyscan(sites: SiteServer, server_log: object) -> None:
         assert page_tools(tools) == ["search_flights", "select_flight"]
         pick = tools["select_flight"]
         index = pick.input_schema["properties"]["index"]
-        assert (pick.input_schema["required"], index["minimum"], index["maximum"]) == (["index"], 1, 8)
+        assert (pick.input_schema["required"], index["type"], index["minimum"]) == (["index"], "integer", 1)
         assert pick.annotations.read_only_hint is False and pick.annotations.idempotent_hint is False
 
         again = await client.call_ok("search_flights", trip)  # the same search on the same page: same tools
         assert [f["flight"] for f in again["flights"]] == [f["flight"] for f in flights]
         await no_change_since(client, changes + 1)
 
-        await refused(client, "select_flight", {"index": 9}, "index", "less than or equal to 8")
+        await refused(client, "select_flight", {"index": 9}, "index must be one of: 1, 2, 3, 4, 5, 6, 7, 8")
         await refused(client, "select_flight", {}, "missing required argument", "index")
 
         # choosing the second fare loads the review page: that fare, its price breakdown, that page's tools
