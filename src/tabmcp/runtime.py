@@ -77,11 +77,6 @@ class Runtime:
 
     async def dispatch(self, event: s.Event) -> s.Transition:
         before = self.state
-        if isinstance(event, s.TabCreated) and event.tab.id in before.tabs:
-            # open_tab's reply describes the tab as it was when the extension answered; the browser's
-            # own events for it may have been applied already (it finished loading meanwhile), and
-            # they are newer: a stale "loading" would keep its toolCount unknown for good
-            return s.Transition(before, False)
         transition = s.step(before, event, self.catalog)
         self.state = transition.state
         log.debug("%s -> %s (list changed: %s)", type(event).__name__, self.state.mode, transition.list_changed)

@@ -195,6 +195,11 @@ def apply(state: BrowserState, event: Event) -> BrowserState:
         return state  # tab news from a browser we are not connected to is not ours to track
     tabs = dict(state.tabs)
     match event:
+        case TabCreated(tab=tab) if tab.id in tabs:
+            # open_tab's reply describes the tab as it was when the extension answered; the browser's
+            # own events for it may have been applied already (it finished loading meanwhile) and
+            # are newer: a stale "loading" would keep the tab from being introspected for good
+            return state
         case TabCreated(tab=tab) | TabUpdated(tab=tab):
             tabs[tab.id] = _merge(tabs.get(tab.id), tab)
             return _with_tabs(state, tabs)

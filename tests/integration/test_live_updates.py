@@ -4,8 +4,9 @@ headless Chromium with the real extension, the demo sites of src/tabmcp/demo/sit
 The page changes through the generic `interact` tool (a click that opens a dialog, an in-page link or
 button whose handler routes with pushState or the hash) or by itself (results that arrive later), and
 the focused tab's tools follow by the agent's debounced `toolsChanged`: one list_changed when the set
-changed, none when it did not (typing, a click that only changes text, a re-sort). `list_tabs` keeps
-`toolCount` true for tabs that are not focused. A client with a stale list gets an error it can act on.
+changed, none when it did not (typing, a click that only changes a row, a re-sort, a route to a
+shorter list). `list_tabs` keeps `toolCount` true for tabs that are not focused. A client with a stale
+list gets an error it can act on.
 """
 
 from __future__ import annotations
@@ -110,6 +111,13 @@ async def test_dom_changes_made_through_interact(sites: SiteServer, server_log: 
         await client.wait_changes(changes + 2)
         assert await page_tools(client) == inbox
         await no_change_since(client, changes + 2)
+
+        # a search from the page's own box routes to #search/… and lists 4 rows: a new route, the same tools
+        await act(client, "fill", role="textbox", name="Search mail", text="is:unread")
+        routed = await act(client, "press", role="textbox", name="Search mail", key="Enter")
+        assert routed["navigated"]["url"].endswith("/mail/index.html#search/is%3Aunread")
+        await no_change_since(client, changes + 2)
+        assert len((await client.call_ok("list_messages"))["messages"]) == 4
 
 
 async def test_route_changes_made_by_the_page(sites: SiteServer, server_log: object) -> None:

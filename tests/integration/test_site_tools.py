@@ -260,6 +260,7 @@ async def test_skyscan(sites: SiteServer, server_log: object) -> None:
         assert review["page"]["title"] == "Review your trip to New York | Skyscan"
         shown = str(review)
         assert f"{chosen['airline']} {chosen['flight']}" in shown
+        # the new page's text comes with the result list found in it (the price breakdown is not in that list)
         assert "Trip total" in review["text"]
         assert f"Trip total ${money(chosen['total']):,}.00" in review["text"]
         await one_change_since(client, changes + 1)
@@ -352,6 +353,7 @@ async def test_codehub(sites: SiteServer, server_log: object) -> None:
         # forking with a name the site refuses: its message reaches the model (the page is the fork form now)
         refusal = await client.call_ok("fork_repo", {"name": "bad name!"})
         assert refusal["repository"] == []
+        # the plan read nothing, so the page's change is kept however long it is: the error is in it
         assert "The repository name bad name! is invalid" in refusal["changed"]
         assert refusal["page"]["url"].endswith("#/nimbus-labs/skylark/fork")
         await one_change_since(client, changes + 3)  # the fork form's page has other tools

@@ -50,3 +50,15 @@ def test_a_webmcp_result_is_the_pages_answer_and_mcp_content_is_unwrapped() -> N
     assert "results" not in result and "text" not in result
     assert webmcp_result({"todos": [1, 2]}) == {"todos": [1, 2]}
     assert webmcp_result(None) is None
+
+
+def test_after_a_navigation_the_new_pages_text_comes_beside_its_result_list() -> None:
+    """The review page lists two flight legs; the trip total is in its text."""
+    result = answer(TOOL, 1, outcome(navigated=True, results=["SFO→JFK", "JFK→SFO"], text="Trip total $656.00"))
+    assert result["results"] == ["SFO→JFK", "JFK→SFO"] and result["text"] == "Trip total $656.00"
+
+
+def test_a_long_change_is_kept_when_every_extract_came_back_empty() -> None:
+    error = "The repository name bad name! is invalid. " + "Fork form " * 20
+    result = answer(TOOL, 1, {**outcome(changed=error), "extracted": {"repository": []}})
+    assert result["repository"] == [] and result["changed"] == error

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -127,6 +128,14 @@ def test_unfocused_tab_created_while_tabs_exist_does_not_change_the_list() -> No
     t = step(connected(tab(1)), s.TabCreated(tab(2)))
     assert not t.list_changed
     assert set(t.state.tabs) == {1, 2}
+
+
+def test_a_late_tab_created_for_a_known_tab_keeps_the_newer_state() -> None:
+    """open_tab's reply ("loading") can arrive after the browser's own "complete" for that tab."""
+    loaded = replace(tab(2), status="complete", title="Loaded")
+    before = connected(tab(1), loaded)
+    t = step(before, s.TabCreated(replace(tab(2), status="loading", title="")))
+    assert t.state.tabs[2] == loaded and not t.list_changed
 
 
 def test_unfocused_tab_created_while_focused_does_not_change_the_list() -> None:
