@@ -101,7 +101,8 @@ async def walk_sites(walk: Walk, sites: SiteServer, depart: str) -> None:
     await walk.step("the tabs and how many tools each page offers", "list_tabs", {}, expect_change=False)
     await walk.step("focus the mailbox: its tools replace the flight tools", "focus_tab",
                     {"tabId": mail["tab"]["id"]}, expect_change=True)
-    await walk.step("search the inbox", "search_inbox", {"query": "invoice"}, expect_change=True)
+    await walk.step("search the inbox: the hits come back; the tools stay the same", "search_inbox",
+                    {"query": "invoice"}, expect_change=False)
     await walk.step("open the first thread found", "open_thread", {"index": 1}, expect_change=True)
     await walk.step("write an email through the page's own compose window", "compose_email",
                     {"to": "ada@example.com", "subject": "Flights", "body": "SFO→JFK booked"}, expect_change=False)
