@@ -33,6 +33,7 @@ class Cell:
     list_chars: float = 0
     work_chars: float = 0
     list_reads: float = 0
+    held_chars: float = 0  # results + the largest tools/list: what the model's window holds at the end
     unchanged_reads: float = 0  # re-reads after a list_changed that gave the same list: not counted
     seconds: float = 0.0
     seconds_on_page: float = 0.0
@@ -98,6 +99,8 @@ def summarise(runs: list[Run]) -> dict[tuple[str, str], Cell]:
             cell.list_chars = med([n_chars(r, "tools/list", False) for r in good])
             cell.work_chars = med([n_chars(r, None, True) for r in good])
             cell.list_reads = med([n_reads(r, True) for r in good])
+            cell.held_chars = med([n_chars(r, "call", False) + max(
+                (e.chars for e in r.entries if e.kind == "tools/list"), default=0) for r in good])
             cell.unchanged_reads = med([n_reads(r, False) for r in good])
             cell.seconds = med([r.seconds for r in good])
             cell.seconds_on_page = med([r.seconds_on_page for r in good])
@@ -156,10 +159,11 @@ def figures_table(cells: dict[tuple[str, str], Cell]) -> str:
 
 def ratios_table(cells: dict[tuple[str, str], Cell]) -> str:
     lines = [
-        "| task | calls | context chars | result chars only | in an open session: calls | in an open session: chars |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| task | calls | context chars | result chars only | held at the end | in an open session: calls "
+        "| in an open session: chars |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    sums = {k: 0.0 for k in ("oc", "tc", "och", "tch", "ores", "tres", "owc", "twc", "owch", "twch")}
+    sums = {k: 0.0 for k in ("oc", "tc", "och", "tch", "ores", "tres", "oh", "th", "owc", "twc", "owch", "twch")}
     counted = []
     for task in _tasks(cells):
         ours, theirs = cells.get((task, "tabmcp")), cells.get((task, "playwright"))
@@ -167,13 +171,14 @@ def ratios_table(cells: dict[tuple[str, str], Cell]) -> str:
             continue
         if not (ours.ok and theirs.ok):
             who = " and ".join(LABELS[c.server] for c in (ours, theirs) if not c.ok)
-            lines.append(f"| {task} | not counted: {who} failed | | | | |")
+            lines.append(f"| {task} | not counted: {who} failed | | | | | |")
             continue
         counted.append(task)
         pairs = [
             ("oc", "tc", ours.calls, theirs.calls),
             ("och", "tch", ours.chars, theirs.chars),
             ("ores", "tres", ours.result_chars, theirs.result_chars),
+            ("oh", "th", ours.held_chars, theirs.held_chars),
             ("owc", "twc", ours.work_calls, theirs.work_calls),
             ("owch", "twch", ours.work_chars, theirs.work_chars),
         ]
@@ -186,7 +191,7 @@ def ratios_table(cells: dict[tuple[str, str], Cell]) -> str:
     if len(counted) > 1:
         cols = [
             f"{n(sums[a])} / {n(sums[b])} = {ratio(sums[a], sums[b])}"
-            for a, b in (("oc", "tc"), ("och", "tch"), ("ores", "tres"), ("owc", "twc"), ("owch", "twch"))
+            for a, b in (("oc", "tc"), ("och", "tch"), ("ores", "tres"), ("oh", "th"), ("owc", "twc"), ("owch", "twch"))
         ]
         lines.append(f"| **all {len(counted)} tasks** | " + " | ".join(f"**{c}**" for c in cols) + " |")
     return "\n".join(lines)
@@ -207,6 +212,7 @@ def findings(cells: dict[tuple[str, str], Cell]) -> list[str]:
     calls = sum(c.calls for c in ours) / sum(c.calls for c in theirs)
     chars = sum(c.chars for c in ours) / sum(c.chars for c in theirs)
     results = sum(c.result_chars for c in ours) / sum(c.result_chars for c in theirs)
+    held = sum(c.held_chars for c in ours) / sum(c.held_chars for c in theirs)
     lists = sum(c.list_chars for c in ours) / sum(c.chars for c in ours)
     reads = sum(c.list_reads for c in ours) / len(ours)
     focused = [e for c in ours for e in c.focused_lists]
@@ -214,7 +220,7 @@ def findings(cells: dict[tuple[str, str], Cell]) -> list[str]:
         f"- **Tool calls**: tabmcp / Playwright MCP = {calls:.2f} over the {len(both)} tasks; "
         f"≤ 1/3 on: {met('calls')}.",
         f"- **Context characters**: {chars:.2f} over the tasks; ≤ 1/3 on: {met('chars')}. Results alone: "
-        f"{results:.2f}.",
+        f"{results:.2f}. Held at the end (results + the largest list): {held:.2f}; ≤ 1/3 on: {met('held_chars')}.",
         f"- {lists:.0%} of tabmcp's characters are `tools/list` reads ({reads:.1f} per task on average, start",
         "  included): every `list_changed` (a new page, a result list that renumbers rows, a tool that",
         "  appears or goes) hands the model the whole list again.",
@@ -318,6 +324,10 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
         "  that returns the very list the model already has is shown but not counted"
         + _unchanged_note(cells)
         + ". Not counted either: the arguments the model writes, JSON-RPC envelopes, server instructions.",
+        "- **Held at the end**: every result plus the largest `tools/list` read. A host sends the tool",
+        "  definitions with each request and replaces them when the list changes, so what the model's",
+        "  window holds at the end of the task is the results so far plus one list, not every list read.",
+        "  \"Context characters\" above counts every list read, the conservative view.",
         "- **In an open session**: the same without the session set-up, as when the model is already",
         "  connected: no first `tools/list`, no `connect_browser` (and its list read) for tabmcp.",
         "- **Wall time**: the client's clock from the first call to the last result (list re-reads included;",
