@@ -222,8 +222,8 @@ def findings(cells: dict[tuple[str, str], Cell]) -> list[str]:
         f"- **Context characters**: {chars:.2f} over the tasks; ≤ 1/3 on: {met('chars')}. Results alone: "
         f"{results:.2f}. Held at the end (results + the largest list): {held:.2f}; ≤ 1/3 on: {met('held_chars')}.",
         f"- {lists:.0%} of tabmcp's characters are `tools/list` reads ({reads:.1f} per task on average, start",
-        "  included): every `list_changed` (a new page, a result list that renumbers rows, a tool that",
-        "  appears or goes) hands the model the whole list again.",
+        "  included): every `list_changed` (a new page, a tool that appears or goes, a schema that",
+        "  changes) hands the model the whole list again.",
     ]
     if focused:
         core = [total - page for total, page in focused]
