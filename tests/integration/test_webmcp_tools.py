@@ -74,6 +74,13 @@ async def test_webmcp_tools_are_listed_called_and_followed(sites: SiteServer, se
         await client.wait_changes(changes + 2)  # the page unregistered it through its AbortSignal
         assert "clear_completed" not in await client.tool_names()
 
+        # the same registration caused by the user's kind of action (a click, not a page tool): the
+        # agent reports the WebMCP change by itself and the list follows
+        dentist = {"role": "checkbox", "name": "Book the dentist appointment"}
+        await client.call_ok("interact", {"action": "check", **dentist})
+        await client.wait_changes(changes + 3)
+        assert "clear_completed" in await client.tool_names()
+
         # the page's own validation: its message reaches the model, the server goes on
         bad = await client.call("add_todo", {"text": "Later", "due": "someday"})
         assert bad.is_error
@@ -82,11 +89,13 @@ async def test_webmcp_tools_are_listed_called_and_followed(sites: SiteServer, se
         assert missing.is_error and "text" in text_of(missing)
 
         # a tool the page no longer declares (a client with a stale list)
+        await client.call_ok("clear_completed", {})
+        await client.wait_changes(changes + 4)
         stale = await client.call("clear_completed", {})
         assert stale.is_error and "clear_completed" in text_of(stale)
 
         # the declarative form: filled and submitted by the page's own form (toolautosubmit)
-        found = await client.call_ok("search_todos", {"q": "dentist", "show": "open"})
-        assert "q=dentist" in found["page"]["url"] and found["page"]["navigated"] is True
-        assert "Book the dentist appointment" in str(found)
+        found = await client.call_ok("search_todos", {"q": "report", "show": "open"})
+        assert "q=report" in found["page"]["url"] and found["page"]["navigated"] is True
+        assert "Send the Q3 report to Priya" in str(found)
         assert "Water the plants" not in str(found.get("results", "")) + found.get("text", "")
