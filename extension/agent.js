@@ -10,9 +10,10 @@
 //   steps run through act, like interact.
 // - live updates (issue 4): the top frame posts toolsChanged when the tool-relevant structure
 //   changed (debounced fingerprint); capture carries the version; watchChanges / summary({token})
-//   say what a plan changed, extract reads every match of a selector.
-// page_hooks.js (main world) reports console entries and dialogs through CustomEvents; this agent
-// forwards them to the service worker over its runtime port.
+//   say what a plan changed (unwatch ends a watch whose plan failed), extract reads every match
+//   of a selector; capture lists the page's WebMCP tools and webmcpCall runs one.
+// page_hooks.js (main world) reports console entries, dialogs and the WebMCP registry through
+// CustomEvents; this agent forwards the first two to the service worker over its runtime port.
 (() => {
   'use strict';
 
@@ -215,15 +216,20 @@
     observeRoot(root); // live updates and change watches see inside it from now on
   }
 
-  /** The open shadow roots known so far whose host is in the document (for the live fingerprint, extract). */
-  function openRoots() {
+  /** The shadow roots known so far whose host is in the document (collected ones are forgotten). */
+  function connectedRoots() {
     const roots = [];
     for (const weak of knownRoots) {
       const root = weak.deref();
       if (!root) knownRoots.delete(weak);
-      else if (root.mode === 'open' && root.host.isConnected) roots.push(root);
+      else if (root.host.isConnected) roots.push(root);
     }
     return roots;
+  }
+
+  /** The open ones: what the capture serialises, so what the live fingerprint reads. */
+  function openRoots() {
+    return connectedRoots().filter((root) => root.mode === 'open');
   }
 
   // Only these elements (and custom elements) can host a shadow root; asking the others is waste.
@@ -384,19 +390,25 @@
   const INVISIBLE = 1; // the element does not show, its children may
   const VISIBLE = 2;
   const ZERO_SIZE = 3; // rendered without a box and nothing shows inside: its text does not show
+  const CONTENTS = 4; // display:contents: no box of its own, shows as its parent does
+
+  /** How el renders, from styles alone (no box): VISIBLE, INVISIBLE, CONTENTS or PRUNED. */
+  function renderState(el) {
+    if (el.checkVisibility({ visibilityProperty: true })) return VISIBLE;
+    if (el.checkVisibility()) return INVISIBLE; // visibility:hidden; a child may be visible again
+    if (getComputedStyle(el).display === 'contents') return CONTENTS;
+    return PRUNED; // display:none on it or an ancestor, or inside content-visibility:hidden
+  }
 
   function visibilityOf(el) {
     if (optionInsideSelect(el)) return optionVisible(el) ? VISIBLE : PRUNED;
-    if (el.checkVisibility({ visibilityProperty: true })) {
-      if (hasBox(el) || hasVisibleDescendant(el, { left: ZERO_SIZE_SCAN })) return VISIBLE;
-      return ZERO_SIZE;
-    }
-    if (el.checkVisibility()) return INVISIBLE; // visibility:hidden; a child may be visible again
-    if (getComputedStyle(el).display === 'contents') {
+    const state = renderState(el);
+    if (state === VISIBLE) return hasBox(el) || hasVisibleDescendant(el, { left: ZERO_SIZE_SCAN }) ? VISIBLE : ZERO_SIZE;
+    if (state === CONTENTS) {
       const parent = flatParent(el);
       return !parent || isRendered(parent) ? VISIBLE : PRUNED;
     }
-    return PRUNED; // display:none on it or an ancestor, or inside content-visibility:hidden
+    return state;
   }
 
   function hiddenReason(el) {
@@ -833,12 +845,10 @@
       if (visibility === PRUNED) return;
       if (visibility === VISIBLE) shown = true;
     } else if (state.full) {
-      shown = el.checkVisibility({ visibilityProperty: true });
-      if (!shown) {
-        // a generic container that does not render at all: skip its subtree
-        if (!el.checkVisibility() && getComputedStyle(el).display !== 'contents') return;
-        shown = undefined; // visibility:hidden or display:contents: decide per text parent
-      }
+      const rendering = renderState(el);
+      if (rendering === PRUNED) return; // a generic container that does not render at all: skip its subtree
+      // visibility:hidden or display:contents: decide per text parent
+      shown = rendering === VISIBLE ? true : undefined;
     }
     const isFrame = tag === 'iframe' || tag === 'frame';
     // a textarea's children are its default value, an iframe's are fallback content
@@ -2001,13 +2011,7 @@
       lastRootScan = performance.now();
       collectShadowRoots(document, []);
     }
-    for (const weak of knownRoots) {
-      const root = weak.deref();
-      if (!root) {
-        knownRoots.delete(weak);
-        continue;
-      }
-      if (!root.host.isConnected) continue;
+    for (const root of connectedRoots()) {
       const parts = [];
       for (const child of root.childNodes) {
         if (child.nodeType === Node.TEXT_NODE) parts.push(child.data);
@@ -2078,18 +2082,18 @@
   const CAPTURE_SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template']);
 
   /**
-   * `request`: `{maxChars, ifChanged}` (a bare number is maxChars, as older workers send it). When
-   * `ifChanged` is the page's current version, nothing is serialised (docs/protocol.md, PageCapture).
+   * `request`: `{maxChars, ifChanged}`. When `ifChanged` is the page's current version, nothing is
+   * serialised (docs/protocol.md, PageCapture).
    */
   function capture(request) {
-    const options = typeof request === 'object' && request !== null ? request : { maxChars: request };
+    const options = typeof request === 'object' && request !== null ? request : {};
     const version = pageVersion();
     if (typeof options.ifChanged === 'string' && options.ifChanged === version) return { unchanged: true, version };
     const limit = Number.isInteger(options.maxChars) && options.maxChars > 0 ? options.maxChars : DEFAULT_MAX_CHARS;
     const out = new HtmlWriter(limit);
     if (document.documentElement) writeNode(document.documentElement, out);
     const html = out.finish();
-    return { url: location.href, title: document.title, html, truncated: out.truncated, version, webmcp: webmcpList() };
+    return { url: location.href, title: document.title, html, truncated: out.truncated, version, webmcp: webmcpTools };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -2102,7 +2106,7 @@
 
   const LIVE_QUIET_MS = 300;
   const LIVE_MAX_MS = 1500;
-  const LIVE_TEXT_MAX = 60;
+  const LIVE_TEXT_MAX = 120; // characters of a named element's text in the fingerprint
   // The capture's ref selector, plus what names an enum value or a declared tool.
   const LIVE_SELECTOR = `${CAPTURE_INTERACTIVE_SELECTOR},option,[toolname]`;
   // Elements whose text names them (a button's label, an option's text): their text is part of
@@ -2129,7 +2133,7 @@
 
   const live = {
     observer: null,
-    fingerprint: null, // null until the first capture or check: a fresh document is at seq 0
+    fingerprint: null, // null until the first capture: until then no change is looked at
     seq: 0,
     dirty: false, // something that may matter happened since the last fingerprint
     forced: false, // a change that counts even when the fingerprint stays the same (WebMCP)
@@ -2143,15 +2147,15 @@
     return `${DOC_ID}:${live.seq}`;
   }
 
+  /** `reason`: a key of LIVE_REASON_RANK. Only the top document has page tools. */
   function onToolRelevantChange(reason) {
-    if (!IS_TOP) return;
-    const known = Object.prototype.hasOwnProperty.call(LIVE_REASON_RANK, reason) ? reason : 'mutation';
-    markLive(known, known === 'webmcp');
+    if (IS_TOP) markLive(reason);
   }
 
-  function markLive(reason, forced) {
+  function markLive(reason) {
+    if (live.fingerprint === null) return; // nothing was read yet: the first capture takes the baseline
     live.dirty = true;
-    if (forced) live.forced = true;
+    if (reason === 'webmcp') live.forced = true; // the list changed by content: no fingerprint to ask
     if (live.reason === null || LIVE_REASON_RANK[reason] > LIVE_REASON_RANK[live.reason]) live.reason = reason;
     // While the parser builds the page nobody can have read it yet: checked at DOMContentLoaded.
     if (document.readyState !== 'loading') scheduleLive();
@@ -2176,13 +2180,17 @@
    * timer. Returns the reason when seq moved, else null. The caller decides whether to post.
    */
   function settleLive() {
-    if (live.observer && isLiveRelevant(live.observer.takeRecords())) markLive('mutation', false);
+    const pending = live.observer ? live.observer.takeRecords() : [];
+    if (live.fingerprint === null) { // the document's first read: its baseline, at seq 0
+      live.fingerprint = liveFingerprint();
+      return null;
+    }
+    if (isLiveRelevant(pending)) markLive('mutation');
     if (live.timer) clearTimeout(live.timer);
     live.timer = 0;
-    if (live.fingerprint !== null && !live.dirty) return null;
-    const first = live.fingerprint === null;
+    if (!live.dirty) return null;
     const fingerprint = liveFingerprint();
-    const changed = !first && (live.forced || fingerprint !== live.fingerprint);
+    const changed = live.forced || fingerprint !== live.fingerprint;
     const reason = live.reason || 'mutation';
     live.fingerprint = fingerprint;
     live.dirty = false;
@@ -2220,7 +2228,6 @@
     'required', 'multiple', 'for', 'action', 'method', 'toolname', 'tooldescription', 'toolparamdescription',
     'toolautosubmit',
   ]);
-  const VISIBILITY_CSS = { checkVisibilityCSS: true };
 
   function liveEntry(el) {
     const tag = el.localName;
@@ -2238,10 +2245,10 @@
     }
     // rendered or not, as the capture marks it (data-tabmcp-hidden); options and labels show or
     // hide with their control, which has its own entry
-    if (tag !== 'option' && tag !== 'label' && !el.checkVisibility(VISIBILITY_CSS)) entry += '|hidden';
+    if (tag !== 'option' && tag !== 'label' && isHiddenForCapture(el)) entry += '|hidden';
     if (LIVE_TEXT_TAGS.has(tag) || (role && LIVE_TEXT_ROLES.has(role.trim().split(/\s+/)[0].toLowerCase()))) {
       const text = el.textContent; // as it is: only ever compared with itself
-      entry += `|${text.length > 2 * LIVE_TEXT_MAX ? text.slice(0, 2 * LIVE_TEXT_MAX) : text}`;
+      entry += `|${text.length > LIVE_TEXT_MAX ? text.slice(0, LIVE_TEXT_MAX) : text}`;
     }
     return entry;
   }
@@ -2285,19 +2292,20 @@
   }
 
   function onHistoryChange() {
-    markLive('history', false);
+    markLive('history');
   }
 
   /** Called for every shadow root the agent learns about (noteRoot). */
   function observeRoot(root) {
-    if (live.observer) live.observer.observe(root, LIVE_OPTIONS);
+    if (live.observer && root.mode === 'open') live.observer.observe(root, LIVE_OPTIONS); // as liveFingerprint reads
     for (const watch of watches.values()) watch.observer.observe(root, WATCH_OPTIONS);
   }
 
   function startLiveUpdates() {
     live.observer = new MutationObserver((records) => {
+      if (live.fingerprint === null) return; // no baseline yet: nothing can have changed for anyone
       if (live.dirty && document.readyState === 'loading') return; // already marked; nothing to re-arm yet
-      if (isLiveRelevant(records)) markLive('mutation', false);
+      if (isLiveRelevant(records)) markLive('mutation');
     });
     live.observer.observe(document, LIVE_OPTIONS);
     for (const root of openRoots()) live.observer.observe(root, LIVE_OPTIONS);
@@ -2316,7 +2324,7 @@
   // WebMCP (issue 4): the tools the page declared through document.modelContext /
   // navigator.modelContext (docs/page-agent.md "WebMCP"). page_hooks.js keeps the registry in the
   // main world (a polyfill, or wrappers around the browser's own API) and sends the list after
-  // every change; `webmcpList()` is the latest list with the caps of docs/protocol.md
+  // every change; `webmcpTools` is the latest list with the caps of docs/protocol.md
   // (PageCapture), `webmcpCall({name, args, timeoutMs})` runs the page's own execute() there.
 
   const WEBMCP_TOOLS_EVENT = 'tabmcp:webmcp-tools';
@@ -2335,11 +2343,10 @@
   const WEBMCP_ANNOTATIONS = new Set(['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint',
     'untrustedContentHint', 'consequentialHint', 'debugging']);
 
-  let webmcpTools = [];
-  let webmcpKey = '[]';
+  let webmcpTools = []; // replaced, never changed in place: the capture hands it out as it is
+  let webmcpKey = '[]'; // its JSON, to tell a new list from a repeat
   let webmcpHooks = false; // page_hooks.js answered: WebMCP calls can reach the page
   let webmcpCallSeq = 0;
-  let webmcpStarted = false; // the first sync (below) is answered while this script still runs
   const webmcpPending = new Map(); // callId → settle(answer)
 
   /** One tool of the hooks' list as the capture carries it, or null when it breaks a cap. */
@@ -2358,19 +2365,18 @@
     }
     if (annotations && typeof annotations === 'object') {
       const hints = {};
-      for (const key of Object.keys(annotations)) {
-        if (WEBMCP_ANNOTATIONS.has(key) && typeof annotations[key] === 'boolean') hints[key] = annotations[key];
+      let any = false;
+      for (const key of WEBMCP_ANNOTATIONS) {
+        if (typeof annotations[key] !== 'boolean') continue;
+        hints[key] = annotations[key];
+        any = true;
       }
-      if (Object.keys(hints).length) tool.annotations = hints;
+      if (any) tool.annotations = hints;
     }
     return tool;
   }
 
-  function notifyWebmcpChange() {
-    if (IS_TOP) onToolRelevantChange('webmcp'); // only the top frame's tools are page tools (for now)
-  }
-
-  // Registered before the first sync below, which the hooks answer synchronously.
+  // The hooks answer the first sync (sent once the agent is initialised, at the end) synchronously.
   addEventListener(WEBMCP_TOOLS_EVENT, (event) => {
     const detail = parseDetail(event);
     if (!detail || !Array.isArray(detail.tools)) return;
@@ -2388,10 +2394,7 @@
     if (key === webmcpKey) return;
     webmcpTools = list;
     webmcpKey = key;
-    // The first answer comes while this script is still being evaluated (from the sync below):
-    // the rest of the agent is not initialised yet, so the change is announced a moment later.
-    if (webmcpStarted) notifyWebmcpChange();
-    else queueMicrotask(notifyWebmcpChange);
+    onToolRelevantChange('webmcp');
   }, true);
 
   addEventListener(WEBMCP_RESULT_EVENT, (event) => {
@@ -2403,13 +2406,6 @@
 
   function webmcpSync() {
     window.dispatchEvent(new CustomEvent(WEBMCP_SYNC_EVENT, { detail: '{}' }));
-  }
-
-  webmcpSync(); // hooks that ran first (or served an earlier agent) send what the page declared so far
-  webmcpStarted = true;
-
-  function webmcpList() {
-    return webmcpTools.map((tool) => ({ ...tool }));
   }
 
   /** The hooks' answer as the agent's: {ok: true, result, truncated?} or {ok: false, code, message}. */
@@ -2565,10 +2561,11 @@
     return state;
   }
 
+  const CAPTURE_VISIBILITY = { checkVisibilityCSS: true };
+
+  /** data-tabmcp-hidden; the live fingerprint reads it too, so both agree on what is rendered. */
   function isHiddenForCapture(el) {
-    if (el instanceof HTMLInputElement && el.type === 'hidden') return true;
-    if (typeof el.checkVisibility === 'function') return !el.checkVisibility({ checkVisibilityCSS: true });
-    return el.getClientRects().length === 0;
+    return (el.localName === 'input' && el.type === 'hidden') || !el.checkVisibility(CAPTURE_VISIBILITY);
   }
 
   const TEXT_SPECIALS = /[&<>]/;
@@ -2657,12 +2654,10 @@
           parts.push(' ');
           return true;
         }
-        let childShown = true;
-        if (!child.checkVisibility({ visibilityProperty: true })) {
-          if (child.checkVisibility()) childShown = false; // visibility:hidden: its children may show
-          else if (getComputedStyle(child).display === 'contents') childShown = shown;
-          else return true; // not rendered at all
-        }
+        const rendering = renderState(child);
+        if (rendering === PRUNED) return true;
+        // visibility:hidden: its own text does not show, its children's may
+        const childShown = rendering === VISIBLE || (rendering === CONTENTS && shown);
         const block = !INLINE_TAGS.has(tag);
         if (block) parts.push(' ');
         walk(child, childShown);
@@ -2670,7 +2665,7 @@
         return true;
       });
     };
-    walk(node, node.checkVisibility({ visibilityProperty: true }));
+    walk(node, true); // rendered with visibility:visible, or display:contents in a rendered parent
     return cut(collapse(parts.join('')), max);
   }
 
@@ -2708,7 +2703,7 @@
     const watch = { observer: null, nodes: new Set(), lastChange: 0, timer: 0 };
     watch.observer = new MutationObserver((records) => recordChanges(watch, records));
     watch.observer.observe(document, WATCH_OPTIONS);
-    for (const root of openRoots()) watch.observer.observe(root, WATCH_OPTIONS);
+    for (const root of connectedRoots()) watch.observer.observe(root, WATCH_OPTIONS); // its text is read through closed ones too
     watch.timer = setTimeout(() => stopWatch(id), WATCH_MAX_MS);
     watches.set(id, watch);
     return { ok: true, token: `${DOC_ID}:${id}`, docId: DOC_ID };
@@ -2720,6 +2715,20 @@
     watch.observer.disconnect();
     clearTimeout(watch.timer);
     watches.delete(id);
+  }
+
+  /** The watch id a token names, or null when the token is another document's. */
+  function watchId(token) {
+    const [docId, id] = typeof token === 'string' ? token.split(':') : [];
+    return docId === DOC_ID ? Number(id) : null;
+  }
+
+  /** `{token}`: ends a watch nobody will read (its plan failed). `{ok: true, stopped}`. */
+  function unwatch(arg) {
+    const id = watchId(arg && arg.token);
+    const stopped = watches.has(id);
+    stopWatch(id);
+    return { ok: true, stopped };
   }
 
   function recordChanges(watch, records) {
@@ -2818,10 +2827,6 @@
     return null;
   }
 
-  function isShown(el) {
-    return el.checkVisibility({ visibilityProperty: true });
-  }
-
   // Items holding fields to type into are a layout of forms (a search card beside a "new item"
   // card), not results; result rows may hold checkboxes and buttons.
   const RESULT_ITEM_FIELDS = 'textarea, select, input:not([type=checkbox]):not([type=radio]):not([type=hidden])';
@@ -2831,7 +2836,7 @@
     let score = 0;
     for (const item of items) {
       if (count >= RESULT_SCORE_ITEMS) break;
-      if (!isShown(item)) continue;
+      if (!isRendered(item)) continue;
       if (item.querySelector(RESULT_ITEM_FIELDS)) return 0;
       count += 1;
       score += Math.min(collapse(item.textContent.slice(0, 4 * RESULT_TEXT_MAX)).length, RESULT_TEXT_MAX);
@@ -2887,7 +2892,7 @@
     const texts = [];
     for (const item of best) {
       if (texts.length >= RESULTS_MAX) break;
-      if (!isShown(item)) continue;
+      if (!isRendered(item)) continue;
       const text = item.localName === 'tr'
         ? [...item.cells].map((cell) => renderedText(cell, RESULT_TEXT_MAX)).filter(Boolean).join(' | ')
         : renderedText(item, RESULT_TEXT_MAX);
@@ -2914,14 +2919,14 @@
 
   async function pageSummary(request) {
     const token = typeof request.token === 'string' ? request.token : '';
-    const [docId, id] = token.split(':');
-    const navigated = token !== '' && docId !== DOC_ID;
-    const watch = navigated ? null : watches.get(Number(id));
+    const id = watchId(token);
+    const navigated = token !== '' && id === null;
+    const watch = watches.get(id);
     let changed = '';
     if (watch) {
       await settleWatch(watch);
       changed = changedText(watch);
-      stopWatch(Number(id));
+      stopWatch(id);
     }
     const root = mainRoot();
     const out = { url: location.href, title: document.title, navigated };
@@ -3122,6 +3127,7 @@
     capture,
     summary,
     watchChanges,
+    unwatch,
     extract,
     webmcpCall,
     // sends the queued console entries now: {ok, sent} (for a reader that must not wait 100 ms)
@@ -3134,4 +3140,5 @@
     openPort();
     startLiveUpdates();
   }
+  webmcpSync(); // hooks that ran first (or served an earlier agent) send what the page declared so far
 })();

@@ -1591,9 +1591,9 @@ async function handleCapture(msg) {
   if (msg.maxChars !== undefined && !(Number.isInteger(msg.maxChars) && msg.maxChars > 0)) {
     throw badField(msg, 'maxChars', 'a positive integer');
   }
+  const ifChanged = optional(msg, 'ifChanged', isString, 'a string');
   await waitWhileLoading(tabId, LOADING_WAIT_MS);
-  if (msg.ifChanged !== undefined && typeof msg.ifChanged !== 'string') throw badField(msg, 'ifChanged', 'a string');
-  const capture = await callAgent(tabId, 'capture', { maxChars: msg.maxChars || DEFAULT_MAX_CHARS, ifChanged: msg.ifChanged });
+  const capture = await callAgent(tabId, 'capture', { maxChars: msg.maxChars || DEFAULT_MAX_CHARS, ifChanged });
   if (capture.unchanged) return { type: 'result', data: { capture: { unchanged: true, version: capture.version } } };
   const { url, title, html, truncated, version, webmcp } = capture;
   return { type: 'result', data: { capture: { url, title, html, truncated, version: version || '', webmcp: webmcp || [] } } };
@@ -1608,33 +1608,43 @@ async function handleCallTool(msg) {
   log('callTool', msg.toolName, steps.length, 'steps');
 
   await waitWhileLoading(tabId, LOADING_WAIT_MS);
-  const watcher = new NavigationWatcher(tabId);
-  // What the steps gather for the answer: extract steps fill `extracted`, a webmcp step `webmcp`.
-  const run = { tabId, extracted: null, webmcp: undefined, hasExtract: steps.some((s) => s.action === 'extract') };
-  // Where the plan starts, for the summary: the document (the agent records what changes in it
-  // from now on), its URL, and the time (requests started from now on are the plan's).
-  run.startedAt = Date.now();
-  run.startUrl = tabInfo(await getTab(tabId)).url;
-  run.watchToken = await startWatch(tabId);
+  const run = {
+    watcher: new NavigationWatcher(tabId), // reset before each step
+    // what the steps gather for the answer: extract steps fill `extracted`, a webmcp step `webmcp`
+    extracted: null,
+    webmcp: undefined,
+    hasExtract: steps.some((s) => s.action === 'extract'),
+    // Where the plan starts, for the summary: the time (requests started from now on are the
+    // plan's), the URL, and the document (the agent records what changes in it from now on).
+    startedAt: Date.now(),
+    startUrl: '',
+    watchToken: null,
+  };
   try {
+    run.startUrl = tabInfo(await getTab(tabId)).url;
+    run.watchToken = await startWatch(tabId);
     const outcomes = [];
     for (const [index, step] of steps.entries()) {
-      watcher.reset();
+      run.watcher.reset();
       const outcome = await runStep(tabId, step, index, run);
       outcomes.push({ action: step.action, ok: true });
-      await settleAfterStep(watcher, step, index, index === steps.length - 1, outcome);
+      await settleAfterStep(run.watcher, step, index, index === steps.length - 1, outcome);
     }
     const page = await pageSummary(tabId, run);
     const result = { steps: outcomes, page };
     if (run.extracted) result.extracted = run.extracted;
     if (run.webmcp !== undefined) result.webmcp = run.webmcp;
     return { type: 'toolResult', result };
+  } catch (e) {
+    if (run.watchToken) await unwatch(tabId, run.watchToken);
+    throw e;
   } finally {
-    watcher.dispose();
+    run.watcher.dispose();
   }
 }
 
 const SUMMARY_NETWORK_MS = 2000; // how long the summary waits for the requests a plan started
+const UNWATCH_MS = 1000; // how long a failed plan waits for its watch to be stopped
 
 /** The agent's watchChanges token for the top document, or null when the page cannot be scripted. */
 async function startWatch(tabId) {
@@ -1646,6 +1656,16 @@ async function startWatch(tabId) {
     log('watchChanges failed', e.message); // about:blank, an error page: the summary does without
     return null;
   }
+}
+
+/**
+ * Ends the watch of a plan that failed (no summary will read it), so it does not record the
+ * page's changes until the agent's own limit. Best effort: a page that went away took the watch
+ * with it, and a page that does not answer within UNWATCH_MS is left to that limit.
+ */
+async function unwatch(tabId, token) {
+  const stopped = callAgentOnce(tabId, 'unwatch', { token }).catch((e) => log('unwatch failed', e.message));
+  await Promise.race([stopped, sleep(UNWATCH_MS)]);
 }
 
 /**
@@ -1706,9 +1726,7 @@ async function settleAfterStep(watcher, step, index, isLast, outcome) {
  * navigation report as `interact`, so no fixed grace period is needed after a step.
  */
 function actionForStep(step) {
-  const timeoutMs = Number.isInteger(step.timeoutMs) && step.timeoutMs >= 0 && step.timeoutMs <= MAX_TIMEOUT_MS
-    ? step.timeoutMs : STEP_TIMEOUT_MS;
-  const action = { target: step.target, timeoutMs };
+  const action = { target: step.target, timeoutMs: checkTimeout(step, STEP_TIMEOUT_MS) };
   switch (step.action) {
     case 'fill':
       return { ...action, action: 'fill', text: step.value };
@@ -1725,21 +1743,33 @@ function actionForStep(step) {
   }
 }
 
+/**
+ * The plan steps that are not element actions. Each answers like an action that reports
+ * (dialogs, no navigation left to wait for), so no grace period follows it.
+ */
+const PAGE_STEPS = new Map([
+  ['wait_for', runWaitStep],
+  ['extract', runExtractStep],
+  ['navigate', runNavigateStep],
+]);
+
+/**
+ * Runs one step; `run.watcher` follows the navigations since the step began. A failing step
+ * throws its error with the message prefixed `step N (action):`.
+ */
 async function runStep(tabId, step, index, run) {
   const prefix = `step ${index + 1} (${step.action}):`;
+  // field checks name the step's action where a request's would name its type
+  const fields = { ...step, type: step.action };
   let outcome;
   try {
-    switch (step.action) {
-      case 'webmcp':
-        outcome = await runWebmcpStep(tabId, step, run);
-        break;
-      case 'wait_for':
-      case 'extract':
-      case 'navigate':
-        outcome = await runPageStep(tabId, step, run);
-        break;
-      default:
-        outcome = await callAgent(tabId, 'act', actionForStep(step));
+    if (step.action === 'webmcp') {
+      outcome = await runWebmcpStep(tabId, fields, run);
+    } else if (PAGE_STEPS.has(step.action)) {
+      await PAGE_STEPS.get(step.action)(tabId, fields, run);
+      outcome = { ok: true, dialogs: [] };
+    } else {
+      outcome = await callAgent(tabId, 'act', actionForStep(fields));
     }
   } catch (e) {
     if (e instanceof ProtocolError) throw new ProtocolError(e.code, `${prefix} ${e.message}`);
@@ -1761,47 +1791,20 @@ const WEBMCP_TIMEOUT_MS = 30000; // a webmcp step's default (docs/protocol.md, S
  * for like an action's.
  */
 async function runWebmcpStep(tabId, step, run) {
-  const timeoutMs = Number.isInteger(step.timeoutMs) && step.timeoutMs > 0 ? step.timeoutMs : WEBMCP_TIMEOUT_MS;
-  const args = step.args && typeof step.args === 'object' && !Array.isArray(step.args) ? step.args : {};
-  const watcher = new NavigationWatcher(tabId);
+  const timeoutMs = checkTimeout(step, WEBMCP_TIMEOUT_MS);
+  let answer;
   try {
-    let answer;
-    try {
-      answer = await callAgent(tabId, 'webmcpCall', { name: step.name, args, timeoutMs });
-    } catch (e) {
-      if (!(e.code === 'NOT_SCRIPTABLE' && watcher.started && !watcher.sameDocument)) throw e;
-      run.webmcp = null;
-      return { ok: true, dialogs: [], navigation: { url: '', sameDocument: false } };
-    }
-    if (!answer.ok) throw new ProtocolError(answer.code || 'INTERNAL', answer.message || `WebMCP tool ${step.name} failed`);
-    run.webmcp = answer.result === undefined ? null : answer.result;
-    return { ok: true, dialogs: Array.isArray(answer.dialogs) ? answer.dialogs : [], navigation: answer.navigation || null };
-  } finally {
-    watcher.dispose();
+    // the agent checks name and args (BAD_MESSAGE), as for a direct call
+    answer = await callAgent(tabId, 'webmcpCall', { name: step.name, args: step.args, timeoutMs });
+  } catch (e) {
+    const { watcher } = run;
+    if (!(e.code === 'NOT_SCRIPTABLE' && watcher.started && !watcher.sameDocument)) throw e;
+    run.webmcp = null;
+    return { ok: true, dialogs: [], navigation: { url: '', sameDocument: false } };
   }
-}
-
-/**
- * The plan steps that are not element actions: wait_for, extract, navigate. Each answers like an
- * action that reports (dialogs, no navigation left to wait for), so no grace period follows it.
- */
-async function runPageStep(tabId, step, run) {
-  // field checks name the step's action where a request's would name its type
-  const fields = { ...step, type: step.action };
-  switch (step.action) {
-    case 'wait_for':
-      await runWaitStep(tabId, fields);
-      break;
-    case 'extract':
-      await runExtractStep(tabId, fields, run);
-      break;
-    case 'navigate':
-      await runNavigateStep(tabId, fields);
-      break;
-    default:
-      throw new ProtocolError('BAD_MESSAGE', `step action ${step.action} is not a page step`);
-  }
-  return { ok: true, dialogs: [] };
+  if (!answer.ok) throw new ProtocolError(answer.code || 'INTERNAL', answer.message || `WebMCP tool ${step.name} failed`);
+  run.webmcp = answer.result === undefined ? null : answer.result;
+  return { ok: true, dialogs: Array.isArray(answer.dialogs) ? answer.dialogs : [], navigation: answer.navigation || null };
 }
 
 const WAIT_STEP_CONDITIONS = ['text', 'textGone', 'state'];

@@ -397,12 +397,17 @@
       if (nativeMethods) return nativeMethods.registerTool.call(modelContext, tool, options);
       throw e;
     }
+    return addTool(entry, options);
+  }
+
+  /** Registers a checked entry (readTool, no duplicate) with the page's options ({signal}). */
+  function addTool(entry, options) {
     const signal = options !== null && typeof options === 'object' ? options.signal : undefined;
     if (signal !== undefined && signal !== null && !(signal instanceof AbortSignalCtor)) {
       throw typeError("'signal' is not an AbortSignal.");
     }
     if (signal && signal.aborted) {
-      if (nativeMethods) return nativeMethods.registerTool.call(modelContext, tool, options);
+      if (nativeMethods) return nativeMethods.registerTool.call(modelContext, entry.owner, options);
       return PromiseCtor.reject(signal.reason);
     }
     let result;
@@ -410,7 +415,7 @@
       // Registered with a signal of ours, so unregisterTool/provideContext/clearContext work on
       // a browser that only has registerTool.
       entry.controller = new AbortControllerCtor();
-      result = nativeMethods.registerTool.call(modelContext, tool, { ...options, signal: entry.controller.signal });
+      result = nativeMethods.registerTool.call(modelContext, entry.owner, { ...options, signal: entry.controller.signal });
       if (result && typeof result.then === 'function') {
         promiseThen.call(PromiseCtor.resolve(result), undefined, () => {
           if (forget(entry)) changed();
@@ -447,15 +452,16 @@
     if (list === null || typeof list !== 'object' || typeof list[Symbol.iterator] !== 'function') {
       throw new TypeErrorCtor("Failed to execute 'provideContext' on 'ModelContext': 'tools' is not a sequence.");
     }
-    const given = [...list];
+    const entries = [];
     const names = new Set();
-    for (const tool of given) { // all or nothing: check every tool before replacing the set
-      const { name } = readTool(tool);
-      if (names.has(name)) throw fail(`Duplicate tool name "${name}".`);
-      names.add(name);
+    for (const tool of list) { // all or nothing: check every tool before replacing the set
+      const entry = readTool(tool);
+      if (names.has(entry.name)) throw fail(`Duplicate tool name "${entry.name}".`);
+      names.add(entry.name);
+      entries.push(entry);
     }
     clearContext();
-    for (const tool of given) registerTool(tool);
+    for (const entry of entries) addTool(entry);
   }
 
   function registeredTool(entry) {
@@ -507,6 +513,10 @@
     });
   }
 
+  // The page-facing methods: the polyfill's prototype has them all; a native context gets the
+  // mutating ones (wrapNative), and keeps its own getTools/executeTool.
+  const MUTATORS = { registerTool, unregisterTool, provideContext, clearContext };
+
   class ModelContext extends EventTargetCtor {
     constructor() {
       super();
@@ -526,30 +536,10 @@
         });
       }
     }
+  }
 
-    registerTool(tool, options) {
-      return registerTool(tool, options);
-    }
-
-    unregisterTool(name) {
-      return unregisterTool(name);
-    }
-
-    provideContext(context) {
-      return provideContext(context);
-    }
-
-    clearContext() {
-      return clearContext();
-    }
-
-    getTools() {
-      return getTools();
-    }
-
-    executeTool(tool, inputObject) {
-      return executeTool(tool, inputObject);
-    }
+  for (const [name, value] of Object.entries({ ...MUTATORS, getTools, executeTool })) {
+    defineProperty(ModelContext.prototype, name, { value, writable: true, configurable: true });
   }
 
   function nativeContext() {
@@ -584,21 +574,7 @@
       unregisterTool: original('unregisterTool'),
       clearContext: original('clearContext'),
     };
-    const methods = {
-      registerTool(tool, options) {
-        return registerTool(tool, options);
-      },
-      unregisterTool(name) {
-        return unregisterTool(name);
-      },
-      provideContext(tools) {
-        return provideContext(tools);
-      },
-      clearContext() {
-        return clearContext();
-      },
-    };
-    for (const [name, value] of Object.entries(methods)) {
+    for (const [name, value] of Object.entries(MUTATORS)) {
       defineProperty(context, name, { value, writable: true, configurable: true });
     }
   }
@@ -648,26 +624,28 @@
     return { callId, ok: true, json: text, truncated: true };
   }
 
-  function answerCall(answer) {
-    emit(WEBMCP_RESULT_EVENT, answer);
+  /** The agent's request (a JSON object in the event's detail), or null. */
+  function requestOf(event) {
+    try {
+      const request = parse(event.detail);
+      return request !== null && typeof request === 'object' ? request : null;
+    } catch {
+      return null;
+    }
   }
 
   addListener.call(window, WEBMCP_SYNC_EVENT, () => reportTools(), true);
 
   addListener.call(window, WEBMCP_CALL_EVENT, (event) => {
-    let request;
-    try {
-      request = parse(event.detail);
-    } catch {
-      return;
-    }
+    const request = requestOf(event);
     if (!request || typeof request.callId !== 'string') return;
     const { callId } = request;
     const name = String(request.name);
     const entry = tools.get(name);
     if (!entry) {
       const known = [...tools.keys()].slice(0, 20).join(', ') || 'none';
-      answerCall({ callId, ok: false, code: 'TOOL_NOT_FOUND', message: `The page has no WebMCP tool "${name}" now (its tools: ${known})` });
+      const message = `The page has no WebMCP tool "${name}" now (its tools: ${known})`;
+      emit(WEBMCP_RESULT_EVENT, { callId, ok: false, code: 'TOOL_NOT_FOUND', message });
       return;
     }
     const input = request.args !== null && typeof request.args === 'object' ? request.args : {};
@@ -675,20 +653,15 @@
     runningCalls.set(callId, { controller, name });
     promiseThen.call(runTool(entry, input, controller.signal), (value) => {
       runningCalls.delete(callId);
-      answerCall(resultAnswer(callId, value));
+      emit(WEBMCP_RESULT_EVENT, resultAnswer(callId, value));
     }, (error) => {
       runningCalls.delete(callId);
-      answerCall({ callId, ok: false, code: 'SCRIPT_ERROR', message: errorText(error) });
+      emit(WEBMCP_RESULT_EVENT, { callId, ok: false, code: 'SCRIPT_ERROR', message: errorText(error) });
     });
   }, true);
 
   addListener.call(window, WEBMCP_CANCEL_EVENT, (event) => {
-    let request;
-    try {
-      request = parse(event.detail);
-    } catch {
-      return;
-    }
+    const request = requestOf(event);
     const running = request && runningCalls.get(request.callId);
     if (!running) return;
     runningCalls.delete(request.callId);

@@ -40,6 +40,15 @@ CALL_AGENT = """async ([tabId, frameIds, allFrames, method, arg]) => {
   return results.map((r) => ({ frameId: r.frameId, result: r.result }));
 }"""
 
+# Runs a page-tool plan the way the bridge's callTool does (background.js handleCallTool).
+CALL_TOOL = """async ([tabId, steps]) => {
+  try {
+    return await handleCallTool({ type: 'callTool', id: 't', tabId, toolName: 'test', steps });
+  } catch (e) {
+    return { error: { code: e.code, message: e.message } };
+  }
+}"""
+
 FIND_TAB = """async (url) => {
   const tab = (await chrome.tabs.query({})).find((t) => t.url === url);
   return tab ? tab.id : null;

@@ -22,7 +22,7 @@ from playwright.sync_api import sync_playwright
 from tabmcp.config import Settings
 from tabmcp.demo.sites import SiteServer
 from tabmcp.drivers.launch import chromium_args, prepare_extension
-from tests.agent.conftest import DEAD_SERVER, FIND_TAB, PAGES, AgentPage, Browser, eventually
+from tests.agent.conftest import CALL_TOOL, DEAD_SERVER, FIND_TAB, PAGES, AgentPage, Browser, eventually
 
 OpenPage = Callable[..., AgentPage]
 
@@ -35,16 +35,6 @@ REINJECT_AGENT = """async (tabId) => {
   await chrome.scripting.executeScript({ target: { tabId }, func: () => { delete globalThis.__tabmcpAgent; } });
   await chrome.scripting.executeScript({ target: { tabId }, files: ['agent.js'] });
 }"""
-
-# Runs a page-tool plan the way the bridge's callTool does (background.js handleCallTool).
-CALL_TOOL = """async ([tabId, steps]) => {
-  try {
-    return await handleCallTool({ type: 'callTool', id: 't', tabId, toolName: 'test', steps });
-  } catch (e) {
-    return { error: { code: e.code, message: e.message } };
-  }
-}"""
-
 
 def webmcp(page: AgentPage, frame_id: int = 0) -> list[dict[str, Any]]:
     capture = page.call("capture", {"maxChars": 2000}, frame_id)
