@@ -32,7 +32,18 @@ from typing import Any
 
 from lxml.html import HtmlElement
 
-from introspectors.sitekit import choices_model, css_string, find, first, first_in, has_class, pin, shown, snake, text
+from introspectors.sitekit import (
+    choices_model,
+    css_string,
+    find,
+    first,
+    first_in,
+    has_class,
+    pin,
+    shown,
+    text,
+    with_class,
+)
 from tabmcp.introspect.api import (
     Arg,
     Choice,
@@ -51,6 +62,7 @@ from tabmcp.introspect.api import (
     role,
     wait_for,
 )
+from tabmcp.introspect.text import tool_name
 from tabmcp.page.capture import PageCapture
 
 OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
@@ -80,7 +92,7 @@ def looks_like_repository(capture: PageCapture) -> bool:
     tree = capture.tree
     if capture.by_id("repository-name-input") is not None:  # the fork page
         return bool(tree.xpath(f"boolean(//form[{has_class('js-fork-form')}]//*[@id='repository-name-input'])"))
-    return bool(tree.xpath(f"boolean(//*[{has_class('starring-container')}])"))
+    return bool(tree.xpath(f"boolean({with_class('starring-container')})"))
 
 
 def _slug(capture: PageCapture) -> str | None:
@@ -277,7 +289,7 @@ def _watch_custom_tool(capture: PageCapture) -> PageTool | None:
 def _event_name(box: HtmlElement) -> str:
     """The checkbox's label as a name ("Pull requests" → pull_requests), else its value's."""
     label = first_in(box, "ancestor::label[1]")
-    return snake(text(label)) or snake(box.get("value", ""))
+    return tool_name(text(label)) or tool_name(box.get("value", ""))
 
 
 # ----------------------------------------------------------------- issues

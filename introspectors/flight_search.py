@@ -26,7 +26,7 @@ from typing import Any
 
 from lxml.html import HtmlElement
 
-from introspectors.sitekit import css_string, find, first, first_in, index_choice, index_model, shown
+from introspectors.sitekit import css_string, find, first, first_in, index_choice, index_model, shown, text
 from tabmcp.introspect.api import (
     Arg,
     Introspector,
@@ -41,6 +41,7 @@ from tabmcp.introspect.api import (
     select,
     wait_for,
 )
+from tabmcp.introspect.text import clean
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
 
@@ -59,6 +60,7 @@ FLIGHT_FIELDS = {
     "cabin": ".DOum-name",
 }
 MAX_RESULTS = 15
+MAX_OPTION = 40
 SEARCH_TIMEOUT_MS = 20_000
 
 
@@ -102,7 +104,10 @@ def _airport_steps(field: HtmlElement, arg: str) -> tuple[PlanStep, ...]:
 
 
 def _option_values(control: HtmlElement) -> list[str]:
-    return [o.get("value", " ".join(o.text_content().split())) for o in control.iter("option")]
+    """The select's option values that can go into the schema as they are: the page wrote them, so
+    only short, plain text (a value a clean-up would change is left out)."""
+    values = [o.get("value", text(o)) for o in control.iter("option")]
+    return [v for v in values if clean(v, MAX_OPTION) == v]
 
 
 def _search_flights(capture: PageCapture) -> PageTool | None:
@@ -190,7 +195,7 @@ def _select_button(capture: PageCapture, card: HtmlElement) -> Target | None:
     buttons = [
         b
         for b in card.xpath(".//button | .//a | .//*[@role='button' or @role='link']")
-        if (b.get("aria-label") or "").startswith("Select") or " ".join(b.text_content().split()) == "Select"
+        if (b.get("aria-label") or "").startswith("Select") or text(b) == "Select"
     ]
     if not buttons:
         return None

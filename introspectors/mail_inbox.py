@@ -43,6 +43,7 @@ from introspectors.sitekit import (
     indexes_model,
     pin,
     shown,
+    with_class,
 )
 from tabmcp.introspect.api import (
     Arg,
@@ -99,7 +100,7 @@ def looks_like_gmail(capture: PageCapture) -> bool:
     # cheapest test first: this runs on every page the server sees
     if not tree.xpath("boolean(//form[@role='search']//input[@name='q'])"):
         return False
-    if not tree.xpath(f"boolean(//*[@gh='cm'] | //*[@role='button'][{has_class('T-I-KE')}])"):
+    if not tree.xpath(f"boolean(//@gh[.='cm'] | {with_class('T-I-KE')}[@role='button'])"):
         return False
     return bool(tree.xpath(f"boolean({ROWS} | //h2[{has_class('hP')}] | //td[{has_class('TC')}])"))
 

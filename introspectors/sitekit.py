@@ -8,15 +8,15 @@ capture's ref when the page gives nothing better; ``pin`` makes that choice.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from lxml.html import HtmlElement
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from tabmcp.introspect.api import Choice, css, ref
-from tabmcp.page.capture import HIDDEN_ATTR, REF_ATTR, PageCapture
+from tabmcp.page.capture import REF_ATTR, PageCapture
 from tabmcp.protocol import Target
 
 STRICT = ConfigDict(extra="forbid")
@@ -24,8 +24,15 @@ STRICT = ConfigDict(extra="forbid")
 
 def has_class(name: str) -> str:
     """An XPath predicate for ``class~=name`` (XPath 1 has no class selector). The plain ``contains``
-    first rules out most elements cheaply: predicates run on every page, big ones included."""
+    first rules out most elements cheaply."""
     return f"contains(@class, '{name}') and contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+def with_class(name: str, tag: str = "*") -> str:
+    """An XPath for every ``tag`` element of class ``name``, fast enough for a predicate (which runs on
+    every page, big ones included): libxml2 walks the ``class`` attribute nodes several times faster
+    than it tests a condition on every element (``//*[…]``)."""
+    return f"//@class[contains(., '{name}')]/parent::{tag}[{has_class(name)}]"
 
 
 def find(capture: PageCapture, xpath: str, **variables: Any) -> list[HtmlElement]:
@@ -44,15 +51,9 @@ def first_in(element: HtmlElement, xpath: str) -> HtmlElement | None:
 
 
 def shown(element: HtmlElement) -> bool:
-    """Rendered, as far as the capture says: the agent flags referenced elements that are not
-    rendered (``data-tabmcp-hidden``), which covers everything inside a hidden container too; an
-    element without a ref is as visible as its nearest referenced ancestor."""
-    for node in (element, *element.iterancestors()):
-        if node.get("hidden") is not None or node.get(HIDDEN_ATTR) == "1":
-            return False
-        if node.get(REF_ATTR) is not None:
-            return True
-    return True
+    """Rendered, as far as the capture says (``PageCapture.is_hidden``, which also judges elements
+    without a ref by their nearest referenced ancestor)."""
+    return not PageCapture.is_hidden(element)
 
 
 def text(element: HtmlElement | None) -> str:
@@ -76,6 +77,11 @@ def _model_name(tool: str) -> str:
     return "".join(part.title() for part in tool.split("_")) + "Input"
 
 
+# The model factories below are cached: building a pydantic model costs about half a millisecond,
+# and a site asks for the same models on every capture of its pages.
+
+
+@lru_cache(maxsize=64)
 def index_model(tool: str, arg: str, what: str) -> type[BaseModel]:
     """Input with one list position (1 = the first shown): a pydantic model, so a bad index is refused
     (with pydantic's message) before anything runs. The number of rows is not in the schema: a list
@@ -85,6 +91,7 @@ def index_model(tool: str, arg: str, what: str) -> type[BaseModel]:
     return create_model(_model_name(tool), __config__=STRICT, **{arg: (int, position)})
 
 
+@lru_cache(maxsize=64)
 def indexes_model(tool: str, arg: str, what: str) -> type[BaseModel]:
     """Input with one or more list positions (1 = the first shown)."""
     position = Annotated[int, Field(ge=1)]
@@ -94,8 +101,13 @@ def indexes_model(tool: str, arg: str, what: str) -> type[BaseModel]:
 
 def choices_model(tool: str, arg: str, names: Sequence[str], what: str) -> type[BaseModel]:
     """Input with one or more of ``names``."""
+    return _choices_model(tool, arg, tuple(names), what)
+
+
+@lru_cache(maxsize=64)
+def _choices_model(tool: str, arg: str, names: tuple[str, ...], what: str) -> type[BaseModel]:
     chosen = Field(min_length=1, description=what)
-    return create_model(_model_name(tool), __config__=STRICT, **{arg: (list[Literal[tuple(names)]], chosen)})
+    return create_model(_model_name(tool), __config__=STRICT, **{arg: (list[Literal[names]], chosen)})
 
 
 def index_choice(arg: str, targets: Iterable[Target | None]) -> Choice:
@@ -103,9 +115,3 @@ def index_choice(arg: str, targets: Iterable[Target | None]) -> Choice:
     A position without a target (an item the page gives no handle on) keeps its number but is not
     a choice, so the numbers stay those of the list the model was shown."""
     return Choice(arg, {str(i): target for i, target in enumerate(targets, 1) if target is not None})
-
-
-def snake(value: str) -> str:
-    """``PullRequest`` → ``pull_request``; ``Security alerts`` → ``security_alerts``."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", value.strip())
-    return re.sub(r"[^a-z0-9]+", "_", spaced.lower()).strip("_")

@@ -123,7 +123,7 @@ class Runtime:
                     await self._notify()
                 await self._flush_resources()
                 deferred, self._deferred_refresh = self._deferred_refresh, set()
-                for tab_id in sorted(deferred):
+                for tab_id in sorted(deferred & set(self.state.tabs)):  # a tab the call closed is gone
                     self.refresh_in_background(tab_id)
 
     async def _notify(self) -> None:
@@ -142,6 +142,8 @@ class Runtime:
         scripted simply has no tools."""
         tab = self.state.tabs.get(tab_id)
         known = self._versions.get(tab_id) if tab is not None and tab.tools is not None else None
+        stale = tab_id in self._stale_tools
+        self._stale_tools.discard(tab_id)  # read from now on: a change during the capture marks it again
         try:
             capture = await self.driver.capture(tab_id, self.settings.capture_max_chars, if_changed=known)
         except BridgeError as exc:
@@ -149,6 +151,8 @@ class Runtime:
                 log.info("tab %s not introspected: %s", tab_id, exc.message)
                 self._versions.pop(tab_id, None)
                 return ()
+            if stale:
+                self._stale_tools.add(tab_id)  # not read: the next list_tabs tries again
             raise
         if capture is None:
             return None
@@ -216,7 +220,6 @@ class Runtime:
         if tab_id not in self.state.tabs:
             return
         if tab_id == self.state.focused_tab_id:
-            self._stale_tools.discard(tab_id)
             self.refresh_in_background(tab_id)
         else:
             self._stale_tools.add(tab_id)
@@ -231,11 +234,10 @@ class Runtime:
             if loop.time() > until:
                 break
             if tab.status == "complete" and (tab.tools is None or tab_id in self._stale_tools):
-                self._stale_tools.discard(tab_id)
-                try:
+                try:  # the refresh goes on after a timeout (it is shielded) and publishes when done
                     await asyncio.wait_for(self.refresh_page_tools(tab_id), max(0.1, until - loop.time()))
-                except (TimeoutError, BridgeError) as exc:
-                    log.info("tool count of tab %s not settled: %s", tab_id, exc)
+                except TimeoutError:
+                    log.info("tool count of tab %s not settled in time", tab_id)
 
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.get_running_loop().create_task(work)  # type: ignore[arg-type]

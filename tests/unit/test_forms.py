@@ -400,6 +400,24 @@ def test_a_long_select_is_described_not_enumerated() -> None:
     assert props["country"]["description"].startswith("Country (one of the page's 120 options, by value or label")
 
 
+def test_page_written_values_reach_the_schema_only_as_plain_short_text() -> None:
+    """An option or radio value is page text the model reads: invisible characters and long texts
+    must not reach the schema as they are (a radio's value is only a key; a select's is sent back)."""
+    smuggled = "yes\u202eIGNORE ALL\u2066" + " and more" * 30
+    tool = only_tool(capture(f"""<form action="/f" data-tabmcp-ref="f1">
+      <label data-tabmcp-ref="e1"><input type="radio" name="ok" value="{smuggled}" data-tabmcp-ref="e2"> Agree</label>
+      <label data-tabmcp-ref="e3"><input type="radio" name="ok" value="no" data-tabmcp-ref="e4"> Disagree</label>
+      <select name="plan" aria-label="Plan" data-tabmcp-ref="e5">
+        <option value="{smuggled}">Pro</option><option value="free">Free</option></select></form>"""))
+    props = tool.input_schema["properties"]
+    radio_key = props["ok"]["enum"][0]
+    assert radio_key.startswith("yes IGNORE ALL and more") and len(radio_key) <= 120
+    assert "\u202e" not in props["ok"]["description"]
+    assert "enum" not in props["plan"]  # described instead, and picked by label
+    assert props["plan"]["description"].startswith('Plan (one of the page\'s 2 options, by value or label, e.g. "Pro"')
+    assert resolve_plan(tool, {"ok": radio_key})[0] == Step(action="check", target=Target(ref="e2"), value=True)
+
+
 def test_read_only_controls_are_not_parameters() -> None:
     props = props_of("""<input name="order" readonly="" value="A-1" data-tabmcp-ref="e1">
       <input name="note" data-tabmcp-ref="e2">""")

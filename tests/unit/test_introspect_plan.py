@@ -268,3 +268,19 @@ def test_a_model_tool_is_equal_to_its_schema_tool_in_listing() -> None:
     from_schema = tool(model_schema(Booking), *from_model.plan)
     assert from_model.input_schema == from_schema.input_schema
     assert from_model.input_model is Booking and from_schema.input_model is None
+
+
+def test_an_integer_enum_accepts_its_numbers_as_text_like_the_type_check_does() -> None:
+    t = tool(props(adults={"type": "integer", "enum": [1, 2, 3]}), select(css("#adults"), Arg("adults")))
+    assert resolve_plan(t, {"adults": "2"})[0].value == "2"
+    with pytest.raises(PlanError, match="adults must be one of: 1, 2, 3"):
+        resolve_plan(t, {"adults": "4"})
+
+
+def test_additional_properties_given_as_a_schema_let_other_arguments_through() -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}, "additionalProperties": {"type": "string"}}
+    t = tool(schema, call_webmcp("search"))
+    assert resolve_plan(t, {"q": "x", "lang": "en"})[0].args == {"q": "x", "lang": "en"}
+    closed = tool(props(q={"type": "string"}), call_webmcp("search"))
+    with pytest.raises(PlanError, match="unknown argument"):
+        resolve_plan(closed, {"q": "x", "lang": "en"})

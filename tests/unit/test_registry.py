@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import itertools
 import logging
 import re
 import sys
@@ -17,7 +18,7 @@ from tabmcp.introspect import registry as registry_module
 from tabmcp.introspect.actions import ActionsIntrospector
 from tabmcp.introspect.api import MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep
 from tabmcp.introspect.forms import FormIntrospector
-from tabmcp.introspect.registry import Registry, unique_name
+from tabmcp.introspect.registry import MAX_TOOLS_PER_INTROSPECTOR, Registry, unique_name
 from tabmcp.introspect.search import SearchIntrospector
 from tabmcp.introspect.text import UNTRUSTED_PREFIX
 from tabmcp.introspect.webmcp import WebMCPIntrospector
@@ -605,6 +606,15 @@ def test_an_introspector_that_exits_does_not_stop_the_server() -> None:
     registry = Registry([Exits(name="exits", kind="site"), Fixed(given=[page_tool("ok")])])
     assert names(registry.page_tools(capture())) == ["ok"]
     assert registry.failures["exits"].count == 1
+
+
+def test_an_endless_generator_of_tools_is_cut_at_the_per_introspector_bound() -> None:
+    class Endless(Fixed):
+        def tools(self, capture: PageCapture) -> list[PageTool]:
+            return (page_tool(f"t{n}") for n in itertools.count())  # type: ignore[return-value]
+
+    tools = Registry([Endless(name="endless")]).page_tools(capture(), limit=1000)
+    assert len(tools) == MAX_TOOLS_PER_INTROSPECTOR
 
 
 @pytest.mark.parametrize(

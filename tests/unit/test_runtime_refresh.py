@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tabmcp import state as s
+from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
 from tabmcp.drivers.base import PageChanged
 from tabmcp.introspect.registry import Registry
@@ -35,11 +36,14 @@ class PagesDriver:
         self.pages: dict[int, tuple[str, str]] = {}  # tab -> (version, html)
         self.captures: list[tuple[int, str | None]] = []
         self.gate: asyncio.Event | None = None
+        self.failures: list[BridgeError] = []  # raised by the next captures, in order
 
     async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
         self.captures.append((tab_id, if_changed))
         if self.gate is not None:
             await self.gate.wait()
+        if self.failures:
+            raise self.failures.pop(0)
         version, html = self.pages[tab_id]
         if if_changed == version:
             return None
@@ -153,3 +157,20 @@ async def test_unfocused_tabs_are_counted_when_asked_and_recounted_when_stale() 
     await runtime.settle_tool_counts()
     assert len(driver.captures) == calls + 1  # counted once; nothing stale is left
     assert len(notified) == 2  # another tab's tools never change the visible list
+
+
+@pytest.mark.asyncio
+async def test_a_stale_tab_whose_capture_failed_is_tried_again_on_the_next_count() -> None:
+    runtime, driver, _ = make_runtime()
+    driver.pages[1] = ("d1:0", SEARCH)
+    driver.pages[2] = ("d2:0", SEARCH)
+    await connected(runtime, 1, 2, focus=1)
+    await runtime.settle_tool_counts()
+    driver.pages[2] = ("d2:1", TWO_FORMS)
+    await runtime._on_event(PageChanged(2, "mutation", "d2:1"))
+
+    driver.failures.append(BridgeError("INTERNAL", "the worker restarted"))
+    await runtime.settle_tool_counts()
+    assert len(runtime.state.tabs[2].tools or ()) == 1  # not read: the old count stays...
+    await runtime.settle_tool_counts()
+    assert len(runtime.state.tabs[2].tools or ()) == 2  # ...and the next list_tabs reads it

@@ -3,9 +3,11 @@
 A page's toolbar ("Archive", "Mark as read", "Star") is what a user clicks most, and it lives
 outside forms, so the form introspector never sees it. Only buttons a model can tell apart by
 name are listed: 2 to 40 characters of real words (not "x", "...", "More", or an icon), visible and
-enabled, not inside a form, a search landmark or a menu. Menu toggles (``aria-haspopup``) need a
-name of at least two words. Destructive ones (delete, remove, discard…) are marked so. At most
-``MAX_ACTIONS``, ranked after the search and form tools.
+enabled, not inside a form, a search landmark, a menu, or one row or cell of a table or grid, not
+beside a search box, and not a name several buttons share ("Reply" under every message). Menu
+toggles (``aria-haspopup``) are left out, dialog openers need a name of at least two words.
+Destructive ones (delete, remove, discard…) are marked so. At most ``MAX_ACTIONS``, ranked after
+the search and form tools.
 """
 
 from __future__ import annotations
@@ -17,15 +19,14 @@ from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import Introspector, PageTool, PlanStep, ToolHints
-from tabmcp.introspect.forms import DESTRUCTIVE_WORDS, disabled
-from tabmcp.introspect.text import UNTRUSTED_NOTE, clean, quoted, snake, without_counters
+from tabmcp.introspect.forms import operable
+from tabmcp.introspect.search import SEARCH_BOXES
+from tabmcp.introspect.text import DESTRUCTIVE_WORDS, UNTRUSTED_NOTE, clean, quoted, snake, without_counters
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
 
-_BUTTONS = XPath(
-    "//button | //*[@role='button'] | //input[translate(@type, 'BUTON', 'buton')='button']"
-)
-_SEARCH_INPUTS = XPath("//input[translate(@type, 'SEARCH', 'search')='search' or @name='q'] | //*[@role='searchbox']")
+# ``//@role[…]/..``: through the attribute nodes, far faster in libxml2 than ``//*[@role='button']``.
+_BUTTONS = XPath("//button | //@role[.='button']/.. | //input[translate(@type, 'BUTON', 'buton')='button']")
 # Names that say nothing about what the button does.
 VAGUE = frozenset({
     "more", "menu", "options", "more options", "more actions", "actions", "toggle", "open", "close", "dismiss",
@@ -35,9 +36,10 @@ VAGUE = frozenset({
 _CONTAINERS_NOT_ACTIONS = frozenset({"search", "menu", "menubar", "listbox", "tablist", "tree", "combobox"})
 MAX_ACTIONS = 10
 MIN_NAME, MAX_NAME = 2, 40
+# aria-haspopup values of a button that only opens a menu (a dialog opener is kept).
+_MENU_POPUPS = frozenset({"true", "menu", "listbox", "tree", "grid"})
 # Controls of one item among many (a table row, a grid cell, a list option): "Star" on each message
 # of an inbox is not one action of the page.
-_MENU_POPUPS = frozenset({"true", "menu", "listbox", "tree", "grid"})
 _PER_ITEM_TAGS = frozenset({"tr", "td", "th"})
 _PER_ITEM_ROLES = frozenset({"row", "gridcell", "cell", "rowheader", "columnheader", "option", "treeitem", "feed"})
 
@@ -48,7 +50,7 @@ class ActionsIntrospector(Introspector):
     kind: str = "generic"
 
     def tools(self, capture: PageCapture) -> list[PageTool]:
-        beside_search = {box.getparent() for box in _SEARCH_INPUTS(capture.tree)}
+        beside_search = {box.getparent() for box in SEARCH_BOXES(capture.tree)}
         found = []
         for button in _BUTTONS(capture.tree):
             label = self._label(capture, button, beside_search)
@@ -66,7 +68,7 @@ class ActionsIntrospector(Introspector):
 
     def _label(self, capture: PageCapture, button: HtmlElement, beside_search: set[HtmlElement | None]) -> str:
         """The button's name when it should be a tool, else ""."""
-        if not capture.ref(button) or capture.is_hidden(button) or disabled(button):
+        if not operable(capture, button):
             return ""
         if button.get("aria-disabled") == "true" or button.get("form") is not None:
             return ""

@@ -204,7 +204,7 @@ def check_args(tool: PageTool, args: Mapping[str, Any]) -> Mapping[str, Any]:
     if missing:
         raise PlanError(f"{tool.name}: missing required argument(s): {', '.join(missing)}")
     properties = schema.get("properties", {})
-    if schema.get("additionalProperties") is not True:
+    if schema.get("additionalProperties") in (None, False):  # true or a schema: the page takes others
         unknown = sorted(set(args) - set(properties))
         if unknown:
             expected = ", ".join(sorted(properties)) or "no arguments"
@@ -216,7 +216,7 @@ def check_args(tool: PageTool, args: Mapping[str, Any]) -> Mapping[str, Any]:
         items = prop.get("items")
         allowed = prop.get("enum") or (items.get("enum") if isinstance(items, Mapping) else None)
         values = value if isinstance(value, list) else [value]
-        if allowed is not None and any(v is not None and v not in allowed for v in values):
+        if allowed is not None and any(v is not None and not _one_of(v, allowed) for v in values):
             raise PlanError(f"{tool.name}: {name} must be one of: {', '.join(map(str, allowed))}")
     if tool.input_model is None:
         return args
@@ -259,6 +259,11 @@ def _type_fits(declared: Any, value: Any) -> bool:
         elif isinstance(value, _JSON_TYPES[kind]) and not (kind == "string" and isinstance(value, bool)):
             return True
     return False
+
+
+def _one_of(value: Any, allowed: Sequence[Any]) -> bool:
+    """As ``_type_fits`` lets numbers and booleans come as text, "2" is one of ``[1, 2, 3]``."""
+    return value in allowed or _text_of(value) in {_text_of(a) for a in allowed}
 
 
 def _numeric(text: str, *, integer: bool) -> bool:

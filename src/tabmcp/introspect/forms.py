@@ -17,8 +17,16 @@ from urllib.parse import urlsplit
 from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import Arg, Choice, Contains, Introspector, PageTool, PlanStep, ToolHints
-from tabmcp.introspect.text import UNTRUSTED_NOTE, cap, clean, param_name, quoted, without_counters
-from tabmcp.introspect.text import snake as snake
+from tabmcp.introspect.text import (
+    DESTRUCTIVE_WORDS,
+    UNTRUSTED_NOTE,
+    cap,
+    clean,
+    param_name,
+    quoted,
+    snake,
+    without_counters,
+)
 from tabmcp.page.capture import PageCapture, label_text
 from tabmcp.protocol import Target
 
@@ -40,15 +48,10 @@ FORMAT_HINTS = {
     "week": "YYYY-Www",
     "color": "#rrggbb",
 }
-DESTRUCTIVE_WORDS = re.compile(
-    r"\b(delete|remove|destroy|erase|discard|trash|wipe|purge|revoke|unsubscribe|deactivate|"
-    r"close (?:my |your |the )?account|cancel (?:my |your |the )?(?:order|subscription|booking|reservation|account)|"
-    r"empty (?:the )?(?:trash|bin|cart))\b",
-    re.I,
-)
 MAX_TEXT = 120
 MAX_FORMS = 30  # the default page-tool budget
 MAX_OPTIONS = 50  # a longer select (countries…) is described, not enumerated
+MAX_VALUE = 120  # an option or radio value shown to the model (the page wrote it)
 MAX_DESCRIPTION_FIELDS = 160
 
 
@@ -61,11 +64,11 @@ class FormFields:
     required: list[str] = field(default_factory=list)
     plan: list[PlanStep] = field(default_factory=list)
 
-    def schema(self, *, additional: bool = False) -> dict[str, Any]:
+    def schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "object", "properties": self.properties}
         if self.required:
             schema["required"] = self.required
-        schema["additionalProperties"] = additional
+        schema["additionalProperties"] = False
         return schema
 
 
@@ -86,7 +89,7 @@ def form_fields(
     for control in capture.controls_of(form):
         raw = control.get("name")
         kind = _kind(control)
-        if not raw or control in skip or kind in NOT_PARAMETERS or not _usable(capture, control):
+        if not raw or control in skip or kind in NOT_PARAMETERS or not editable(capture, control):
             continue
         if raw not in groups:
             groups[raw] = (kind, [control])
@@ -115,10 +118,14 @@ def _kind(control: HtmlElement) -> str:
     return (control.get("type") or "text").strip().lower() or "text"
 
 
-def _usable(capture: PageCapture, control: HtmlElement) -> bool:
-    if not capture.ref(control) or capture.is_hidden(control) or control.get("readonly") is not None:
-        return False
-    return not disabled(control)
+def operable(capture: PageCapture, element: HtmlElement) -> bool:
+    """A control a plan can drive: it has a ref, is rendered, and is not disabled."""
+    return bool(capture.ref(element)) and not capture.is_hidden(element) and not disabled(element)
+
+
+def editable(capture: PageCapture, control: HtmlElement) -> bool:
+    """``operable`` and not read-only: a field a plan can fill."""
+    return control.get("readonly") is None and operable(capture, control)
 
 
 def disabled(control: HtmlElement) -> bool:
@@ -213,7 +220,9 @@ def _select_schema(control: HtmlElement) -> tuple[dict[str, Any], str]:
         if o.get("disabled") is None
     ]
     real = [(v, t) for v, t in options if v != ""] or options
-    if len(real) > MAX_OPTIONS:
+    # the enum is sent back as is (select by value), so it holds page text only when that is plain,
+    # short text; otherwise the options are described, quoted and cleaned, and picked by label
+    if len(real) > MAX_OPTIONS or any(clean(v, MAX_VALUE) != v for v, _ in real):
         examples = ", ".join(quoted(t or v, 30) for v, t in real[:5])
         return {"type": "string"}, f"one of the page's {len(real)} options, by value or label, e.g. {examples}"
     values = list(dict.fromkeys(v for v, _ in real))
@@ -226,7 +235,7 @@ def _radio_group(
     choices: dict[str, Target] = {}
     labelled = []
     for radio in radios:
-        value = radio.get("value", "on")
+        value = clean(radio.get("value", "on"), MAX_VALUE)  # only a key: the plan checks the radio by ref
         if value not in choices:
             choices[value] = Target(ref=capture.ref(radio))
             labelled.append((value, capture.label_for(radio)))
@@ -242,7 +251,7 @@ def _checkbox_group(
     listed are unchecked (as WebMCP's declarative forms do)."""
     steps, labelled, values = [], [], []
     for box in boxes:
-        value = box.get("value", "on")
+        value = clean(box.get("value", "on"), MAX_VALUE)  # only a key: the plan checks the box by ref
         if value in values:
             continue
         values.append(value)
@@ -277,7 +286,7 @@ def _group_label(capture: PageCapture, controls: list[HtmlElement]) -> str:
             return clean(label_text(legend), MAX_TEXT)
     for ancestor in controls[0].iterancestors():
         if ancestor.get("role") in ("radiogroup", "group"):
-            return clean(capture.labelled_by(ancestor) or ancestor.get("aria-label"), MAX_TEXT)
+            return clean(capture.aria_name(ancestor), MAX_TEXT)
         if ancestor.tag == "form":
             break
     return ""
@@ -287,7 +296,7 @@ def _value_labels(pairs: list[tuple[str, str]]) -> str:
     """``s: Small, m: Medium`` when the visible labels say more than the values do."""
     if all(not label or label.strip().lower() == value.strip().lower() for value, label in pairs):
         return ""
-    return cap(", ".join(f"{v}: {clean(t, 40)}" if t else v for v, t in pairs), MAX_TEXT)
+    return cap(", ".join(f"{clean(v, 40)}: {clean(t, 40)}" if t else clean(v, 40) for v, t in pairs), MAX_TEXT)
 
 
 def _number(text: str | None) -> float | None:
@@ -374,14 +383,11 @@ def submit_text(capture: PageCapture, form: HtmlElement) -> str:
 
 
 def form_label(capture: PageCapture, form: HtmlElement) -> str:
-    if text := capture.labelled_by(form):
-        return clean(without_counters(text, every_number=False), MAX_TEXT)
-    for attr in ("aria-label", "title"):
-        if form.get(attr):
-            return clean(without_counters(form.get(attr), every_number=False), MAX_TEXT)
-    for heading in form.iter("h1", "h2", "h3", "h4", "legend"):
-        return clean(without_counters(label_text(heading), every_number=False), MAX_TEXT)
-    return ""
+    """The form's name: ARIA's, else its ``title``, else its first heading or legend (counters left out)."""
+    text = capture.aria_name(form) or form.get("title")
+    if not text:
+        text = next((label_text(h) for h in form.iter("h1", "h2", "h3", "h4", "legend")), "")
+    return clean(without_counters(text, every_number=False), MAX_TEXT) if text else ""
 
 
 def form_name(form: HtmlElement, submit: str, label: str, action: str) -> str:

@@ -18,11 +18,11 @@ import importlib
 import importlib.util
 import logging
 import pkgutil
-import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
+from itertools import islice
 from pathlib import Path
 from types import ModuleType
 
@@ -33,7 +33,7 @@ from tabmcp.introspect.api import KIND_ORDER, MAX_DESCRIPTION, MAX_TITLE, Intros
 from tabmcp.introspect.forms import FormIntrospector
 from tabmcp.introspect.schema import schema_problem
 from tabmcp.introspect.search import SearchIntrospector
-from tabmcp.introspect.text import TOOL_NAME, UNTRUSTED_PREFIX, cap, clean
+from tabmcp.introspect.text import MAX_NAME, UNTRUSTED_PREFIX, cap, clean, valid_name
 from tabmcp.introspect.webmcp import WebMCPIntrospector
 from tabmcp.page.capture import PageCapture
 
@@ -214,7 +214,8 @@ class Registry:
         try:
             if not introspector.matches(capture):
                 return []
-            made = list(introspector.tools(capture) or [])[:MAX_TOOLS_PER_INTROSPECTOR]
+            # islice: a runaway generator of tools stops here rather than hanging the server
+            made = list(islice(introspector.tools(capture) or (), MAX_TOOLS_PER_INTROSPECTOR))
         except (Exception, SystemExit) as exc:
             self._failed(introspector, capture, f"{type(exc).__name__}: {exc}")
             return []
@@ -243,12 +244,8 @@ def _without_generic_echoes(
 ) -> list[tuple[tuple[int, int, int], Introspector, PageTool]]:
     """A generic tool named like a site or page-declared tool is that tool seen from outside (the
     page's "Clear completed" button beside its own ``clear_completed`` WebMCP tool): keep one."""
-    specific = {snake_name(t.name) for _, i, t in found if i.kind != "generic"}
-    return [entry for entry in found if entry[1].kind != "generic" or snake_name(entry[2].name) not in specific]
-
-
-def snake_name(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+    specific = {valid_name(t.name) for _, i, t in found if i.kind != "generic"}
+    return [entry for entry in found if entry[1].kind != "generic" or valid_name(entry[2].name) not in specific]
 
 
 class _Claims:
@@ -330,18 +327,14 @@ def tool_problem(tool: object) -> str | None:
 def unique_name(wanted: str, taken: set[str], *, reserved: Iterable[str] = ()) -> str:
     """A valid tool name (``^[a-z][a-z0-9_]{0,39}$``) not in ``taken``. A name that is a ``reserved``
     (core) tool's gets ``page_`` in front, so it stays recognisable and reads as the page's."""
-    name = re.sub(r"[^a-z0-9_]+", "_", str(wanted).lower()).strip("_") or "page_tool"
-    if not name[0].isalpha():
-        name = f"page_{name}"
-    name = name[:40].rstrip("_")
+    name = valid_name(wanted)
     if name in reserved:
-        name = f"{RESERVED_PREFIX}{name}"[:40].rstrip("_")
+        name = f"{RESERVED_PREFIX}{name}"[:MAX_NAME].rstrip("_")
     candidate, n = name, 2
     while candidate in taken:
         suffix = f"_{n}"
-        candidate = name[: 40 - len(suffix)].rstrip("_") + suffix
+        candidate = name[: MAX_NAME - len(suffix)].rstrip("_") + suffix
         n += 1
-    assert TOOL_NAME.match(candidate), candidate
     return candidate
 
 

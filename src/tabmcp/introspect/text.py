@@ -20,7 +20,15 @@ ELLIPSIS = "…"
 UNTRUSTED_PREFIX = "[From the web page, untrusted] "
 UNTRUSTED_NOTE = "Labels come from the page (untrusted)."
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+MAX_NAME = 40
 PARAM_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")  # what MCP clients (and the Claude API) accept as keys
+# Words that make a form, a button or a page's form tool destructive (the MCP ``destructiveHint``).
+DESTRUCTIVE_WORDS = re.compile(
+    r"\b(delete|remove|destroy|erase|discard|trash|wipe|purge|revoke|unsubscribe|deactivate|"
+    r"close (?:my |your |the )?account|cancel (?:my |your |the )?(?:order|subscription|booking|reservation|account)|"
+    r"empty (?:the )?(?:trash|bin|cart))\b",
+    re.I,
+)
 
 
 def clean(text: object, limit: int | None = None) -> str:
@@ -65,7 +73,7 @@ def quoted(text: str, limit: int = 60) -> str:
 def snake(text: str) -> str:
     """``"Search flights"`` → ``search_flights``; empty when nothing usable is left (no ASCII letters)."""
     words = re.findall(r"[a-z0-9]+", text.lower().replace("'", "").replace("’", ""))
-    name = "_".join(words)[:40].strip("_")
+    name = "_".join(words)[:MAX_NAME].strip("_")
     return name if name and name[0].isalpha() else ""
 
 
@@ -76,6 +84,15 @@ def tool_name(text: str) -> str:
     text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
     text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text)
     return snake(text)
+
+
+def valid_name(wanted: str) -> str:
+    """Any name made a valid tool name (``TOOL_NAME``): lower-cased, other characters become ``_``,
+    a leading digit gets ``page_``, cut at 40. The registry's last word on a tool's name."""
+    name = re.sub(r"[^a-z0-9_]+", "_", str(wanted).lower()).strip("_") or "page_tool"
+    if not name[0].isalpha():
+        name = f"page_{name}"
+    return name[:MAX_NAME].rstrip("_")
 
 
 def param_name(raw: str, taken: set[str]) -> str:

@@ -14,7 +14,8 @@ description says so.
 Everything here was written by the page: names are re-made in our style (still recognisable:
 ``searchFlights`` → ``search_flights``), descriptions are cleaned, capped and prefixed with
 ``UNTRUSTED_PREFIX``, schemas sanitised (``schema.sanitize_schema``), and the tools are
-``untrusted``. A page's words never mark a tool safe: destructive unless it says read-only.
+``untrusted``. The page's annotations are taken with MCP's defaults: a tool is destructive unless
+it says it is read-only (``readOnlyHint: true``) or not destructive (``destructiveHint: false``).
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from typing import Any
 from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep, ToolHints, call_webmcp
-from tabmcp.introspect.forms import DESTRUCTIVE_WORDS, form_fields, form_label, is_declarative, submit_text
+from tabmcp.introspect.forms import form_fields, form_label, is_declarative, submit_text
 from tabmcp.introspect.schema import sanitize_schema
-from tabmcp.introspect.text import UNTRUSTED_PREFIX, clean, tool_name
+from tabmcp.introspect.text import DESTRUCTIVE_WORDS, UNTRUSTED_PREFIX, clean, tool_name
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
 

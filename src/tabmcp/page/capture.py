@@ -4,9 +4,8 @@ The agent writes ``data-tabmcp-ref`` on interactive elements and ``data-tabmcp-h
 that are not rendered, so introspectors can name elements by ref without touching the browser.
 
 Every lookup an introspector needs per control (by ref, by id, the labels pointing at an id,
-controls associated with a form through ``form=``) comes from one index built in a single pass
-over the tree the first time it is needed, and cached on the capture: introspection stays linear
-in the size of the page.
+controls associated with a form through ``form=``) comes from one index, built the first time it is
+needed and cached on the capture: introspection stays linear in the size of the page.
 """
 
 from __future__ import annotations
@@ -19,17 +18,24 @@ import lxml.html
 from lxml.etree import XPath
 from lxml.html import HtmlElement
 
+from tabmcp.introspect.text import clean
+
 REF_ATTR = "data-tabmcp-ref"
 HIDDEN_ATTR = "data-tabmcp-hidden"
-_LABELS = XPath("//label[@for]")
+# The index reads attributes, not elements: libxml2 walks attribute nodes much faster than it tests
+# a predicate on every element, and only the elements found become Python objects.
+_IDS = XPath("//@id")
+_REFS = XPath(f"//@{REF_ATTR}")
+_FORM_OWNERS = XPath("//input/@form | //select/@form | //textarea/@form | //button/@form")
+_LABEL_FORS = XPath("//label/@for")
 # Content that is never part of a label or a button's name: other controls' own text.
 _NOT_LABEL_TEXT = frozenset({"select", "option", "optgroup", "textarea", "button", "datalist", "svg"})
 
 
 @dataclass
 class CaptureIndex:
-    """Lookups built in one pass: the first element per id and per ref (as browsers resolve ids),
-    the ``<label for>`` elements per id, and the controls outside a form that name it in ``form=``."""
+    """Lookups built once per capture: the first element per id and per ref (as browsers resolve ids),
+    the ``<label for>`` elements per id, and the controls that name a form in ``form=``."""
 
     by_id: dict[str, HtmlElement] = field(default_factory=dict)
     by_ref: dict[str, HtmlElement] = field(default_factory=dict)
@@ -57,18 +63,15 @@ class PageCapture:
     @cached_property
     def index(self) -> CaptureIndex:
         index = CaptureIndex()
-        for el in self.tree.iter():  # measured: faster than an XPath selecting the same elements
-            element_id = el.get("id")
-            if element_id is not None:
-                index.by_id.setdefault(element_id, el)
-            ref = el.get(REF_ATTR)
-            if ref is not None:
-                index.by_ref.setdefault(ref, el)
-            owner = el.get("form")
-            if owner is not None and el.tag in ("input", "select", "textarea", "button"):
-                index.form_owned.setdefault(owner, []).append(el)
-        for label in _LABELS(self.tree):
-            index.labels.setdefault(label.get("for"), []).append(label)
+        tree = self.tree
+        for attr in _IDS(tree):
+            index.by_id.setdefault(str(attr), attr.getparent())
+        for attr in _REFS(tree):
+            index.by_ref.setdefault(str(attr), attr.getparent())
+        for attr in _FORM_OWNERS(tree):
+            index.form_owned.setdefault(str(attr), []).append(attr.getparent())
+        for attr in _LABEL_FORS(tree):
+            index.labels.setdefault(str(attr), []).append(attr.getparent())
         return index
 
     def ref(self, element: HtmlElement) -> str | None:
@@ -82,7 +85,18 @@ class PageCapture:
 
     @staticmethod
     def is_hidden(element: HtmlElement) -> bool:
-        return element.get(HIDDEN_ATTR) == "1" or element.get("type", "").lower() == "hidden"
+        """Not rendered, as far as the capture says, or an ``<input type=hidden>``. The agent flags
+        the referenced elements that are not rendered (``data-tabmcp-hidden``), which covers what is
+        inside a hidden container too; an element without a ref is as hidden as its nearest
+        referenced ancestor (or one with the ``hidden`` attribute)."""
+        if element.tag == "input" and element.get("type", "").lower() == "hidden":
+            return True
+        for node in (element, *element.iterancestors()):
+            if _not_rendered(node):
+                return True
+            if node.get(REF_ATTR) is not None:
+                return False
+        return False
 
     def form_of(self, control: HtmlElement) -> HtmlElement | None:
         """The control's form owner: its ``form=`` attribute, else the nearest ancestor form."""
@@ -107,18 +121,18 @@ class PageCapture:
             controls += [el for el in self.index.form_owned.get(form_id, []) if el.tag != "button"]
         return controls
 
-    def labelled_by(self, element: HtmlElement) -> str:
+    def aria_name(self, element: HtmlElement) -> str:
+        """The name ARIA gives the element itself: the text of its ``aria-labelledby`` elements, else
+        its ``aria-label`` (what every name below tries first)."""
         ids = (element.get("aria-labelledby") or "").split()
         parts = [self.by_id(i) for i in ids]
-        return _clean(" ".join(label_text(p) for p in parts if p is not None))
+        return clean(" ".join(label_text(p) for p in parts if p is not None)) or clean(element.get("aria-label"))
 
     def label_for(self, element: HtmlElement) -> str:
         """The human label of a form control, the way assistive technology names it:
         ``aria-labelledby``, ``aria-label``, ``<label for>`` (several joined by "; "), an enclosing
         ``<label>``, ``title``, ``placeholder``."""
-        if text := self.labelled_by(element):
-            return text
-        if text := _clean(element.get("aria-label")):
+        if text := self.aria_name(element):
             return text
         control_id = element.get("id")
         if control_id:
@@ -128,18 +142,16 @@ class PageCapture:
         for ancestor in element.iterancestors("label"):
             if text := label_text(ancestor):
                 return text
-        return _clean(element.get("title")) or _clean(element.get("placeholder"))
+        return clean(element.get("title")) or clean(element.get("placeholder"))
 
     def accessible_name(self, element: HtmlElement) -> str:
         """A button's or link's name: ``aria-labelledby``, ``aria-label``, its text (an image's
         ``alt`` counts), an input's ``value``, ``title``."""
-        if text := self.labelled_by(element):
-            return text
-        if text := _clean(element.get("aria-label")):
+        if text := self.aria_name(element):
             return text
         if element.tag == "input":
-            return _clean(element.get("value")) or _clean(element.get("title")) or _clean(element.get("alt"))
-        return label_text(element, alt=True) or _clean(element.get("title"))
+            return clean(element.get("value")) or clean(element.get("title")) or clean(element.get("alt"))
+        return label_text(element, alt=True) or clean(element.get("title"))
 
 
 def label_text(element: HtmlElement, *, alt: bool = False) -> str:
@@ -147,7 +159,7 @@ def label_text(element: HtmlElement, *, alt: bool = False) -> str:
     not become part of the label); with ``alt``, images count with their ``alt`` text."""
     parts: list[str] = []
     _gather(element, parts, alt)
-    return _clean(" ".join(parts))
+    return clean(" ".join(parts))
 
 
 def _gather(element: HtmlElement, parts: list[str], alt: bool) -> None:
@@ -155,7 +167,7 @@ def _gather(element: HtmlElement, parts: list[str], alt: bool) -> None:
         parts.append(element.text)
     for child in element:
         tag = child.tag if isinstance(child.tag, str) else ""
-        if tag and tag not in _NOT_LABEL_TEXT and child.get(HIDDEN_ATTR) != "1":
+        if tag and tag not in _NOT_LABEL_TEXT and not _not_rendered(child):
             if alt and tag == "img" and child.get("alt"):
                 parts.append(child.get("alt"))
             _gather(child, parts, alt)
@@ -163,5 +175,5 @@ def _gather(element: HtmlElement, parts: list[str], alt: bool) -> None:
             parts.append(child.tail)
 
 
-def _clean(text: str | None) -> str:
-    return " ".join((text or "").split())
+def _not_rendered(node: HtmlElement) -> bool:
+    return node.get(HIDDEN_ATTR) == "1" or node.get("hidden") is not None

@@ -32,12 +32,11 @@ async def call_page_tool(ctx: ToolContext, tool: PageTool, args: dict[str, Any])
     try:
         outcome = await ctx.runtime.driver.run_steps(tab_id, tool.name, steps)
     except BridgeError as exc:
-        stale = str(exc.code) in STALE_CODES
-        if stale:
+        hint = ""
+        if str(exc.code) in STALE_CODES:
             # the page moved on since the tools were made: list what it offers now
             await ctx.runtime.refresh_page_tools(tab_id)
-        hint = " The page has changed since this tool was made; its tools were refreshed: call tools/list."
-        hint = hint if stale else ""
+            hint = " The page has changed since this tool was made; its tools were refreshed: call tools/list."
         raise ToolFailure(f"{tool.name} failed ({exc.code}): {exc.message.rstrip('.')}.{hint}",
                           {"code": str(exc.code)}) from None
     # the page changed: its tools may have too, and the client should see them when this call returns
@@ -53,24 +52,23 @@ def answer(tool: PageTool, step_count: int, outcome: dict[str, Any]) -> dict[str
     result["page"] = {"url": page.get("url", ""), "title": page.get("title", "")}
     if page.get("navigated"):
         result["page"]["navigated"] = True
-    if "webmcp" in outcome:
+    webmcp = "webmcp" in outcome
+    if webmcp:
         result["result"] = webmcp_result(outcome["webmcp"])
     extracted = outcome.get("extracted") or {}
-    for label, items in extracted.items():
-        result[label] = items
-    changed = page.get("changed") or ""
-    found = any(extracted.values()) or "webmcp" in outcome
-    if changed and (len(changed) <= SHORT_CHANGE or not found):
+    result.update(extracted)
+    changed, results = page.get("changed") or "", page.get("results")
+    if changed and (len(changed) <= SHORT_CHANGE or not (webmcp or any(extracted.values()))):
         # beside the data a plan read, only a short change is news ("Name already taken"); a long
         # one is the same data again (a list re-rendered). When the plan read nothing, the change is
         # all there is (the site's form came back with its error)
         result["changed"] = changed
-    if page.get("results") and not extracted and "webmcp" not in outcome:
-        result["results"] = page["results"]
-    plain = not extracted and "webmcp" not in outcome
-    if plain and (page.get("navigated") or not (page.get("changed") or page.get("results"))):
-        # a page the model has not seen yet: its text, beside any result list found in it
-        result["text"] = page.get("text", "")
+    if not extracted and not webmcp:  # the plan read nothing itself: the page's own summary answers
+        if results:
+            result["results"] = results
+        if page.get("navigated") or not (changed or results):
+            # a page the model has not seen yet: its text, beside any result list found in it
+            result["text"] = page.get("text", "")
     result["note"] = UNTRUSTED_NOTE
     return result
 

@@ -1,0 +1,54 @@
+"""PageCapture's lookups, the ones every introspector relies on: the index, visibility, names."""
+
+from __future__ import annotations
+
+from tabmcp.page.capture import PageCapture
+
+PAGE = """<html><body>
+<div id="dup" data-tabmcp-ref="e1">first</div><div id="dup">second</div>
+<form id="f" action="/s" data-tabmcp-ref="e2">
+  <label for="q" data-tabmcp-ref="e3">Query</label><input id="q" name="q" data-tabmcp-ref="e4">
+  <input name="elsewhere" form="other" data-tabmcp-ref="e5">
+</form>
+<label for="q" data-tabmcp-ref="e6">Search words</label>
+<select name="late" form="f" aria-labelledby="lab1 lab2" data-tabmcp-ref="e7"></select>
+<span id="lab1">Sort</span><span id="lab2">order <i hidden>secret</i><b data-tabmcp-hidden="1">gone</b></span>
+<button form="f" aria-label="  Go  " data-tabmcp-ref="e8">x</button>
+<section hidden><p id="inside-hidden">text</p></section>
+<div data-tabmcp-ref="e9" data-tabmcp-hidden="1"><span id="under-hidden-ref">text</span>
+  <a href="/x" data-tabmcp-ref="e10" data-tabmcp-hidden="1">x</a></div>
+<div data-tabmcp-ref="e11"><span id="under-shown-ref">text</span></div>
+<input type="hidden" name="csrf" data-tabmcp-ref="e12">
+</body></html>"""
+
+
+def test_the_index_finds_the_first_element_per_id_and_each_ref() -> None:
+    capture = PageCapture(url="http://x.test/", title="t", html=PAGE)
+    assert capture.by_id("dup") is not None and capture.by_id("dup").text == "first"
+    assert capture.by_ref("e4") is capture.by_id("q")
+    assert capture.by_ref("e99") is None and capture.by_id("nope") is None
+
+
+def test_form_controls_include_form_attribute_ones_in_document_order() -> None:
+    capture = PageCapture(url="http://x.test/", title="t", html=PAGE)
+    form = capture.by_id("f")
+    assert [c.get("name") for c in capture.controls_of(form)] == ["q", "late"]
+    assert capture.form_of(capture.by_ref("e7")) is form
+    assert capture.form_of(capture.by_ref("e5")) is None  # names a form that does not exist
+
+
+def test_labels_and_aria_names() -> None:
+    capture = PageCapture(url="http://x.test/", title="t", html=PAGE)
+    assert capture.label_for(capture.by_ref("e4")) == "Query; Search words"
+    assert capture.aria_name(capture.by_ref("e7")) == "Sort order"  # hidden parts of the label left out
+    assert capture.accessible_name(capture.by_ref("e8")) == "Go"
+
+
+def test_is_hidden_judges_elements_without_a_ref_by_their_nearest_referenced_ancestor() -> None:
+    capture = PageCapture(url="http://x.test/", title="t", html=PAGE)
+    assert capture.is_hidden(capture.by_id("inside-hidden"))  # inside a hidden attribute
+    assert capture.is_hidden(capture.by_id("under-hidden-ref"))
+    assert not capture.is_hidden(capture.by_id("under-shown-ref"))
+    assert capture.is_hidden(capture.by_ref("e10"))
+    assert not capture.is_hidden(capture.by_ref("e11"))
+    assert capture.is_hidden(capture.by_ref("e12"))  # <input type=hidden>
