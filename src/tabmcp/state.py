@@ -225,5 +225,8 @@ def apply(state: BrowserState, event: Event) -> BrowserState:
 def step(state: BrowserState, event: Event, catalog: Iterable[Declared]) -> Transition:
     catalog = tuple(catalog)
     after = apply(state, event)
+    if state.page_tools is after.page_tools:  # the same tools (most events): compare the core names only
+        names = [t.name for t in visible_core_tools(state, catalog)]
+        return Transition(after, names != [t.name for t in visible_core_tools(after, catalog)])
     changed = visible_signature(state, catalog) != visible_signature(after, catalog)
     return Transition(after, changed)
