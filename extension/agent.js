@@ -2483,9 +2483,10 @@
 
   function writeNode(node, out) {
     if (out.truncated) return;
-    if (node.nodeType === Node.TEXT_NODE) {
+    const type = node.nodeType;
+    if (type === 3) { // Node.TEXT_NODE
       out.write(escapeText(node.data));
-    } else if (node.nodeType === Node.ELEMENT_NODE) {
+    } else if (type === 1) { // Node.ELEMENT_NODE
       writeElement(node, out);
     }
     // Comments, processing instructions and the doctype are left out.
@@ -2509,17 +2510,21 @@
   }
 
   // An open shadow root's content is written inside its host, before the light-DOM children.
+  // Sibling pointers, not NodeList iterators: this loop runs once per node of the page.
   function writeChildren(el, out) {
-    if (el.shadowRoot) {
-      for (const child of el.shadowRoot.childNodes) writeNode(child, out);
+    const root = el.shadowRoot;
+    if (root) {
+      for (let child = root.firstChild; child; child = child.nextSibling) writeNode(child, out);
     }
-    for (const child of el.childNodes) writeNode(child, out);
+    for (let child = el.firstChild; child; child = child.nextSibling) writeNode(child, out);
   }
 
   function serializeAttributes(el) {
     const state = formStateAttributes(el);
     let text = '';
-    for (const { name, value } of el.attributes) {
+    const attributes = el.attributes;
+    for (let i = 0, n = attributes.length; i < n; i += 1) { // indexed: no iterator per element
+      const { name, value } = attributes[i];
       if (OWN_ATTRIBUTES.has(name) || state.has(name) || !SAFE_ATTRIBUTE_NAME.test(name)) continue;
       text += ` ${name}="${escapeAttribute(value)}"`;
     }
