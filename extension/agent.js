@@ -1269,11 +1269,6 @@
     if (clicks === 2 && target.isConnected) fireMouse('dblclick', target, x, y, { detail: 2 });
   }
 
-  function centreOf(el) {
-    const rect = el.getBoundingClientRect();
-    return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
-  }
-
   // -- text editing
 
   function isTextControl(el) {

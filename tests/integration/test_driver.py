@@ -12,11 +12,9 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
 import struct
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +22,11 @@ import anyio
 import pytest
 import pytest_asyncio
 from PIL import Image
-from playwright.async_api import BrowserContext, async_playwright
 
 from tabmcp import protocol as p
-from tabmcp.bridge import Bridge, BridgeError
-from tabmcp.config import Settings
 from tabmcp.demo.sites import SiteServer
-from tabmcp.drivers.extension import ExtensionDriver
-from tabmcp.drivers.launch import chromium_args, prepare_extension
 from tests.integration.conftest import free_port
+from tests.integration.linked import Linked, fails, linked_browser
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -117,18 +111,7 @@ PAGES: dict[str, str] = {
 }
 
 
-@dataclass
-class Env:
-    driver: ExtensionDriver
-    context: BrowserContext
-    base: str  # http://127.0.0.1:PORT/
-
-    def url(self, page: str) -> str:
-        return self.base + page
-
-    async def open(self, page: str) -> int:
-        tab = await self.driver.open_tab(self.url(page), True)
-        return tab.id
+Env = Linked
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -140,34 +123,8 @@ async def env() -> AsyncIterator[Env]:
             port = sites.httpd.server_address[1]
             for name, text in PAGES.items():
                 (root / "pages" / name).write_text(text.replace("{port}", str(port)), encoding="utf-8")
-            bridge = Bridge("127.0.0.1", 0, 30.0)
-            await bridge.start()
-            extension = prepare_extension(root / "extension", bridge.url)
-            async with async_playwright() as pw:
-                context = await pw.chromium.launch_persistent_context(
-                    str(root / "profile"),
-                    executable_path=Settings().resolved_browser_path(),
-                    headless=True,
-                    args=chromium_args(extension, as_root=os.geteuid() == 0),
-                    ignore_default_args=["--disable-extensions"],
-                    no_viewport=True,  # what the extension sees must be the window, not an emulated viewport
-                )
-                try:
-                    assert await bridge.wait_linked(20), "the extension did not connect"
-                    driver = ExtensionDriver(bridge)
-                    await driver.connect()
-                    yield Env(driver, context, sites.base_url)
-                finally:
-                    await context.close()
-                    await bridge.stop()
-
-
-async def fails(call: Awaitable[Any], code: str) -> str:
-    """The call fails with this protocol code; its message, for further checks."""
-    with pytest.raises(BridgeError) as info:
-        await call
-    assert info.value.code == code, info.value.message
-    return info.value.message
+            async with linked_browser(root, sites.base_url) as linked:
+                yield linked
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 10.0) -> None:

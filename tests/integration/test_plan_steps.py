@@ -9,46 +9,27 @@ bridge. The pages are tests/fixtures/pages (see its README), served on 127.0.0.1
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
-from collections.abc import AsyncIterator, Awaitable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 import pytest_asyncio
-from playwright.async_api import BrowserContext, async_playwright
 
 from tabmcp import protocol as p
-from tabmcp.bridge import Bridge, BridgeError
-from tabmcp.config import Settings
 from tabmcp.demo.sites import SiteServer
-from tabmcp.drivers.extension import ExtensionDriver
-from tabmcp.drivers.launch import chromium_args, prepare_extension
 from tests.integration.conftest import free_port
+from tests.integration.linked import Linked, fails, linked_browser
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
 
 
-@dataclass
-class Env:
-    bridge: Bridge
-    driver: ExtensionDriver
-    context: BrowserContext
-    base: str  # http://127.0.0.1:PORT/
-
-    def url(self, page: str) -> str:
-        return self.base + page
-
-    async def open(self, page: str) -> int:
-        tab = await self.driver.open_tab(self.url(page), True)
-        return tab.id
-
+class Env(Linked):
     async def run(self, tab: int, *steps: dict[str, Any]) -> dict[str, Any]:
         return await self.driver.run_steps(tab, "test_tool", [p.Step.model_validate(s) for s in steps])
 
@@ -56,35 +37,8 @@ class Env:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def env() -> AsyncIterator[Env]:
     with tempfile.TemporaryDirectory(prefix="tabmcp-steps-") as scratch, SiteServer(PAGES) as sites:
-        root = Path(scratch)
-        bridge = Bridge("127.0.0.1", 0, 30.0)
-        await bridge.start()
-        extension = prepare_extension(root / "extension", bridge.url)
-        async with async_playwright() as pw:
-            context = await pw.chromium.launch_persistent_context(
-                str(root / "profile"),
-                executable_path=Settings().resolved_browser_path(),
-                headless=True,
-                args=chromium_args(extension, as_root=os.geteuid() == 0),
-                ignore_default_args=["--disable-extensions"],
-                no_viewport=True,
-            )
-            try:
-                assert await bridge.wait_linked(20), "the extension did not connect"
-                driver = ExtensionDriver(bridge)
-                await driver.connect()
-                yield Env(bridge, driver, context, sites.base_url)
-            finally:
-                await context.close()
-                await bridge.stop()
-
-
-async def fails(call: Awaitable[Any], code: str) -> str:
-    """The call fails with this protocol code; its message, for further checks."""
-    with pytest.raises(BridgeError) as info:
-        await call
-    assert info.value.code == code, info.value.message
-    return info.value.message
+        async with linked_browser(Path(scratch), sites.base_url) as linked:
+            yield Env(linked.bridge, linked.driver, linked.context, linked.base)
 
 
 async def next_tools_changed(env: Env, tab: int, timeout: float = 10.0) -> p.ToolsChanged:
