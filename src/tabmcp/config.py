@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -34,6 +35,65 @@ class Settings(BaseSettings):
     screenshot_max_side: int = Field(2000, description="Screenshots are scaled down to this many px on the long side.")
     screenshot_max_bytes: int = Field(5_000_000, description="Screenshots are re-encoded until this small.")
     enable_evaluate: bool = Field(False, description="List the evaluate tool (runs JavaScript in the page).")
+    # --- security (issue 5; docs/security.md) -------------------------------------------------
+    config_dir: Path | None = Field(
+        None, description="Where the pairing and HTTP tokens live (default: $XDG_CONFIG_HOME/tabmcp)."
+    )
+    pairing_token: str | None = Field(
+        None, description="Bridge pairing token; default: generated once and stored in the config dir."
+    )
+    extension_ids: list[str] = Field(
+        default_factory=list, description="Extension ids allowed on the bridge besides tabmcp's own."
+    )
+    ws_allow_remote: bool = Field(False, description="Allow the bridge to bind a non-loopback address.")
+    ws_max_frame_bytes: int = Field(16 * 2**20, description="Largest frame the bridge accepts from the extension.")
+    ws_max_frames_per_second: int = Field(
+        500, description="Frames per second one extension connection may send before it is cut off."
+    )
+    http: str | None = Field(None, description="Serve Streamable HTTP on HOST:PORT instead of stdio.")
+    http_token: str | None = Field(
+        None, description="Bearer token HTTP clients must send; required when HTTP is not on loopback."
+    )
+    http_allowed_hosts: list[str] = Field(
+        default_factory=list, description="Extra Host header values accepted on HTTP (host:port)."
+    )
+    http_allowed_origins: list[str] = Field(
+        default_factory=list, description="Extra Origin header values accepted on HTTP."
+    )
+    share_tabs: Literal["own", "user", "all"] = Field(
+        "own",
+        description="With several clients (HTTP): which tabs a client sees besides its own: "
+        "own = only the tabs it opened, user = also tabs no client opened, all = every tab.",
+    )
+    session_idle_timeout: float = Field(
+        1800.0, description="Seconds after which an idle HTTP session and its workspace are closed."
+    )
+    max_sessions: int = Field(10, ge=1, description="Most concurrent client sessions over HTTP.")
+    allow_urls: list[str] = Field(
+        default_factory=list,
+        description="If set, only URLs matching one of these patterns may be opened or navigated to. "
+        "chrome://, file:// and extension pages need a pattern here to be allowed at all.",
+    )
+    block_urls: list[str] = Field(
+        default_factory=list, description="URLs matching one of these patterns are never loaded."
+    )
+    screenshot_origins: list[str] = Field(
+        default_factory=list, description="If set, screenshots only of pages on these origins/patterns."
+    )
+    enable_trusted_input: bool = Field(
+        False, description="Allow trusted input (chrome.debugger) for interact(trusted=true)."
+    )
+    confirm_destructive: bool = Field(
+        False, description="Ask the user (MCP elicitation) before running a destructive tool or action."
+    )
+    audit_log: Path | None = Field(None, description="Append one JSON line per tool call to this file.")
+    secrets: list[str] = Field(
+        default_factory=list, description="Values redacted wherever they appear in the audit log."
+    )
+    rate_limit_per_minute: int = Field(
+        600, ge=0, description="Tool calls one client may make per minute (0: no limit)."
+    )
+    rate_limit_burst: int = Field(60, ge=1, description="Calls a client may make at once before the rate applies.")
     log_level: str = Field("INFO", description="Logging level (logs go to stderr).")
     record: Path | None = Field(None, description="Append a JSONL recording of the session here.")
 

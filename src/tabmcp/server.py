@@ -291,16 +291,20 @@ class App:
     ) -> types.CallToolResult:
         name, args = params.name, params.arguments or {}
         self.recorder.write("call", name=name, args=args)
-        try:
-            async with self.runtime.batch():
-                result = await self._dispatch_call(name, args)
-        except ToolFailure as exc:
-            result = _error(exc.message, exc.data)
-        except Exception as exc:  # the server keeps running whatever a handler does
-            log.exception("tool %s failed", name)
-            result = _error(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", {"code": "INTERNAL"})
+        result = await self._run_call(name, args)
         self.recorder.write("result", name=name, isError=bool(result.is_error), tools=self.runtime.visible_tool_names())
         return result
+
+    async def _run_call(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
+        """One tool call, every failure turned into an ``isError`` result."""
+        try:
+            async with self.runtime.batch():
+                return await self._dispatch_call(name, args)
+        except ToolFailure as exc:
+            return _error(exc.message, exc.data)
+        except Exception as exc:  # the server keeps running whatever a handler does
+            log.exception("tool %s failed", name)
+            return _error(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", {"code": "INTERNAL"})
 
     async def _dispatch_call(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
         """Run the tool by that name if the client can see it now (its list may be stale)."""
