@@ -295,6 +295,10 @@ class App:
         self.recorder.write("result", name=name, isError=bool(result.is_error), tools=self.runtime.visible_tool_names())
         return result
 
+    def client_of(self, ctx: ServerRequestContext[Any, Any]) -> str:
+        """The client identity a call is accounted to (audit log, rate limit, workspace)."""
+        return "local"
+
     async def _run_call(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
         """One tool call, every failure turned into an ``isError`` result."""
         try:
