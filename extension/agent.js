@@ -1651,10 +1651,13 @@
     return el;
   }
 
+  /** A password field: the server keeps the text out of its audit log (never the value itself). */
+  const sensitiveTarget = (el) => (el instanceof HTMLInputElement && el.type === 'password' ? { sensitive: true } : {});
+
   async function actFill(arg, text) {
     const el = await editableTarget(arg, text ? 'fill' : 'clear');
     fillElement(el, text);
-    return {};
+    return sensitiveTarget(el);
   }
 
   function fillElement(el, text) {
@@ -1697,7 +1700,7 @@
       fireKey('keyup', el, key, {});
     }
     if (before !== null && el.value !== before) fireChange(el);
-    return {};
+    return sensitiveTarget(el);
   }
 
   async function actSelect(arg) {
@@ -1897,7 +1900,7 @@
       // dialogs opened by the trusted input that follows answer by this policy for a while
       if (arg.dialog === 'accept' || arg.dialog === 'dismiss') setDialogPolicy(arg.dialog, arg.promptText, POINT_POLICY_MS);
       const { rect } = found;
-      return { ok: true, x: found.x, y: found.y, rect: plainRect(rect) };
+      return { ok: true, x: found.x, y: found.y, rect: plainRect(rect), ...sensitiveTarget(el) };
     } catch (e) {
       return failure(e);
     }

@@ -14,8 +14,13 @@ const BACKOFF_START_MS = 250;
 const BACKOFF_MAX_MS = 5000;
 const PING_INTERVAL_MS = 20000;
 const RECONNECT_ALARM = 'tabmcp-reconnect';
-// The server closes the older socket with this reason when another extension links up.
-const REPLACED_REASON = 'replaced by a newer connection';
+// Close codes the server refuses or ends a link with (docs/protocol.md, "Pairing and refusals").
+const CLOSE_REPLACED = 4000; // a newer socket of this same browser took the link over
+const CLOSE_NOT_PAIRED = 4001; // the pairing token is missing or wrong
+const CLOSE_ORIGIN = 4003; // this extension's id is not allowed
+const CLOSE_BUSY = 4009; // another browser is linked
+// After such a refusal, retry this rarely, or at once when the options change.
+const SLOW_RETRY_MS = 30000;
 
 const OPEN_TAB_TIMEOUT_MS = 15000;
 const LOADING_WAIT_MS = 10000;
@@ -60,35 +65,65 @@ class ProtocolError extends Error {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Server URL and browser identity
+// Server address, pairing token and browser identity
 
-async function resolveServerUrl() {
+/**
+ * Where to connect and the pairing token to present. The options page (chrome.storage.local)
+ * wins; a launched browser's copy of the extension carries both in tabmcp-config.json.
+ */
+async function resolveLinkSettings() {
+  let stored = {};
   try {
-    const { serverUrl } = await chrome.storage.local.get('serverUrl');
-    if (typeof serverUrl === 'string' && serverUrl) return serverUrl;
+    stored = await chrome.storage.local.get(['serverUrl', 'pairingToken']);
   } catch (e) {
     log('storage.local unavailable', e);
   }
-  const fromFile = await readConfigFileUrl();
-  return fromFile || DEFAULT_SERVER_URL;
+  const file = await readConfigFile();
+  const pick = (...values) => values.find((v) => typeof v === 'string' && v.trim()) || '';
+  return {
+    url: pick(stored.serverUrl, file.serverUrl) || DEFAULT_SERVER_URL,
+    token: pick(stored.pairingToken, file.token).trim(),
+  };
 }
 
 // The config file never changes while the extension runs, so read it once per worker lifetime.
-let configFileUrl;
-async function readConfigFileUrl() {
-  if (configFileUrl === undefined) {
-    configFileUrl = null;
+let configFile;
+async function readConfigFile() {
+  if (configFile === undefined) {
+    configFile = {};
     try {
       const response = await fetch(chrome.runtime.getURL(CONFIG_FILE));
       if (response.ok) {
         const config = await response.json();
-        if (typeof config.serverUrl === 'string' && config.serverUrl) configFileUrl = config.serverUrl;
+        if (config && typeof config === 'object') configFile = config;
       }
     } catch {
       // No config file: the normal case for the unpacked repo copy.
     }
   }
-  return configFileUrl;
+  return configFile;
+}
+
+/**
+ * This browser session's id (kept in chrome.storage.session, which lives as long as the browser).
+ * The server lets a new socket with the linked id replace the old one (this worker restarted) and
+ * refuses one with another id (a second browser), so two browsers never steal the link.
+ */
+let instanceIdCache = null;
+async function instanceId() {
+  if (instanceIdCache) return instanceIdCache;
+  try {
+    const { instanceId: stored } = await chrome.storage.session.get('instanceId');
+    if (typeof stored === 'string' && stored) {
+      instanceIdCache = stored;
+      return stored;
+    }
+  } catch (e) {
+    log('storage.session unavailable', e);
+  }
+  instanceIdCache = crypto.randomUUID();
+  chrome.storage.session.set({ instanceId: instanceIdCache }).catch((e) => log('storage.session', e));
+  return instanceIdCache;
 }
 
 const browserInfo = detectBrowser();
@@ -119,34 +154,42 @@ async function detectBrowser() {
 // ---------------------------------------------------------------------------------------------
 // Connection
 
-/** The live link: {ws, helloSent, pingTimer, ready (resolves once hello went out)}. */
+/** The live link: {ws, helloSent, confirmed, pingTimer, ready (resolves once hello went out)}. */
 let link = null;
 let connectInFlight = false;
 let reconnectTimer = null;
 let backoffMs = BACKOFF_START_MS;
+// Set while the server refuses this browser (not paired, origin, another browser linked): the
+// reason, shown as linkStatus, and no retry before `retryPausedUntil` unless the settings change.
+let refusal = null;
+let retryPausedUntil = 0;
+// New settings arrived while a connect was reading the old ones: reconnect once it is done.
+let reconnectPending = false;
 
 async function connect() {
   if (link || connectInFlight) return;
+  if (Date.now() < retryPausedUntil) return; // refused: the slow retry or new settings come first
   clearTimeout(reconnectTimer);
   reconnectTimer = null;
   connectInFlight = true;
   try {
-    if (await isStandingDown()) return;
-    const url = await resolveServerUrl();
-    openSocket(url);
+    const settings = await resolveLinkSettings();
+    openSocket(settings);
+    showLinkStatus();
   } catch (e) {
     log('connect failed', e);
     scheduleReconnect();
   } finally {
     connectInFlight = false;
   }
+  if (reconnectPending) reconnectNow('settings changed while connecting');
 }
 
-function openSocket(url) {
+function openSocket({ url, token }) {
   const ws = new WebSocket(url);
   let markReady;
   const ready = new Promise((resolve) => { markReady = resolve; });
-  const current = { ws, helloSent: false, pingTimer: null, ready, markReady };
+  const current = { ws, token, helloSent: false, confirmed: false, pingTimer: null, ready, markReady };
   link = current;
   ws.onopen = () => onSocketOpen(current).catch((e) => log('open handler failed', e));
   ws.onmessage = (event) => onSocketMessage(current, event.data).catch((e) => log('message handler failed', e));
@@ -157,12 +200,26 @@ function openSocket(url) {
 
 async function onSocketOpen(current) {
   if (link !== current) return;
-  backoffMs = BACKOFF_START_MS;
-  const browser = await browserInfo;
-  sendOn(current, { type: 'hello', extension: { version: chrome.runtime.getManifest().version }, browser });
+  const [browser, instance] = await Promise.all([browserInfo, instanceId()]);
+  const hello = { type: 'hello', extension: { version: chrome.runtime.getManifest().version }, browser, instance };
+  if (current.token) hello.token = current.token;
+  sendOn(current, hello);
+  // The server answers nothing to a good hello and closes the socket on a bad one; a ping sent
+  // right behind it is answered only once the hello was accepted, so its pong confirms the link.
+  sendOn(current, { type: 'ping' });
   current.helloSent = true;
   current.markReady();
   current.pingTimer = setInterval(() => sendOn(current, { type: 'ping' }), PING_INTERVAL_MS);
+}
+
+/** The first pong after hello: the server accepted this browser. */
+function onPong(current) {
+  if (current.confirmed || link !== current) return;
+  current.confirmed = true;
+  backoffMs = BACKOFF_START_MS;
+  refusal = null;
+  retryPausedUntil = 0;
+  showLinkStatus();
   log('linked');
 }
 
@@ -172,11 +229,22 @@ function onSocketClose(current, event) {
   if (link !== current) return;
   link = null;
   log('socket closed', event.code, event.reason);
-  if (event.reason === REPLACED_REASON) {
-    standDown();
-  } else {
-    scheduleReconnect();
+  switch (event.code) {
+    case CLOSE_NOT_PAIRED: // retrying with the same token cannot help: wait for new settings
+      refusal = `not paired: ${event.reason || 'the pairing token is missing or wrong'}`;
+      pauseRetries();
+      break;
+    case CLOSE_ORIGIN:
+    case CLOSE_BUSY: // another browser holds the link; try again now and then, it may let go
+    case CLOSE_REPLACED: // a newer socket of this browser holds the link
+      refusal = `refused: ${event.reason || `closed with code ${event.code}`}`;
+      pauseRetries();
+      break;
+    default:
+      refusal = null;
+      scheduleReconnect();
   }
+  showLinkStatus();
 }
 
 function scheduleReconnect() {
@@ -189,21 +257,59 @@ function scheduleReconnect() {
   }, delay);
 }
 
-// Another browser's extension took the link over. Reconnecting would take it back, and the two
-// would keep stealing it from each other, so this browser stays quiet for the rest of its session.
-function standDown() {
-  log('replaced by another extension; not reconnecting in this browser session');
-  chrome.storage.session.set({ standingDown: true }).catch((e) => log('storage.session', e));
+/** After a refusal: one slow retry (the 30 s alarm also wakes a sleeping worker for it). */
+function pauseRetries() {
+  clearTimeout(reconnectTimer);
+  retryPausedUntil = Date.now() + SLOW_RETRY_MS;
+  reconnectTimer = setTimeout(() => {
+    reconnectTimer = null;
+    connect();
+  }, SLOW_RETRY_MS);
 }
 
-async function isStandingDown() {
-  try {
-    const { standingDown } = await chrome.storage.session.get('standingDown');
-    return standingDown === true;
-  } catch {
-    return false;
+/** New server address or token (options page): drop the current socket and connect at once. */
+function reconnectNow(why) {
+  if (connectInFlight) {
+    reconnectPending = true;
+    return;
   }
+  reconnectPending = false;
+  log('reconnecting:', why);
+  refusal = null;
+  retryPausedUntil = 0;
+  backoffMs = BACKOFF_START_MS;
+  clearTimeout(reconnectTimer);
+  reconnectTimer = null;
+  const old = link;
+  if (old) {
+    link = null;
+    clearInterval(old.pingTimer);
+    old.markReady();
+    try {
+      old.ws.close(1000, why);
+    } catch (e) {
+      log('close failed', e);
+    }
+  }
+  connect();
 }
+
+/** linkStatus in chrome.storage.session, for the options page and the popup. */
+function showLinkStatus() {
+  const status = link && link.confirmed ? 'connected' : refusal || 'connecting';
+  chrome.storage.session.set({ linkStatus: status }).catch((e) => log('storage.session', e));
+}
+
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && ('pairingToken' in changes || 'serverUrl' in changes)) {
+    reconnectNow('settings changed');
+  }
+});
+
+// The options page asks for a reconnect when it saved settings that did not change.
+chrome.runtime.onMessage.addListener((message) => {
+  if (message && message.type === 'tabmcp-reconnect') reconnectNow('asked by the options page');
+});
 
 function isOpen(current) {
   return Boolean(current) && current.ws.readyState === WebSocket.OPEN;
@@ -259,7 +365,10 @@ async function onSocketMessage(current, raw) {
     answer(errorFrame(id, 'BAD_MESSAGE', 'Frame is not a JSON object with a string "type"'));
     return;
   }
-  if (msg.type === 'pong') return;
+  if (msg.type === 'pong') {
+    onPong(current);
+    return;
+  }
   if (msg.type === 'error') {
     log('server reported an error', msg.code, msg.message);
     return;
@@ -318,7 +427,32 @@ function tabInfo(tab) {
     url: tab.url || tab.pendingUrl || '',
     status,
     active: Boolean(tab.active),
+    ...(Number.isInteger(tab.openerTabId) ? { openerTabId: tab.openerTabId } : {}),
   };
+}
+
+// A client's tabs sit in one tab group named after it, so the user sees whose work each tab is.
+const GROUP_COLORS = ['blue', 'red', 'yellow', 'green', 'pink', 'purple', 'cyan', 'orange'];
+
+function groupColor(title) {
+  let hash = 0;
+  for (const ch of title) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
+  return GROUP_COLORS[hash % GROUP_COLORS.length];
+}
+
+async function addToGroup(tab, title) {
+  if (!chrome.tabGroups) return; // a browser without tab groups: the tab works, ungrouped
+  try {
+    const [existing] = await chrome.tabGroups.query({ title, windowId: tab.windowId });
+    if (existing) {
+      await chrome.tabs.group({ groupId: existing.id, tabIds: [tab.id] });
+      return;
+    }
+    const groupId = await chrome.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
+    await chrome.tabGroups.update(groupId, { title, color: groupColor(title) });
+  } catch (e) {
+    log('could not group tab', tab.id, e); // best effort: grouping is a display aid, not a boundary
+  }
 }
 
 async function getTab(tabId) {
@@ -1199,7 +1333,8 @@ async function pointInTab(tabId, resolved, action, checks) {
   if (action.dialog) arg.dialog = action.dialog;
   if (action.promptText !== undefined) arg.promptText = action.promptText;
   const point = await callAgentInFrame(tabId, resolved.frameId, 'point', arg, resolved.label);
-  return pointInTabViewport(tabId, resolved.frameId, { x: point.x, y: point.y });
+  const inTab = await pointInTabViewport(tabId, resolved.frameId, { x: point.x, y: point.y });
+  return { ...inTab, sensitive: point.sensitive === true };
 }
 
 async function probeIn(tabId, resolved, state) {
@@ -1218,6 +1353,7 @@ async function trustedAct(tabId, resolved, action) {
   const name = action.action;
   const since = Date.now();
   const pointOf = (checks = name) => pointInTab(tabId, resolved, action, checks);
+  let sensitive = false; // filled a password field: the server keeps the text out of its audit log
   if (name === 'check' || name === 'uncheck') {
     const want = name === 'check';
     if ((await probeIn(tabId, resolved, 'checked')) !== want) {
@@ -1234,7 +1370,8 @@ async function trustedAct(tabId, resolved, action) {
     }
     await withDebugger(tabId, (send) => cdpPressKey(send, action.key));
   } else {
-    const { x, y } = await pointOf();
+    const { x, y, sensitive: password } = await pointOf();
+    sensitive = password;
     await withDebugger(tabId, async (send) => {
       if (name === 'hover') {
         await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'none', buttons: 0 });
@@ -1254,7 +1391,7 @@ async function trustedAct(tabId, resolved, action) {
   // The agent reports dialogs over its port while the page handles the input; one round trip to
   // the frame lets those messages arrive before they are read.
   await executeIn({ tabId, frameIds: [resolved.frameId] }, { func: () => 0 }).catch(() => {});
-  return { ok: true, dialogs: dialogsSince(tabId, since) };
+  return { ok: true, dialogs: dialogsSince(tabId, since), sensitive };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1520,6 +1657,7 @@ async function handleConnect() {
 async function handleOpenTab(msg) {
   if (typeof msg.url !== 'string') throw badField(msg, 'url', 'a string');
   if (msg.focus !== undefined && typeof msg.focus !== 'boolean') throw badField(msg, 'focus', 'a boolean');
+  if (msg.group != null && typeof msg.group !== 'string') throw badField(msg, 'group', 'a string');
   const { url } = msg;
   const focus = msg.focus !== false; // protocol.py defaults focus to true
   // tabs.create resolves relative URLs against the extension's own origin; refuse them instead.
@@ -1533,6 +1671,7 @@ async function handleOpenTab(msg) {
   try {
     const tab = await createTab(url, focus);
     watcher.setTab(tab.id);
+    if (msg.group) await addToGroup(tab, msg.group);
     if (focus) await focusWindow(tab.windowId);
     await watcher.waitForOutcome(OPEN_TAB_TIMEOUT_MS); // on timeout: answer with the loading tab
     const { outcome } = watcher;
@@ -1897,7 +2036,8 @@ async function handleAct(msg) {
     const navigated = await settleAction(answer, top, inFrame, waitUntil, action);
     const tab = await getTab(tabId);
     const dialogs = Array.isArray(answer.dialogs) ? answer.dialogs : [];
-    return { type: 'result', data: { action: { navigated, url: tabInfo(tab).url, title: tab.title || '', dialogs } } };
+    const sensitive = answer.sensitive === true; // the target is a password field (docs/security.md, Audit log)
+    return { type: 'result', data: { action: { navigated, url: tabInfo(tab).url, title: tab.title || '', dialogs, sensitive } } };
   } finally {
     top.dispose();
     if (inFrame) inFrame.dispose();

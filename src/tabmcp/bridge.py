@@ -4,22 +4,98 @@ It correlates requests with answers by id, gives every request a timeout, answer
 turns every other frame into an item on ``events`` (consumed in order by the runtime), so that
 nothing that awaits a browser answer ever runs on the reader loop itself. When the socket goes,
 every pending request fails with ``DISCONNECTED`` and a ``LinkLost`` event is queued.
+
+Only tabmcp's extension may link (docs/security.md): the handshake's ``Origin`` must be an allowed
+``chrome-extension://`` origin, and the first frame must be a ``hello`` carrying the pairing token
+(``pairing.py``). Anything else is closed with a code and a reason the extension can show. A linked
+socket that sends frames too large or too fast is cut off; the bridge itself always keeps serving.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import itertools
 import logging
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
 
+from tabmcp import pairing
 from tabmcp import protocol as p
+from tabmcp.config import Settings
 from tabmcp.record import NullRecorder, Recorder
 
 log = logging.getLogger(__name__)
+
+# Close codes (docs/protocol.md "Pairing and refusals"). 4000–4999 are the application's own.
+CLOSE_REPLACED = 4000  # a newer socket of the same browser took the link over
+CLOSE_NOT_PAIRED = 4001  # hello without the right pairing token
+CLOSE_ORIGIN = 4003  # not an allowed chrome-extension:// origin
+CLOSE_BUSY = 4009  # another browser is linked
+CLOSE_POLICY = int(CloseCode.POLICY_VIOLATION)  # 1008: no hello first / in time, too many messages
+CLOSE_TOO_BIG = int(CloseCode.MESSAGE_TOO_BIG)  # 1009: a frame over ws_max_frame_bytes (websockets)
+
+MAX_REASON_BYTES = 123  # a close frame's payload is 125 bytes, 2 of them the code
+PASTE_TOKEN = "run `tabmcp token` and paste it in the extension's options"
+TOKEN_MISSING = f"pairing token missing: {PASTE_TOKEN}"
+TOKEN_WRONG = f"wrong pairing token: {PASTE_TOKEN}"
+NO_ORIGIN = "no Origin header: only the tabmcp browser extension may connect"
+HELLO_FIRST = "the first frame must be hello, with the pairing token"
+BUSY = "another browser is already linked to this tabmcp server; close that one first"
+REPLACED = "replaced by a newer connection from this browser"
+TOO_MANY = "too many messages"
+BURST_SECONDS = 2.0  # a connection may send this many seconds' worth of frames at once
+
+
+def close_reason(text: str) -> str:
+    """``text`` cut to what a close frame can carry (whole UTF-8 characters)."""
+    data = text.encode("utf-8")
+    if len(data) <= MAX_REASON_BYTES:
+        return text
+    return data[: MAX_REASON_BYTES - 3].decode("utf-8", "ignore") + "..."
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class FrameBudget:
+    """A token bucket: ``rate`` frames per second, up to ``burst`` at once. Pure; the clock is passed in."""
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._tokens = burst
+        self._at = now
+
+    def take(self, now: float) -> bool:
+        if self.rate <= 0:
+            return True  # no limit configured
+        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+class Refused(Exception):
+    """A connection that may not link: closed with ``code`` and ``reason``."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = close_reason(reason)
 
 
 class BridgeError(Exception):
@@ -51,11 +127,28 @@ class Bridge:
         port: int = 8765,
         request_timeout: float = 30.0,
         recorder: Recorder | None = None,
+        *,
+        token: str,
+        extension_ids: Iterable[str] = (),
+        allow_remote: bool = False,
+        max_frame_bytes: int = 16 * 2**20,
+        max_frames_per_second: float = 500,
+        hello_timeout: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        if not token:
+            raise ValueError("the bridge needs a pairing token")
         self.recorder = recorder or NullRecorder()
         self.host = host
         self.port = port
         self.request_timeout = request_timeout
+        self.token = token
+        self.allowed_origins = pairing.allowed_origins(extension_ids)
+        self.allow_remote = allow_remote
+        self.max_frame_bytes = max_frame_bytes
+        self.max_frames_per_second = max_frames_per_second
+        self.hello_timeout = hello_timeout
+        self._clock = clock
         self.events: asyncio.Queue[BridgeEvent] = asyncio.Queue()
         self.hello: p.Hello | None = None
         self.start_error: str | None = None
@@ -64,18 +157,43 @@ class Bridge:
         self._pending: dict[str, tuple[asyncio.Future[p.Reply], str]] = {}
         self._ids = itertools.count(1)
         self._linked = asyncio.Event()
+        self._closing: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, recorder: Recorder | None = None) -> Bridge:
+        """The bridge a server runs: its pairing token (``pairing.resolve_token``), origins and limits."""
+        return cls(
+            settings.ws_host,
+            settings.ws_port,
+            settings.request_timeout,
+            recorder,
+            token=pairing.resolve_token(settings.pairing_token, settings.config_dir),
+            extension_ids=settings.extension_ids,
+            allow_remote=settings.ws_allow_remote,
+            max_frame_bytes=settings.ws_max_frame_bytes,
+            max_frames_per_second=settings.ws_max_frames_per_second,
+        )
 
     # ------------------------------------------------------------- lifecycle
 
     async def start(self) -> None:
+        if not self.allow_remote and not is_loopback(self.host):
+            self.start_error = (
+                f"refusing to listen on {self.host}: the extension bridge binds a loopback address only "
+                "(127.0.0.1, ::1, localhost) unless TABMCP_WS_ALLOW_REMOTE=true / --ws-allow-remote"
+            )
+            log.error("extension bridge not started: %s", self.start_error)
+            return
         try:
-            self._server = await serve(self._handle, self.host, self.port, max_size=32 * 2**20)
+            self._server = await serve(self._handle, self.host, self.port, max_size=self.max_frame_bytes)
         except OSError as exc:
             self.start_error = f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}"
             log.error("extension bridge not started: %s", self.start_error)
             return
         self.port = self._server.sockets[0].getsockname()[1]
-        log.info("extension bridge listening on ws://%s:%d", self.host, self.port)
+        log.info("extension bridge listening on %s", self.url)
+        if not is_loopback(self.host):
+            log.warning("the extension bridge is reachable from other machines (%s)", self.host)
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -85,7 +203,8 @@ class Bridge:
 
     @property
     def url(self) -> str:
-        return f"ws://{self.host}:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"ws://{host}:{self.port}"
 
     @property
     def linked(self) -> bool:
@@ -134,21 +253,95 @@ class Bridge:
     # ------------------------------------------------------------- connection
 
     async def _handle(self, conn: ServerConnection) -> None:
-        previous, self._conn = self._conn, conn
-        if previous is not None:
-            # a restarted service worker: what the old socket knew (and was asked) is gone with it
-            self._drop("the extension reconnected")
-            await previous.close(1000, "replaced by a newer connection")
-        log.info("extension connected from %s", conn.remote_address)
+        try:
+            hello = await self._admit(conn)
+        except Refused as refused:
+            log.warning("refused an extension connection from %s: %s", _peer(conn), refused.reason)
+            await conn.close(refused.code, refused.reason)
+            return
+        except ConnectionClosed:
+            sent = conn.protocol.close_sent
+            if sent is not None and sent.code == CLOSE_TOO_BIG:
+                log.warning(
+                    "refused an extension connection from %s: a first frame over %d bytes",
+                    _peer(conn),
+                    self.max_frame_bytes,
+                )
+            return  # it went away before saying hello
+        self._link(conn, hello)
+        why = "the browser extension disconnected"
+        budget = FrameBudget(self.max_frames_per_second, self.max_frames_per_second * BURST_SECONDS, self._clock())
         try:
             async for raw in conn:
+                if self._conn is not conn:
+                    continue  # replaced: what it still sends until it is closed is not news
+                if not budget.take(self._clock()):
+                    why = f"the extension sent more than {self.max_frames_per_second:g} messages a second"
+                    log.warning("cut off the extension: %s", why)
+                    self._unlink(conn, why)  # pending calls fail now, not after the close handshake
+                    await conn.close(CLOSE_POLICY, TOO_MANY)
+                    break
                 await self._receive(conn, raw)
         except ConnectionClosed:
             pass
         finally:
-            if self._conn is conn:
-                self._conn = None
-                self._drop("the browser extension disconnected")
+            sent = conn.protocol.close_sent
+            if sent is not None and sent.code == CLOSE_TOO_BIG:
+                why = f"the extension sent a frame over {self.max_frame_bytes} bytes (ws_max_frame_bytes)"
+                log.warning("cut off the extension: %s", why)
+            self._unlink(conn, why)
+
+    async def _admit(self, conn: ServerConnection) -> p.Hello:
+        """The connection's hello if it may link; raise Refused otherwise."""
+        origins = conn.request.headers.get_all("Origin") if conn.request is not None else []
+        if not origins:
+            raise Refused(CLOSE_ORIGIN, NO_ORIGIN)
+        if len(origins) > 1 or origins[0] not in self.allowed_origins:
+            raise Refused(
+                CLOSE_ORIGIN,
+                f"origin not allowed: {', '.join(origins)[:60]} (allow an extension id with --extension-id)",
+            )
+        try:
+            raw = await asyncio.wait_for(conn.recv(), self.hello_timeout)
+        except TimeoutError:
+            raise Refused(CLOSE_POLICY, f"no hello within {self.hello_timeout:g} s") from None
+        try:
+            hello = p.parse_extension_message(raw)
+        except p.ProtocolError as exc:
+            raise Refused(CLOSE_POLICY, f"{HELLO_FIRST} ({exc.message})") from None
+        if not isinstance(hello, p.Hello):
+            raise Refused(CLOSE_POLICY, f"{HELLO_FIRST}, not {hello.type!r}")
+        if not hello.token:
+            raise Refused(CLOSE_NOT_PAIRED, TOKEN_MISSING)
+        if not pairing.tokens_match(hello.token, self.token):
+            raise Refused(CLOSE_NOT_PAIRED, TOKEN_WRONG)
+        if self._conn is not None and not self._same_browser(hello):
+            raise Refused(CLOSE_BUSY, BUSY)
+        return hello.model_copy(update={"token": None})  # the secret stops here
+
+    def _same_browser(self, hello: p.Hello) -> bool:
+        current = self.hello.instance if self.hello is not None else None
+        return current is not None and hello.instance == current
+
+    def _link(self, conn: ServerConnection, hello: p.Hello) -> None:
+        previous = self._conn
+        if previous is not None:
+            # the same browser's restarted service worker: the old socket and what it was asked are gone
+            self._unlink(previous, "the extension reconnected")
+            closing = asyncio.get_running_loop().create_task(previous.close(CLOSE_REPLACED, REPLACED))
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
+        self._conn = conn
+        self.hello = hello
+        self.recorder.write("recv", frame=hello.model_dump(exclude_none=True))
+        self._linked.set()
+        self.events.put_nowait(LinkUp(hello))
+        log.info("extension linked from %s (%s %s)", _peer(conn), hello.browser.name, hello.browser.version)
+
+    def _unlink(self, conn: ServerConnection, why: str) -> None:
+        if self._conn is conn:
+            self._conn = None
+            self._drop(why)
 
     def _drop(self, why: str) -> None:
         """The current link is gone: unlink, fail what was pending, and tell the runtime once."""
@@ -168,15 +361,13 @@ class Bridge:
             log.warning("rejected frame from extension: %s", exc.message)
             await conn.send(p.encode(p.ServerError(id=exc.frame_id, code=exc.code, message=exc.message)))
             return
-        if not isinstance(message, p.Ping):
+        if not isinstance(message, p.Ping | p.Hello):
             self.recorder.write("recv", frame=message.model_dump(exclude_none=True))
         match message:
             case p.Ping():
                 await conn.send(p.encode(p.Pong()))
-            case p.Hello() if conn is self._conn:
-                self.hello = message
-                self._linked.set()
-                self.events.put_nowait(LinkUp(message))
+            case p.Hello():
+                log.warning("ignored a second hello on a linked connection")
             case p.Connected() | p.Result() | p.ToolResult() | p.Error():
                 self._resolve(message)
             case p.Disconnected():
@@ -195,3 +386,8 @@ class Bridge:
         future, _ = entry
         if not future.done():
             future.set_result(reply)
+
+
+def _peer(conn: ServerConnection) -> str:
+    address = conn.remote_address
+    return f"{address[0]}:{address[1]}" if address else "?"

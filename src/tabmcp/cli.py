@@ -1,4 +1,4 @@
-"""Command line: ``tabmcp serve | demo | doctor | extension-path``.
+"""Command line: ``tabmcp serve | demo | doctor | token | extension-path``.
 
 Flags override ``TABMCP_*`` environment variables, which override defaults. Logs go to stderr:
 under stdio, stdout is the MCP protocol.
@@ -19,7 +19,8 @@ from tabmcp.config import Settings
 EPILOG = """\
 Add to Claude Code:   claude mcp add tabmcp -- tabmcp serve
 Use your own Chrome:  chrome://extensions → Developer mode → Load unpacked → the folder printed by
-                      `tabmcp extension-path`; then call connect_browser. Or let tabmcp start one:
+                      `tabmcp extension-path`; paste `tabmcp token` into the extension's options;
+                      then call connect_browser. Or let tabmcp start (and pair) one:
                       connect_browser(launch=true).
 Settings also come from TABMCP_* environment variables (e.g. TABMCP_WS_PORT=8765).
 """
@@ -45,7 +46,42 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--follow-user-tab-switches", action=argparse.BooleanOptionalAction, default=None,
                        help="move focus when the user switches tabs in the browser")
     serve.add_argument("--introspectors-dir", type=Path, help="extra folder of site introspector modules")
+    # capabilities off by default, confirmation, audit, rate limit (docs/security.md)
+    serve.add_argument("--enable-evaluate", action=argparse.BooleanOptionalAction, default=None,
+                       help="list the evaluate tool (runs JavaScript in the page; off by default)")
+    serve.add_argument("--enable-trusted-input", action=argparse.BooleanOptionalAction, default=None,
+                       help="allow interact(trusted=true): real input events through chrome.debugger (off by default)")
+    serve.add_argument("--screenshot-origin", dest="screenshot_origins", action="append", metavar="PATTERN",
+                       help="only screenshot pages on this origin/pattern, e.g. https://*.example.com (repeatable)")
+    serve.add_argument("--confirm-destructive", action=argparse.BooleanOptionalAction, default=None,
+                       help="ask the user (MCP elicitation) before destructive tools and actions")
+    serve.add_argument("--audit-log", type=Path, metavar="FILE",
+                       help="append one JSON line per tool call to FILE (created 0600)")
+    serve.add_argument("--secret", dest="secrets", action="append", metavar="VALUE",
+                       help="redact VALUE wherever it appears in the audit log (repeatable; "
+                            "TABMCP_SECRETS keeps it out of the process list)")
+    serve.add_argument("--rate-limit-per-minute", type=int, metavar="N",
+                       help="tool calls one client may make per minute (default 600; 0: no limit)")
+    serve.add_argument("--rate-limit-burst", type=int, metavar="N",
+                       help="calls a client may make at once before the rate applies (default 60)")
     serve.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (logs go to stderr)")
+    serve.add_argument("--http", metavar="HOST:PORT",
+                       help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (several clients)")
+    serve.add_argument("--http-token", help="bearer token HTTP clients must send (required off loopback)")
+    serve.add_argument("--http-allowed-host", dest="http_allowed_hosts", action="append", metavar="HOST:PORT",
+                       help="also accept this Host header on HTTP (repeatable)")
+    serve.add_argument("--http-allowed-origin", dest="http_allowed_origins", action="append", metavar="ORIGIN",
+                       help="also accept this Origin header on HTTP (repeatable)")
+    serve.add_argument("--share-tabs", choices=["own", "user", "all"],
+                       help="HTTP: tabs a client sees besides its own (default own)")
+    serve.add_argument("--max-sessions", type=int, help="HTTP: most concurrent client sessions (default 10)")
+    serve.add_argument("--session-idle-timeout", type=float,
+                       help="HTTP: seconds before an idle session and its workspace close (default 1800)")
+    serve.add_argument("--config-dir", type=Path, help="where the pairing token lives (default ~/.config/tabmcp)")
+    serve.add_argument("--extension-id", dest="extension_ids", action="append", metavar="ID",
+                       help="also accept this extension id on the bridge (repeatable)")
+    serve.add_argument("--ws-allow-remote", action=argparse.BooleanOptionalAction, default=None,
+                       help="let the bridge bind a non-loopback --ws-host (the pairing token still applies)")
 
     demo = commands.add_parser("demo", help="run a real MCP session against the bundled demo sites")
     demo.add_argument("--port", type=int, default=0, help="port for the demo web server (default: any free)")
@@ -56,6 +92,12 @@ def _parser() -> argparse.ArgumentParser:
     doctor.add_argument("--introspectors-dir", type=Path, help="extra folder of site introspector modules")
     doctor.add_argument("--page", type=Path, help="a saved page (HTML as the agent captures it) to introspect")
     doctor.add_argument("--url", default="http://localhost/", help="the URL the saved page is treated as")
+
+    token = commands.add_parser(
+        "token", help="print the pairing token to paste in the extension's options (made on first use)"
+    )
+    token.add_argument("--config-dir", type=Path, help="where the token lives (default ~/.config/tabmcp)")
+    token.add_argument("--rotate", action="store_true", help="replace the stored token with a new one")
 
     commands.add_parser("extension-path", help="print the folder to load as an unpacked extension")
     return parser
@@ -80,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             level=settings.log_level.upper(),
             format="%(asctime)s tabmcp %(levelname)s %(name)s: %(message)s",
         )
+        if settings.http:
+            return _serve_http(settings)
         from tabmcp.server import serve_stdio
 
         with contextlib.suppress(KeyboardInterrupt):
@@ -94,12 +138,48 @@ def main(argv: list[str] | None = None) -> int:
 
         logging.basicConfig(stream=sys.stderr, level=logging.ERROR)  # doctor prints what the logs would say
         return run_doctor(settings_from(args), page=args.page, url=args.url, out=sys.stdout)
+    if args.command == "token":
+        return print_token(settings_from(args), rotate=args.rotate)
     if args.command == "extension-path":
         from tabmcp.drivers.launch import extension_source
 
         print(extension_source())
         return 0
     parser.print_help()
+    return 0
+
+
+def _serve_http(settings: Settings) -> int:
+    from tabmcp.http_server import HttpConfigError, serve_http
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve_http(settings))
+    except HttpConfigError as exc:
+        print(f"tabmcp: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def print_token(settings: Settings, *, rotate: bool = False) -> int:
+    """The token on stdout (nothing else, so it can be piped); where it comes from on stderr."""
+    from tabmcp import pairing
+
+    if settings.pairing_token and settings.pairing_token.strip():
+        if rotate:
+            print("TABMCP_PAIRING_TOKEN is set: change it there, not with --rotate", file=sys.stderr)
+            return 2
+        print(settings.pairing_token.strip())
+        print("(from TABMCP_PAIRING_TOKEN)", file=sys.stderr)
+        return 0
+    folder = pairing.resolve_config_dir(settings.config_dir)
+    token = pairing.rotate(folder) if rotate else pairing.load_or_create(folder)
+    print(token)
+    print(
+        f"(stored in {folder / pairing.TOKEN_FILE}; paste it in the tabmcp extension's options: "
+        "chrome://extensions → tabmcp → Details → Extension options)",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -28,6 +28,7 @@ class ErrorCode(StrEnum):
     BAD_MESSAGE = "BAD_MESSAGE"
     UNKNOWN_TYPE = "UNKNOWN_TYPE"
     DISCONNECTED = "DISCONNECTED"
+    NAVIGATION_BLOCKED = "NAVIGATION_BLOCKED"
     INTERNAL = "INTERNAL"
 
 
@@ -56,6 +57,7 @@ class TabInfo(Frame):
     url: str = ""
     status: Literal["loading", "complete", "unloaded"] = "loading"
     active: bool = False
+    openerTabId: int | None = None
 
 
 # ----------------------------------------------------------------- extension -> server
@@ -65,6 +67,11 @@ class Hello(Frame):
     type: Literal["hello"]
     extension: ExtensionInfo = ExtensionInfo()
     browser: BrowserInfo = BrowserInfo()
+    # the pairing token (tabmcp token); the bridge refuses a hello without the right one
+    token: str | None = Field(None, max_length=512, repr=False)
+    # random per browser session (chrome.storage.session): a new socket with the linked instance's
+    # id is that browser's restarted service worker and replaces the old link; another id is refused
+    instance: str | None = Field(None, max_length=128)
 
 
 class Ping(Frame):
@@ -137,6 +144,17 @@ class ToolsChanged(Frame):
     version: str = ""
 
 
+class NavigationBlocked(Frame):
+    """The browser refused a tab's main-frame navigation under the navigation policy (the rules sent
+    with ``connect``): a link, a form, a script, a redirect or a popup went somewhere it may not.
+    ``reason`` is the rule's reason (``PolicyRule.reason`` or ``PolicyRules.allowReason``)."""
+
+    type: Literal["navigationBlocked"]
+    tabId: int
+    url: str = Field("", max_length=8192)
+    reason: str = Field("", max_length=2000)
+
+
 ExtensionMessage = Annotated[
     Hello
     | Ping
@@ -150,10 +168,13 @@ ExtensionMessage = Annotated[
     | ToolResult
     | Error
     | Disconnected
-    | ToolsChanged,
+    | ToolsChanged
+    | NavigationBlocked,
     Field(discriminator="type"),
 ]
-TabEvent = TabCreated | TabUpdated | TabClosed | TabFocused | TabCrashed | Disconnected | ToolsChanged
+TabEvent = (
+    TabCreated | TabUpdated | TabClosed | TabFocused | TabCrashed | Disconnected | ToolsChanged | NavigationBlocked
+)
 Reply = Connected | Result | ToolResult | Error
 
 # ----------------------------------------------------------------- server -> extension
@@ -240,9 +261,32 @@ class Pong(Frame):
     type: Literal["pong"] = "pong"
 
 
+class PolicyRule(Frame):
+    """One navigation-policy pattern (``policy.py``): ``regex`` matches a URL as the browser writes it
+    (anchored; the syntax JavaScript and RE2 read alike). ``web``: it can match http(s) pages, so it
+    becomes a declarativeNetRequest rule; the others (chrome:, file:…) only opt pages in."""
+
+    pattern: str = Field(max_length=1000)
+    regex: str = Field(min_length=1, max_length=4000)
+    web: bool = True
+    reason: str = Field("", max_length=1000)  # block rules: why, for the model (without the URL)
+
+
+class PolicyRules(Frame):
+    """The navigation policy the extension enforces while linked; empty lists: no rules."""
+
+    block: list[PolicyRule] = []
+    allow: list[PolicyRule] = []
+    allowReason: str = Field("", max_length=1000)  # why a URL no allow rule matches is refused
+
+
 class Connect(Frame):
+    """``policy``: installed (replacing any earlier rules) before ``connected`` is answered; absent
+    or empty: no navigation rules."""
+
     type: Literal["connect"] = "connect"
     id: str = ""
+    policy: PolicyRules | None = None
 
 
 class OpenTab(Frame):
@@ -250,6 +294,7 @@ class OpenTab(Frame):
     id: str = ""
     url: str
     focus: bool = True
+    group: str | None = Field(None, max_length=40)  # put the tab in the tab group of this title
 
 
 class FocusTab(Frame):
@@ -476,6 +521,7 @@ class ActionData(Frame):
     url: str = ""
     title: str = ""
     dialogs: list[Dialog] = []
+    sensitive: bool = False  # fill/type hit a password field: the server's audit log redacts the text
 
 
 class PageData(Frame):
@@ -540,7 +586,7 @@ _server_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 EXTENSION_TYPES = frozenset(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in (Hello, Ping, Connected, TabCreated, TabUpdated, TabClosed, TabFocused, TabCrashed,
-              Result, ToolResult, Error, Disconnected, ToolsChanged)
+              Result, ToolResult, Error, Disconnected, ToolsChanged, NavigationBlocked)
 )
 
 

@@ -15,10 +15,11 @@ from contextlib import asynccontextmanager
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
-from tabmcp.drivers.base import Driver, LinkChanged, PageChanged, UserFocusedTab
+from tabmcp.drivers.base import Driver, LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.snapshot import SnapshotStore
+from tabmcp.policy import NavigationPolicy, PolicyWatch, Verdict
 from tabmcp.protocol import ErrorCode
 from tabmcp.record import NullRecorder, Recorder
 
@@ -26,6 +27,7 @@ log = logging.getLogger(__name__)
 Notify = Callable[[], Awaitable[None]]
 NotifyResources = Callable[[frozenset[str]], Awaitable[None]]
 TABS_URI = "tabs://list"
+STOP_TIMEOUT_MS = 5_000  # sending a tab to about:blank
 PAGE_URI = "dom://current-page"
 
 
@@ -74,6 +76,10 @@ class Runtime:
         self._refresh_again: set[int] = set()
         self._deferred_refresh: set[int] = set()
         self._stale_tools: set[int] = set()  # unfocused tabs whose page changed since their tools were made
+        # The navigation policy (docs/security.md): tools check URLs with it, and what the browser
+        # blocked or the runtime stopped becomes a note in the next tool result (take_policy_notes).
+        self.policy = NavigationPolicy.from_settings(settings)
+        self.policy_watch = PolicyWatch(self.policy)
 
     async def dispatch(self, event: s.Event) -> s.Transition:
         before = self.state
@@ -85,6 +91,7 @@ class Runtime:
             self.console_read.pop(tab_id, None)
             self._versions.pop(tab_id, None)
             self._stale_tools.discard(tab_id)
+            self.policy_watch.forget(tab_id)
         if tabs_signature(before) != tabs_signature(self.state):
             self._stale_resources.add(TABS_URI)
         if page_signature(before) != page_signature(self.state):
@@ -141,6 +148,10 @@ class Runtime:
         came from (the agent answers that without serialising anything). A page that cannot be
         scripted simply has no tools."""
         tab = self.state.tabs.get(tab_id)
+        if tab is not None and tab.url and not self.policy.check(tab.url).allowed:
+            log.info("tab %s not introspected: the navigation policy refuses %s", tab_id, tab.url)
+            self._versions.pop(tab_id, None)
+            return ()  # a page the policy refuses is not read, not even for its tool names
         known = self._versions.get(tab_id) if tab is not None and tab.tools is not None else None
         stale = tab_id in self._stale_tools
         self._stale_tools.discard(tab_id)  # read from now on: a change during the capture marks it again
@@ -156,6 +167,9 @@ class Runtime:
             raise
         if capture is None:
             return None
+        if capture.url and not self.policy.check(capture.url).allowed:
+            self._versions.pop(tab_id, None)
+            return ()  # it went there while being read
         reserved = {t.name for t in self.catalog}
         tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
         if capture.version:
@@ -271,12 +285,51 @@ class Runtime:
                 await self.dispatch(event)
                 if _finished_loading(before, tab):
                     self.page_may_have_changed(tab.id)
+                self._enforce_policy(tab)
+            case NavigationBlocked(tab_id=tab_id, url=url, reason=reason):
+                self.policy_watch.blocked(tab_id, url, reason, concerns_model=self._concerns_model(tab_id))
             case PageChanged(tab_id=tab_id):
                 self.page_may_have_changed(tab_id)
             case s.TabCreated() | s.TabClosed() | s.TabCrashed():
                 await self.dispatch(event)
             case _:
                 log.warning("ignoring unexpected driver event %r", event)
+
+    # ------------------------------------------------------------- navigation policy
+
+    def _concerns_model(self, tab_id: int) -> bool:
+        """The model's focused tab, or a popup its page opened."""
+        focused = self.state.focused_tab_id
+        tab = self.state.tabs.get(tab_id)
+        return focused is not None and (tab_id == focused or (tab is not None and tab.opener_id == focused))
+
+    def _enforce_policy(self, tab: s.Tab) -> None:
+        """The focused tab finished loading a page the policy refuses that the browser did not block
+        itself (served by a service worker or the back/forward cache, a browser page): send it away."""
+        if tab.id != self.state.focused_tab_id:
+            return
+        verdict = self.policy_watch.should_stop(tab.id, tab.url, tab.status)
+        if verdict is not None:
+            self._spawn(self.stop_tab(tab.id, tab.url, verdict))
+
+    async def stop_tab(self, tab_id: int, url: str, verdict: Verdict, *, by_tool: bool = False) -> None:
+        """Send a tab showing a page the policy refuses to about:blank. A stop the runtime decides on
+        leaves a note for the next tool result; a tool's own stop (``by_tool``) reports it itself."""
+        if not self.policy_watch.claim_stop(tab_id, url, verdict, by_tool=by_tool):
+            return
+        log.warning("tab %s is at %s, which the navigation policy refuses: sending it to about:blank", tab_id, url)
+        try:
+            await self.driver.navigate(tab_id, url="about:blank", timeout_ms=STOP_TIMEOUT_MS)
+        except BridgeError as exc:
+            log.warning("tab %s could not be sent to about:blank: %s", tab_id, exc.message)
+
+    def take_policy_notes(self) -> list[str]:
+        """What the navigation policy did since the last tool result (each note is given once)."""
+        return self.policy_watch.take()
+
+    def blocked_reported(self, tab_id: int) -> None:
+        """A tool is reporting a navigation the browser blocked in this tab: no separate note for it."""
+        self.policy_watch.reported(tab_id)
 
 
 def _finished_loading(before: s.Tab | None, after: s.Tab) -> bool:

@@ -12,7 +12,7 @@ import asyncio
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
@@ -22,7 +22,7 @@ from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated, ToolsListChanged
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
@@ -31,7 +31,9 @@ from tabmcp import state as s
 from tabmcp.bridge import Bridge
 from tabmcp.config import Settings
 from tabmcp.drivers.extension import ExtensionDriver
+from tabmcp.drivers.hub import DriverHub
 from tabmcp.drivers.launch import ChromiumLauncher
+from tabmcp.guard import Guards
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.introspect.registry import Registry
 from tabmcp.record import recorder_for
@@ -40,6 +42,7 @@ from tabmcp.runtime import Runtime
 from tabmcp.tools import CATALOG, CoreTool, ToolContext, ToolFailure
 from tabmcp.tools.base import Image, Output, Text
 from tabmcp.tools.page_tools import call_page_tool
+from tabmcp.workspaces import LOCAL, TooManyWorkspaces, Workspace, Workspaces, workspace_key
 
 log = logging.getLogger(__name__)
 INSTRUCTIONS = (
@@ -50,25 +53,40 @@ INSTRUCTIONS = (
 
 
 class SessionRegistry:
-    """Handshake-era sessions, keyed by something that lives as long as their connection."""
+    """Handshake-era sessions, keyed by something that lives as long as their connection, and the
+    workspace each one works in (so a workspace's list change reaches its own clients)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_end: Callable[[str], Awaitable[None]] | None = None) -> None:
         self._sessions: dict[str, ServerSession] = {}
+        self._workspace: dict[str, str] = {}  # session key -> workspace key
         self._subscriptions: dict[str, set[str]] = {}  # session key -> resource URIs
+        self._on_end = on_end
 
-    def remember(self, ctx: ServerRequestContext[Any, Any]) -> str:
-        headers = getattr(ctx.request, "headers", None)
-        session_id = headers.get("mcp-session-id") if headers is not None else None
+    def remember(self, ctx: ServerRequestContext[Any, Any], workspace: str = LOCAL) -> str:
         connection = ctx.session._connection  # private, but the only connection-stable handle in mcp 2.3
-        key = session_id or f"conn-{id(connection)}"
+        key = session_id_of(ctx) or f"conn-{id(connection)}"
         if key not in self._sessions:
-            connection.exit_stack.callback(self._forget, key)
+            connection.exit_stack.push_async_callback(self._forget, key)
         self._sessions[key] = ctx.session
+        self._workspace[key] = workspace
         return key
 
-    def _forget(self, key: str) -> None:
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    async def _forget(self, key: str) -> None:
         self._sessions.pop(key, None)
+        self._workspace.pop(key, None)
         self._subscriptions.pop(key, None)
+        if self._on_end is not None:
+            await self._on_end(key)
+
+    def _of(self, workspace: str | None) -> list[tuple[str, ServerSession]]:
+        return [
+            (key, session)
+            for key, session in list(self._sessions.items())
+            if workspace is None or self._workspace.get(key) == workspace
+        ]
 
     def subscribe(self, ctx: ServerRequestContext[Any, Any], uri: str) -> None:
         self._subscriptions.setdefault(self.remember(ctx), set()).add(uri)
@@ -76,17 +94,44 @@ class SessionRegistry:
     def unsubscribe(self, ctx: ServerRequestContext[Any, Any], uri: str) -> None:
         self._subscriptions.get(self.remember(ctx), set()).discard(uri)
 
-    async def broadcast(self) -> None:
-        for session in list(self._sessions.values()):
+    async def broadcast(self, workspace: str | None = None) -> None:
+        """``tools/list_changed`` to every session of ``workspace`` (all sessions when None)."""
+        for _key, session in self._of(workspace):
             with suppress(Exception):  # a connection that just died is not our problem
                 await session.send_tool_list_changed()
 
-    async def resource_updated(self, uri: str) -> None:
-        for key, uris in list(self._subscriptions.items()):
-            session = self._sessions.get(key)
-            if session is not None and uri in uris:
+    async def resource_updated(self, uri: str, workspace: str | None = None) -> None:
+        for key, session in self._of(workspace):
+            if uri in self._subscriptions.get(key, ()):
                 with suppress(Exception):
                     await session.send_resource_updated(uri)
+
+
+def _headers(ctx: ServerRequestContext[Any, Any]) -> Any:
+    return getattr(ctx.request, "headers", None)
+
+
+def session_id_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    headers = _headers(ctx)
+    return headers.get("mcp-session-id") if headers is not None else None
+
+
+def workspace_name_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    """The workspace a client asks for: ``?workspace=`` on the endpoint URL or a ``Tabmcp-Workspace``
+    header (URL parameters work in every client's config; not every client can set headers)."""
+    request = ctx.request
+    query = getattr(request, "query_params", None)
+    name = query.get("workspace") if query is not None else None
+    headers = _headers(ctx)
+    if not name and headers is not None:
+        name = headers.get("tabmcp-workspace")
+    return name or None
+
+
+def client_name_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    params = getattr(ctx.session, "client_params", None)
+    info = getattr(params, "client_info", None)
+    return getattr(info, "name", None)
 
 
 def _hints(hints: ToolHints) -> types.ToolAnnotations:
@@ -164,27 +209,35 @@ class TabmcpServer(Server[Any]):
 
 
 class App:
-    """Everything one tabmcp process owns: bridge, driver, runtime, launcher, MCP server."""
+    """Everything one tabmcp process owns: bridge, driver hub, workspaces, launcher, MCP server.
 
-    def __init__(self, settings: Settings) -> None:
+    ``shared``: several clients (Streamable HTTP), each in its own workspace; otherwise (stdio,
+    in-process tests) one client whose workspace sees every tab."""
+
+    def __init__(self, settings: Settings, *, shared: bool = False) -> None:
         self.settings = settings
+        self.shared = shared
         self.bus = InMemorySubscriptionBus()
-        self.sessions = SessionRegistry()
+        self.sessions = SessionRegistry(on_end=self._session_ended)
         self.recorder = recorder_for(settings.record)
-        self.bridge = Bridge(settings.ws_host, settings.ws_port, settings.request_timeout, self.recorder)
+        self.bridge = Bridge.from_settings(settings, self.recorder)
         self.registry = Registry.discover(settings.introspectors_dir)
-        self.launcher = ChromiumLauncher(settings)
+        self.launcher = ChromiumLauncher(settings, pairing_token=self.bridge.token)
         # tools switched off in the settings (evaluate) do not exist for this process at all
         self.catalog = [t for t in CATALOG if t.enabled(settings)]
-        self.runtime = Runtime(
+        self.guards = Guards(settings, catalog=self.catalog)
+        self.hub = DriverHub(ExtensionDriver(self.bridge))
+        self.workspaces = Workspaces(
             settings,
-            ExtensionDriver(self.bridge),
+            self.hub,
             self.registry,
             self.catalog,
-            self.notify_tools_changed,
+            self._notifier,
+            self._resource_notifier,
             self.recorder,
-            notify_resources=self.notify_resources_updated,
+            shared=shared,
         )
+        self._tasks: list[asyncio.Task[None]] = []
         self.server = TabmcpServer(
             "tabmcp",
             version=__version__,
@@ -202,17 +255,44 @@ class App:
 
     # ------------------------------------------------------------- lifecycle
 
+    @property
+    def runtime(self) -> Runtime:
+        """The one client's runtime (stdio and in-process use; with several clients, see workspaces)."""
+        if self.shared:
+            raise RuntimeError("a shared App has one runtime per workspace: use workspace_for(ctx)")
+        return self.workspaces.open(LOCAL).runtime
+
     @asynccontextmanager
     async def lifespan(self, _server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
         await self.bridge.start()
-        events = asyncio.get_running_loop().create_task(self.runtime.run_events())
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self.hub.run())]
+        if self.shared:
+            self._tasks.append(loop.create_task(self.workspaces.run_reaper()))
+        else:
+            self.workspaces.open(LOCAL)
+        self.workspaces.start_events()
         try:
             yield {}
         finally:
             self.recorder.close()  # what follows is shutdown, not part of the session
-            events.cancel()
+            for task in self._tasks:
+                task.cancel()
+            for workspace in self.workspaces.all():
+                if workspace.events is not None:
+                    workspace.events.cancel()
             await self.launcher.close()
             await self.bridge.stop()
+
+    def workspace_for(self, ctx: ServerRequestContext[Any, Any]) -> Workspace:
+        """The workspace a request works in; raises MCPError for a bad name or past max_sessions."""
+        if not self.shared:
+            return self.workspaces.open(LOCAL)
+        try:
+            key, named = workspace_key(workspace_name_of(ctx), session_id_of(ctx))
+            return self.workspaces.open(key, named=named, client_name=client_name_of(ctx))
+        except (ValueError, TooManyWorkspaces) as exc:
+            raise MCPError(INVALID_REQUEST, str(exc)) from None
 
     async def _remember_sessions(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
         if (
@@ -220,17 +300,35 @@ class App:
             and ctx.method != "initialize"
             and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS
         ):
-            self.sessions.remember(ctx)
+            workspace = self.workspace_for(ctx)
+            session = self.sessions.remember(ctx, workspace.key)
+            self.workspaces.attach(workspace.key, session)
         return await call_next(ctx)
 
-    async def notify_tools_changed(self) -> None:
-        """The one notification path: every handshake-era session, and every listen stream."""
-        await self.sessions.broadcast()
+    async def _session_ended(self, session: str) -> None:
+        await self.workspaces.detach(session)
+
+    def _notifier(self, workspace: str) -> Callable[[], Awaitable[None]]:
+        async def notify() -> None:
+            await self.notify_tools_changed(workspace)
+
+        return notify
+
+    def _resource_notifier(self, workspace: str) -> Callable[[frozenset[str]], Awaitable[None]]:
+        async def notify(uris: frozenset[str]) -> None:
+            await self.notify_resources_updated(uris, workspace)
+
+        return notify
+
+    async def notify_tools_changed(self, workspace: str | None = None) -> None:
+        """The one notification path: the workspace's handshake-era sessions, and every listen
+        stream (a 2026-07-28 stream is not tied to a workspace: a spurious notice costs a re-read)."""
+        await self.sessions.broadcast(workspace if self.shared else None)
         await self.bus.publish(ToolsListChanged())
 
-    async def notify_resources_updated(self, uris: frozenset[str]) -> None:
+    async def notify_resources_updated(self, uris: frozenset[str], workspace: str | None = None) -> None:
         for uri in sorted(uris):
-            await self.sessions.resource_updated(uri)
+            await self.sessions.resource_updated(uri, workspace if self.shared else None)
             await self.bus.publish(ResourceUpdated(uri=uri))
 
     # ------------------------------------------------------------- resources
@@ -254,7 +352,7 @@ class App:
         resource = BY_URI.get(uri)
         if resource is None:
             raise MCPError(INVALID_PARAMS, f"Unknown resource {uri!r}; resources: {', '.join(BY_URI)}")
-        text = await resource.read(self._tool_context())
+        text = await resource.read(self._tool_context(self.workspace_for(ctx).runtime))
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type=resource.mime_type, text=text)]
         )
@@ -265,7 +363,7 @@ class App:
         uri = str(params.uri)
         if uri not in BY_URI:
             raise MCPError(INVALID_PARAMS, f"Unknown resource {uri!r}; resources: {', '.join(BY_URI)}")
-        self.sessions.subscribe(ctx, uri)
+        self.sessions.subscribe(ctx, uri)  # the middleware has tied the session to its workspace
         return types.EmptyResult()
 
     async def on_unsubscribe_resource(
@@ -276,67 +374,87 @@ class App:
 
     # ------------------------------------------------------------- tools
 
-    def visible_core_tools(self) -> list[CoreTool]:
-        return s.visible_core_tools(self.runtime.state, self.catalog)
+    def visible_core_tools(self, runtime: Runtime) -> list[CoreTool]:
+        return s.visible_core_tools(runtime.state, self.catalog)
 
     async def on_list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        tools = [core_tool_listing(t) for t in self.visible_core_tools()]
-        tools += [page_tool_listing(t) for t in self.runtime.state.page_tools]
+        runtime = self.workspace_for(ctx).runtime
+        tools = [core_tool_listing(t) for t in self.visible_core_tools(runtime)]
+        tools += [page_tool_listing(t) for t in runtime.state.page_tools]
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         name, args = params.name, params.arguments or {}
+        try:
+            workspace = self.workspace_for(ctx)
+        except MCPError as exc:
+            return _error(exc.error.message)
+        runtime = workspace.runtime
         self.recorder.write("call", name=name, args=args)
-        result = await self._run_call(name, args)
-        self.recorder.write("result", name=name, isError=bool(result.is_error), tools=self.runtime.visible_tool_names())
+        call = asyncio.current_task()
+        if call is not None:
+            workspace.calls.add(call)  # cancelled if the workspace closes under it
+        try:
+            # rate limit, confirmation of destructive calls, audit log (guard/__init__.py)
+            result = await self.guards.call(
+                ctx, self.client_of(ctx), params, runtime, lambda: self._run_call(runtime, name, args)
+            )
+        finally:
+            workspace.calls.discard(call)  # type: ignore[arg-type]
+            workspace.touch()
+        is_error = bool(getattr(result, "is_error", False))  # an InputRequiredResult asks the user first
+        self.recorder.write("result", name=name, isError=is_error, tools=runtime.visible_tool_names())
         return result
 
     def client_of(self, ctx: ServerRequestContext[Any, Any]) -> str:
-        """The client identity a call is accounted to (audit log, rate limit, workspace)."""
-        return "local"
+        """The client identity a call is accounted to (audit log, rate limit): its workspace's label."""
+        try:
+            return self.workspace_for(ctx).label
+        except MCPError:
+            return "unknown"
 
-    async def _run_call(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
+    async def _run_call(self, runtime: Runtime, name: str, args: dict[str, Any]) -> types.CallToolResult:
         """One tool call, every failure turned into an ``isError`` result."""
         try:
-            async with self.runtime.batch():
-                return await self._dispatch_call(name, args)
+            async with runtime.batch():
+                return await self._dispatch_call(runtime, name, args)
         except ToolFailure as exc:
             return _error(exc.message, exc.data)
         except Exception as exc:  # the server keeps running whatever a handler does
             log.exception("tool %s failed", name)
             return _error(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", {"code": "INTERNAL"})
 
-    async def _dispatch_call(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
+    async def _dispatch_call(self, runtime: Runtime, name: str, args: dict[str, Any]) -> types.CallToolResult:
         """Run the tool by that name if the client can see it now (its list may be stale)."""
-        tool_context = self._tool_context()
-        core = next((t for t in self.visible_core_tools() if t.name == name), None)
+        tool_context = self._tool_context(runtime)
+        core = next((t for t in self.visible_core_tools(runtime) if t.name == name), None)
         if core is not None:
             try:
                 parsed = core.args_model.model_validate(args)
             except ValidationError as exc:
                 return _error(f"Invalid arguments for {name}: {_validation_message(exc)}")
             return _output(await core.handler(tool_context, parsed))
-        page = next((t for t in self.runtime.state.page_tools if t.name == name), None)
+        page = next((t for t in runtime.state.page_tools if t.name == name), None)
         if page is not None:
             return _output(await call_page_tool(tool_context, page, args))
-        return self._unavailable(name)
+        return self._unavailable(runtime, name)
 
-    def _tool_context(self) -> ToolContext:
+    def _tool_context(self, runtime: Runtime) -> ToolContext:
         return ToolContext(
-            runtime=self.runtime,
+            runtime=runtime,
             settings=self.settings,
             launcher=self.launcher,
             bridge_url=self.bridge.url,
             bridge_error=self.bridge.start_error,
         )
 
-    def _unavailable(self, name: str) -> types.CallToolResult:
-        state = self.runtime.state
-        available = self.runtime.visible_tool_names()
+    def _unavailable(self, runtime: Runtime, name: str) -> types.CallToolResult:
+        state = runtime.state
+        available = runtime.visible_tool_names()
         known = {t.name for t in self.catalog}
         why = (
             f"Tool '{name}' is not available in the current state ({state.mode})"

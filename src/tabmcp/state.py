@@ -36,6 +36,7 @@ class Tab:
     url: str = ""
     status: str = "loading"
     window_id: int = -1
+    opener_id: int | None = None  # the tab whose page opened this one (a popup), if any
     # Page tools from the last introspection of this tab; None until it has been introspected.
     tools: tuple[PageTool, ...] | None = None
 

@@ -1,5 +1,8 @@
 """Real parts: `tabmcp serve` over stdio, the demo sites on 127.0.0.1, headless Chromium with the
-real extension (launched by tabmcp, or by the test playing the user's own browser)."""
+real extension (launched by tabmcp, or by the test playing the user's own browser).
+
+Every server here is started with ``PAIRING_TOKEN`` and every browser the tests start themselves is
+paired with it, as a user who pasted `tabmcp token` into the options page would be."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from tabmcp.demo.sites import SiteServer
 from tabmcp.drivers.launch import chromium_args, prepare_extension
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+PAIRING_TOKEN = "integration-test-pairing-token"
 # what a client sees while a tab is focused, before the page's own tools
 CORE_FOCUSED = [
     *["list_tabs", "open_tab", "focus_tab", "close_tab"],
@@ -56,21 +60,23 @@ def server_log(request: pytest.FixtureRequest) -> Iterator[object]:
 def serve(server_log: object, **settings: str) -> StdioSession:
     env = {f"TABMCP_{k.upper()}": v for k, v in settings.items()}
     env.setdefault("TABMCP_LOG_LEVEL", "DEBUG")
+    env.setdefault("TABMCP_PAIRING_TOKEN", PAIRING_TOKEN)
     return StdioSession(env=env, errlog=server_log)  # type: ignore[arg-type]
 
 
 class OwnBrowser:
     """Chromium started by the test with the extension loaded, as a user's own browser would be."""
 
-    def __init__(self, ws_port: int) -> None:
+    def __init__(self, ws_port: int, token: str | None = PAIRING_TOKEN) -> None:
         self.ws_port = ws_port
+        self.token = token
         self.scratch = tempfile.TemporaryDirectory(prefix="tabmcp-test-")
         self.context: BrowserContext
         self._pw: Playwright | None = None
 
     async def __aenter__(self) -> OwnBrowser:
         root = Path(self.scratch.name)
-        extension = prepare_extension(root / "extension", f"ws://127.0.0.1:{self.ws_port}")
+        extension = prepare_extension(root / "extension", f"ws://127.0.0.1:{self.ws_port}", self.token)
         self._pw = await async_playwright().start()
         self.context = await self._pw.chromium.launch_persistent_context(
             str(root / "profile"),

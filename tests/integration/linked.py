@@ -18,6 +18,8 @@ from tabmcp.config import Settings
 from tabmcp.drivers.extension import ExtensionDriver
 from tabmcp.drivers.launch import chromium_args, prepare_extension
 
+LINK_TOKEN = "linked-browser-pairing-token"
+
 
 @dataclass
 class Linked:
@@ -37,9 +39,9 @@ class Linked:
 @asynccontextmanager
 async def linked_browser(scratch: Path, base_url: str) -> AsyncIterator[Linked]:
     """Chromium with the extension in ``scratch``, connected to a fresh bridge, ``connect`` done."""
-    bridge = Bridge("127.0.0.1", 0, 30.0)
+    bridge = Bridge("127.0.0.1", 0, 30.0, token=LINK_TOKEN)
     await bridge.start()
-    extension = prepare_extension(scratch / "extension", bridge.url)
+    extension = prepare_extension(scratch / "extension", bridge.url, LINK_TOKEN)
     async with async_playwright() as pw:
         context = await pw.chromium.launch_persistent_context(
             str(scratch / "profile"),

@@ -309,7 +309,8 @@ async def test_actions_that_navigate_wait_for_the_page(env: Env) -> None:
     assert jump["url"] == env.url("nav1.html#section")
 
     moved = await env.driver.act(tab, {"action": "click", "target": {"role": "link", "name": "Next page"}})
-    assert moved == {"navigated": True, "url": env.url("nav2.html"), "title": "Nav 2", "dialogs": []}
+    nav2 = {"navigated": True, "url": env.url("nav2.html"), "title": "Nav 2", "dialogs": [], "sensitive": False}
+    assert moved == nav2
     assert one(await env.driver.snapshot(tab), "heading", "Second")
 
     # trusted: no agent watches the Navigation API, the browser's report is waited for

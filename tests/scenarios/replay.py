@@ -8,7 +8,8 @@ a real MCP ``Client`` (handshake era, or 2026-07-28 with ``subscriptions/listen`
   and the visible tool names at that moment.
 - ``send``: the server must send this frame next (compared field by field, ``id`` mapped).
 - ``recv``: the extension sends this frame (answers get the live id of the request they answer);
-  a ``hello`` opens the WebSocket first.
+  a ``hello`` opens the WebSocket first (from tabmcp's extension Origin), and gets the replay
+  server's pairing token, which recordings never hold.
 - ``closed``: the extension's socket closes.
 - ``notify``: one ``list_changed`` must arrive, after which ``tools`` must be what is listed.
 
@@ -27,11 +28,15 @@ import anyio
 import mcp_types as types
 from mcp import Client
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Origin
 
+from tabmcp import pairing
 from tabmcp.config import Settings
 from tabmcp.server import App
 
 STEP_TIMEOUT = 10.0  # above every wait of the server itself (connect_browser waits 6 s for an extension)
+REPLAY_TOKEN = "scenario-replay-pairing-token"
+EXTENSION_ORIGIN = Origin(pairing.extension_origin(pairing.EXTENSION_ID))
 
 
 class ReplayMismatch(AssertionError):
@@ -96,7 +101,7 @@ class Extension:
         self._ponged = anyio.Event()
 
     async def open(self, tg: anyio.abc.TaskGroup) -> None:
-        self.ws = await connect(self.url)
+        self.ws = await connect(self.url, origin=EXTENSION_ORIGIN)
         tg.start_soon(self._read, self.ws)
 
     async def _read(self, ws: ClientConnection) -> None:
@@ -145,7 +150,7 @@ class Extension:
 async def replay(path: Path, era: str = "legacy") -> int:
     """Replay one scenario; returns how many list_changed notifications were checked."""
     entries = load(path)
-    app = App(Settings(ws_port=0, request_timeout=STEP_TIMEOUT))
+    app = App(Settings(ws_port=0, request_timeout=STEP_TIMEOUT, pairing_token=REPLAY_TOKEN))
     counter = NotificationCounter()
     expected = 0
     ids: dict[str, str] = {}
@@ -184,8 +189,10 @@ async def replay(path: Path, era: str = "legacy") -> int:
                         raise ReplayMismatch(f"{where}: server sent {got}, expected {want}")
                 case "recv":
                     frame = dict(entry["frame"])
-                    if frame.get("type") == "hello" and extension.ws is None:
-                        await extension.open(tg)
+                    if frame.get("type") == "hello":
+                        frame["token"] = REPLAY_TOKEN
+                        if extension.ws is None:
+                            await extension.open(tg)
                     if frame.get("id") in ids:
                         frame["id"] = ids[frame["id"]]
                     assert extension.ws is not None, f"{where}: frame before hello"

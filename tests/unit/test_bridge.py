@@ -1,4 +1,7 @@
-"""The real Bridge on an ephemeral port, with a real WebSocket client playing the extension."""
+"""The real Bridge on an ephemeral port, with a real WebSocket client playing the extension.
+
+The client is a paired extension: tabmcp's own Origin and the bridge's token in its hello
+(refusals are test_bridge_security.py's)."""
 
 from __future__ import annotations
 
@@ -8,21 +11,37 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Origin
 
+from tabmcp import pairing
 from tabmcp import protocol as p
 from tabmcp.bridge import Bridge, BridgeError, LinkLost, LinkUp
 
 WAIT = 2.0  # upper bound for anything that should happen "at once"
+TOKEN = "unit-test-pairing-token-0123456789"
+ORIGIN = Origin(pairing.extension_origin(pairing.EXTENSION_ID))
 BROWSER = {"name": "Chromium", "version": "126.0"}
-HELLO = {"type": "hello", "extension": {"version": "0.1.0"}, "browser": BROWSER}
+HELLO = {
+    "type": "hello",
+    "extension": {"version": "0.1.0"},
+    "browser": BROWSER,
+    "token": TOKEN,
+    "instance": "browser-1",
+}
 TAB = {"id": 7, "windowId": 1, "title": "Inbox", "url": "https://mail.test/", "status": "complete"}
+
+
+def connect(url: str) -> ws_connect:
+    """A WebSocket from tabmcp's extension (its Origin); it still has to say hello with the token."""
+    return ws_connect(url, origin=ORIGIN)
 
 
 @pytest.fixture
 async def bridge() -> AsyncIterator[Bridge]:
-    bridge = Bridge(port=0, request_timeout=5.0)
+    bridge = Bridge(port=0, request_timeout=5.0, token=TOKEN)
     await bridge.start()
     assert bridge.start_error is None
     assert bridge.port != 0
@@ -58,6 +77,7 @@ async def still_open(ws: ClientConnection) -> None:
 
 async def test_ping_is_answered_with_pong(bridge: Bridge) -> None:
     async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
         await still_open(ws)
         assert bridge.events.empty()  # a ping is not news for the runtime
 
@@ -182,8 +202,8 @@ async def test_request_without_an_extension_fails_at_once(bridge: Bridge) -> Non
 
 
 async def test_a_socket_that_has_not_said_hello_is_not_linked(bridge: Bridge) -> None:
-    async with connect(bridge.url) as ws:
-        await still_open(ws)
+    async with connect(bridge.url):
+        await asyncio.sleep(0.1)
         assert not bridge.linked
         with pytest.raises(BridgeError) as info:
             await asyncio.wait_for(bridge.request(p.Connect()), 0.5)
@@ -195,6 +215,7 @@ async def test_a_socket_that_has_not_said_hello_is_not_linked(bridge: Bridge) ->
 
 async def test_malformed_json_is_answered_and_the_connection_stays_open(bridge: Bridge) -> None:
     async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
         await send(ws, '{"type": "ping"')
         error = await recv(ws)
         assert error["type"] == "error"
@@ -205,6 +226,7 @@ async def test_malformed_json_is_answered_and_the_connection_stays_open(bridge: 
 
 async def test_unknown_type_is_answered_with_the_id_echoed(bridge: Bridge) -> None:
     async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
         await send(ws, {"type": "teleport", "id": "x7"})
         error = await recv(ws)
         assert (error["type"], error["code"], error["id"]) == ("error", "UNKNOWN_TYPE", "x7")
@@ -213,6 +235,7 @@ async def test_unknown_type_is_answered_with_the_id_echoed(bridge: Bridge) -> No
 
 async def test_an_invalid_frame_is_answered_with_bad_message(bridge: Bridge) -> None:
     async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
         await send(ws, {"type": "tabClosed"})
         error = await recv(ws)
         assert error["code"] == "BAD_MESSAGE"
@@ -225,6 +248,7 @@ async def test_a_frame_with_an_unhashable_type_does_not_drop_the_connection(brid
     # Regression (see test_protocol.py::test_an_unhashable_type_is_a_protocol_error): such a frame
     # must be answered with an error frame, not end the reader loop and close the socket (1011).
     async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
         await send(ws, {"type": ["hello"], "id": "x8"})
         error = await recv(ws)
         assert error["type"] == "error"
@@ -234,13 +258,17 @@ async def test_a_frame_with_an_unhashable_type_does_not_drop_the_connection(brid
 # ----------------------------------------------------------------- replacement
 
 
-async def test_a_second_connection_replaces_the_first(bridge: Bridge) -> None:
+async def test_a_newer_socket_of_the_same_browser_replaces_the_first(bridge: Bridge) -> None:
+    # what a restarted service worker looks like: same instance id, new socket
     first = await connect(bridge.url)
     await say_hello(bridge, first)
     pending = asyncio.create_task(bridge.request(p.Connect(), timeout=30))
     await recv(first)
 
     async with connect(bridge.url) as second:
+        await asyncio.sleep(0.1)
+        assert bridge.linked and not pending.done()  # a socket that has not said hello changes nothing
+        await send(second, HELLO)
         with pytest.raises(BridgeError) as info:
             await asyncio.wait_for(pending, WAIT)
         assert info.value.code == p.ErrorCode.DISCONNECTED
@@ -248,17 +276,15 @@ async def test_a_second_connection_replaces_the_first(bridge: Bridge) -> None:
         with pytest.raises(ConnectionClosed) as closed:
             await asyncio.wait_for(first.recv(), WAIT)
         assert closed.value.rcvd is not None
-        assert closed.value.rcvd.reason == "replaced by a newer connection"
-        # the old link is lost (the runtime goes DISCONNECTED) and the new one is not linked
-        # until it says hello: nothing may be sent to a socket that has not introduced itself
+        assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (
+            4000,
+            "replaced by a newer connection from this browser",
+        )
+        # the old link is lost (the runtime goes DISCONNECTED), then the new one is up
         lost = await next_event(bridge)
         assert isinstance(lost, LinkLost) and "reconnected" in lost.reason
-        assert not bridge.linked
-        with pytest.raises(BridgeError) as early:
-            await bridge.request(p.Connect())
-        assert early.value.code == p.ErrorCode.DISCONNECTED
+        assert isinstance(await next_event(bridge), LinkUp)
 
-        await say_hello(bridge, second)
         request = asyncio.create_task(bridge.request(p.Connect()))
         frame = await recv(second)
         await send(second, {"type": "connected", "id": frame["id"], "tabs": []})
@@ -266,7 +292,7 @@ async def test_a_second_connection_replaces_the_first(bridge: Bridge) -> None:
 
 
 async def test_a_taken_port_is_reported_not_raised(bridge: Bridge) -> None:
-    second = Bridge(port=bridge.port)
+    second = Bridge(port=bridge.port, token=TOKEN)
     await second.start()  # a second `tabmcp serve` on the same port: the MCP side must still run
     assert second.start_error is not None
     assert f"127.0.0.1:{bridge.port}" in second.start_error

@@ -141,7 +141,9 @@ def test_post_form_with_a_delete_button_is_destructive() -> None:
     assert tool.hints.destructive
     assert not tool.hints.read_only
     assert not tool.hints.idempotent
-    assert tool.input_schema["properties"] == {"password": {"type": "string", "description": "Password"}}
+    assert tool.input_schema["properties"] == {
+        "password": {"type": "string", "writeOnly": True, "description": "Password"}  # redacted in the audit log
+    }
 
 
 def test_ordinary_post_form_is_neither_read_only_nor_destructive() -> None:

@@ -7,6 +7,7 @@ the call, its result, the tool list, and every ``list_changed`` that arrived.
 from __future__ import annotations
 
 import datetime
+import secrets
 import sys
 import tempfile
 from typing import Any
@@ -68,7 +69,10 @@ async def run_demo(port: int = 0) -> int:
         say(f"Demo sites served at {sites.base_url}")
         say("Starting `tabmcp serve` over stdio, as an MCP client would…")
         try:
-            async with StdioSession(env={"TABMCP_WS_PORT": "0"}, errlog=errlog) as client:
+            # the demo's server launches (and pairs) its own browser: a throwaway token, so the demo
+            # never creates or reads the user's stored one
+            env = {"TABMCP_WS_PORT": "0", "TABMCP_PAIRING_TOKEN": secrets.token_urlsafe(32)}
+            async with StdioSession(env=env, errlog=errlog) as client:
                 await walk_sites(Walk(client), sites, depart)
         except Exception as exc:
             errlog.seek(0)

@@ -38,6 +38,16 @@ class PageChanged:
     version: str = ""
 
 
+@dataclass(frozen=True)
+class NavigationBlocked:
+    """The browser refused a tab's navigation under the navigation policy (docs/security.md);
+    ``reason`` says which rule, for the model."""
+
+    tab_id: int
+    url: str
+    reason: str
+
+
 class Driver(Protocol):
     @property
     def linked(self) -> bool: ...
@@ -45,12 +55,15 @@ class Driver(Protocol):
     async def wait_linked(self, timeout: float) -> bool: ...
 
     async def next_event(self) -> object:
-        """The next state event (``state.TabCreated`` …), ``LinkChanged``, ``UserFocusedTab`` or ``PageChanged``."""
+        """The next state event (``state.TabCreated`` …), ``LinkChanged``, ``UserFocusedTab``, ``PageChanged``
+        or ``NavigationBlocked``."""
         ...
 
     async def connect(self) -> tuple[Browser, list[Tab]]: ...
 
-    async def open_tab(self, url: str, focus: bool) -> Tab: ...
+    async def open_tab(self, url: str, focus: bool, group: str | None = None) -> Tab:
+        """``group``: the title of the browser tab group to put the tab in (a client's workspace)."""
+        ...
 
     async def focus_tab(self, tab_id: int) -> Tab: ...
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from tabmcp import protocol as p
 from tabmcp import state as s
 from tabmcp.bridge import Bridge, BridgeError, LinkLost, LinkUp
-from tabmcp.drivers.base import LinkChanged, PageChanged, UserFocusedTab
+from tabmcp.drivers.base import LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab
 from tabmcp.page.capture import PageCapture
 
 OPEN_TAB_TIMEOUT = 20.0  # the extension itself gives up waiting for the load after 15 s
@@ -25,12 +25,24 @@ SCREENSHOT_TIMEOUT = 30.0  # element screenshots wait for actionability (5 s), C
 
 
 def tab_from_wire(info: p.TabInfo) -> s.Tab:
-    return s.Tab(id=info.id, title=info.title, url=info.url, status=info.status, window_id=info.windowId)
+    return s.Tab(
+        id=info.id,
+        title=info.title,
+        url=info.url,
+        status=info.status,
+        window_id=info.windowId,
+        opener_id=info.openerTabId,
+    )
 
 
 class ExtensionDriver:
-    def __init__(self, bridge: Bridge) -> None:
+    def __init__(self, bridge: Bridge, policy: Mapping[str, Any] | None = None) -> None:
+        """``policy``: the navigation policy's rules (``NavigationPolicy.wire()``), sent with every
+        ``connect`` so the extension enforces them in the browser from then on. No rules: the frame
+        has no ``policy`` at all (and the extension keeps no rules)."""
         self.bridge = bridge
+        rules = p.PolicyRules.model_validate(policy or {})
+        self.policy = rules if rules.block or rules.allow else None
 
     @property
     def linked(self) -> bool:
@@ -57,18 +69,20 @@ class ExtensionDriver:
                 return UserFocusedTab(tab_id)
             case p.ToolsChanged(tabId=tab_id, reason=reason, version=version):
                 return PageChanged(tab_id, reason, version)
+            case p.NavigationBlocked(tabId=tab_id, url=url, reason=reason):
+                return NavigationBlocked(tab_id, url, reason)
             case other:
                 raise TypeError(f"unexpected bridge event {other!r}")
 
     async def connect(self) -> tuple[s.Browser, list[s.Tab]]:
-        reply = await self.bridge.request(p.Connect())
+        reply = await self.bridge.request(p.Connect(policy=self.policy))
         if not isinstance(reply, p.Connected):
             raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"expected 'connected', got {reply.type!r}")
         browser = s.Browser(name=reply.browser.name, version=reply.browser.version)
         return browser, [tab_from_wire(t) for t in reply.tabs]
 
-    async def open_tab(self, url: str, focus: bool) -> s.Tab:
-        reply = await self.bridge.request(p.OpenTab(url=url, focus=focus), timeout=OPEN_TAB_TIMEOUT)
+    async def open_tab(self, url: str, focus: bool, group: str | None = None) -> s.Tab:
+        reply = await self.bridge.request(p.OpenTab(url=url, focus=focus, group=group), timeout=OPEN_TAB_TIMEOUT)
         return tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
 
     async def focus_tab(self, tab_id: int) -> s.Tab:

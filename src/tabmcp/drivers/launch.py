@@ -1,7 +1,8 @@
 """Launching Chromium with tabmcp's extension loaded, for ``connect_browser(launch=true)``.
 
 The extension is copied to a scratch folder with a ``tabmcp-config.json`` naming this server's
-bridge, so a launched browser finds the right port without the user touching the options page.
+bridge and its pairing token, so a launched browser finds the right port and is paired without the
+user touching the options page.
 Playwright's persistent context is used because extensions need a real profile, and Playwright's
 default ``--disable-extensions`` must be dropped or the extension silently never loads.
 """
@@ -42,12 +43,20 @@ def extension_source() -> Path:
     raise LaunchError("tabmcp's extension/ folder was not found next to the package")
 
 
-def prepare_extension(dest: Path, server_url: str) -> Path:
-    """Copy the extension to ``dest`` and point it at ``server_url``."""
+def prepare_extension(dest: Path, server_url: str, token: str | None = None) -> Path:
+    """Copy the extension to ``dest`` and point it at ``server_url``, paired with ``token`` if given.
+
+    The copy keeps the manifest's ``key``, so its extension id (and Origin) is tabmcp's own.
+    """
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(extension_source(), dest)
-    (dest / CONFIG_FILE).write_text(json.dumps({"serverUrl": server_url}))
+    config: dict[str, str] = {"serverUrl": server_url}
+    if token:
+        config["token"] = token
+    config_file = dest / CONFIG_FILE
+    config_file.write_text(json.dumps(config))
+    config_file.chmod(0o600)  # the token is a secret; the folder is a private temp dir anyway
     return dest
 
 
@@ -61,8 +70,9 @@ def chromium_args(extension_dir: Path, *, as_root: bool) -> list[str]:
 class ChromiumLauncher:
     """Owns one launched browser at a time; closing the server closes it."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, pairing_token: str | None = None) -> None:
         self.settings = settings
+        self.pairing_token = pairing_token  # the bridge's, written into the launched extension
         self._playwright = None
         self._context = None
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
@@ -84,7 +94,7 @@ class ChromiumLauncher:
             )
         self._scratch = tempfile.TemporaryDirectory(prefix="tabmcp-")
         scratch = Path(self._scratch.name)
-        extension_dir = prepare_extension(scratch / "extension", server_url)
+        extension_dir = prepare_extension(scratch / "extension", server_url, self.pairing_token)
         profile = self.settings.user_data_dir or scratch / "profile"
         self._playwright = await async_playwright().start()
         try:

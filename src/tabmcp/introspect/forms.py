@@ -40,6 +40,8 @@ TYPE_SCHEMAS: dict[str, dict[str, Any]] = {
     "month": {"type": "string", "pattern": r"^\d{4}-\d{2}$"},
     "week": {"type": "string", "pattern": r"^\d{4}-W\d{2}$"},
     "color": {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"},
+    # JSON Schema's mark for a value that is sent, never shown back: the audit log redacts it
+    "password": {"type": "string", "writeOnly": True},
 }
 FORMAT_HINTS = {
     "datetime-local": "YYYY-MM-DDTHH:MM",

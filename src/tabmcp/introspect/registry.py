@@ -43,6 +43,15 @@ PACKAGE = "introspectors"
 DEFAULT_LIMIT = 30
 MAX_TOOLS_PER_INTROSPECTOR = 200  # bounds the work one runaway plugin can cause per capture
 RESERVED_PREFIX = "page_"
+# Every core tool's name, also of those switched off in this process (``evaluate``): a page tool
+# named like one would pass for it. tests/unit/test_guard_untrusted.py keeps this equal to the catalog.
+CORE_TOOL_NAMES = frozenset(
+    (
+        *("connect_browser", "list_tabs", "open_tab", "focus_tab", "close_tab", "snapshot", "interact"),
+        *("navigate", "wait_for", "screenshot", "console", "evaluate"),
+    )
+)
+UNTRUSTED_TITLE = "Page: "  # a page-declared tool's title, as a client may show titles instead of names
 MAX_LOGGED_ERRORS = 1000  # distinct run-time errors logged at warning level; the rest at debug
 BUILTIN = "built-in"
 
@@ -187,7 +196,7 @@ class Registry:
         element around it is dropped (tools of one introspector never displace each other). The
         kept tools are ordered by kind, then ``rank``, then the order they were found, cut to
         ``limit``, and named in that order: valid, unique, never a ``reserved`` (core) name."""
-        reserved = frozenset(reserved)
+        reserved = frozenset(reserved) | CORE_TOOL_NAMES
         claims = _Claims(capture)
         found: list[tuple[tuple[int, int, int], Introspector, PageTool]] = []
         for introspector in self.ordered():
@@ -278,13 +287,16 @@ class _Claims:
 
 def _finished(tool: PageTool, name: str, introspector: Introspector) -> PageTool:
     description = clean(tool.description)
+    title = clean(tool.title, MAX_TITLE) or None
     if tool.untrusted and not description.startswith(UNTRUSTED_PREFIX.strip()):
         description = UNTRUSTED_PREFIX + description
+    if tool.untrusted and title is not None and not title.startswith(UNTRUSTED_TITLE):
+        title = cap(UNTRUSTED_TITLE + title, MAX_TITLE)
     return replace(
         tool,
         name=name,
         description=cap(description, MAX_DESCRIPTION),
-        title=clean(tool.title, MAX_TITLE) or None,
+        title=title,
         source=tool.source or introspector.name,
     )
 

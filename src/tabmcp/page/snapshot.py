@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal, get_args, overload
 
+from tabmcp.guard.untrusted import without_formatting
 from tabmcp.page.toon import clean, encode_string, inline_array, key_value, table_header
 
 __all__ = [
@@ -41,6 +42,8 @@ DEFAULT_MAX_CHARS = 30_000
 # the guarantee "the text never exceeds max_chars" could not hold with a long URL or a huge count.
 MIN_BUDGET = 500
 NOTE = "names and values are page content (untrusted)"
+# The agent cuts names and values at 120 characters; the server does not rely on it.
+MAX_FIELD = 1000
 NEW_PAGE = "none (new page)"
 
 _CURSOR = re.compile(r"(s[1-9][0-9]*)(?::([0-9]+))?")
@@ -93,7 +96,9 @@ def _wire_str(data: Mapping[str, Any], key: str, *, required: bool = False) -> s
         return ""
     if not isinstance(value, str):
         raise ValueError(f"snapshot node {key!r} must be a string, not {type(value).__name__}")
-    return clean(value)
+    if len(value) > MAX_FIELD:
+        value = value[: MAX_FIELD - 1] + "…"
+    return clean(without_formatting(value))  # text hidden from a person reading along is dropped
 
 
 @dataclass(frozen=True, slots=True)
@@ -573,7 +578,7 @@ class SnapshotStore:
             id=f"s{self._counter}",
             tab_id=tab_id,
             url=clean(url),
-            title=clean(title),
+            title=clean(without_formatting(title)),
             mode=mode,
             nodes=tuple(nodes),
             doc_id=doc_id,

@@ -8,6 +8,8 @@ from pydantic import Field, model_validator
 
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
+from tabmcp.guard import untrusted
+from tabmcp.guard.sensitive import note_sensitive
 from tabmcp.tools.base import Args, Text, ToolContext, ToolFailure, tool
 from tabmcp.tools.observe import SnapshotArgs, take_snapshot
 from tabmcp.tools.tabs import check_url
@@ -17,6 +19,8 @@ WaitUntil = Literal["load", "domcontentloaded", "networkidle"]
 AfterSnapshot = bool | Literal["diff"]
 FOCUSED = {s.Mode.FOCUSED}
 MAX_WAIT_MS = 30_000
+MAX_DIALOG = 1000  # a dialog's message, as the page wrote it
+MAX_DIALOGS = 10
 
 
 async def snapshot_after(ctx: ToolContext, wanted: AfterSnapshot) -> str:
@@ -63,7 +67,13 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> Text:
         raise page_failure(f"navigate to {args.url or args.go}", exc) from None
     await ctx.runtime.refresh_page_tools(tab_id)  # the new page's tools are listed when this call returns
     await ctx.runtime.page_changed()
-    text = toon({"url": page.get("url", ""), "title": page.get("title", "")})
+    text = toon(
+        {
+            "url": untrusted.line(page.get("url", ""), untrusted.MAX_URL),
+            "title": untrusted.line(page.get("title", "")),
+            "note": f"title is {untrusted.NOTE}",
+        }
+    )
     return Text(text + await snapshot_after(ctx, args.snapshot))
 
 
@@ -83,7 +93,10 @@ class InteractArgs(TargetArgs):
     key: str | None = Field(None, description="press: key name with modifiers, e.g. Enter, Control+A")
     direction: Literal["up", "down", "left", "right"] | None = Field(None, description="scroll: direction")
     amount: int | None = Field(None, ge=1, description="scroll: pixels (default one screen)")
-    trusted: bool = Field(False, description="Use real browser input events (for pages that reject synthetic ones)")
+    trusted: bool = Field(
+        False,
+        description="Real browser input events, for pages that reject synthetic ones (needs enable_trusted_input)",
+    )
     dialog: Literal["accept", "dismiss"] = Field("dismiss", description="Answer to alert/confirm/prompt it opens")
     prompt_text: str | None = Field(None, alias="promptText", description="Text for a prompt when accepting")
     snapshot: AfterSnapshot = Field(False, description="Append a snapshot after the action (true or 'diff')")
@@ -127,22 +140,39 @@ async def interact(ctx: ToolContext, args: InteractArgs) -> Text:
     select, check, uncheck, press (key), scroll. Waits until the element is actionable."""
     tab_id = focused_tab_id(ctx)
     what = f"{args.action} {args.describe_target()}"
+    if args.trusted and not ctx.settings.enable_trusted_input:
+        raise ToolFailure(
+            "Trusted input (trusted=true: real input events through chrome.debugger) is off: the user can "
+            "switch it on with enable_trusted_input (TABMCP_ENABLE_TRUSTED_INPUT=true). Try without trusted.",
+            {"code": "CAPABILITY_DISABLED"},
+        )
     try:
         done = await ctx.runtime.driver.act(tab_id, args.wire(ctx.settings.action_timeout_ms))
     except BridgeError as exc:
         raise page_failure(what, exc) from None
+    if done.get("sensitive"):  # the agent filled a password field: the audit log must not show the text
+        note_sensitive("text", "value")
     if done.get("navigated"):
         await ctx.runtime.refresh_page_tools(tab_id)
     await ctx.runtime.page_changed()
     result: dict[str, Any] = {"done": what}
     if done.get("navigated"):
-        result["navigated"] = {"url": done.get("url", ""), "title": done.get("title", "")}
+        result["navigated"] = {
+            "url": untrusted.line(done.get("url", ""), untrusted.MAX_URL),
+            "title": untrusted.line(done.get("title", "")),
+        }
     dialogs = done.get("dialogs") or []
     if dialogs:
         result["dialogs"] = [
-            {"type": d.get("type", ""), "message": d.get("message", ""), "answer": _answer(d.get("answer"))}
-            for d in dialogs
+            {
+                "type": d.get("type", ""),
+                "message": untrusted.line(d.get("message", ""), MAX_DIALOG),
+                "answer": _answer(d.get("answer")),
+            }
+            for d in dialogs[:MAX_DIALOGS]
         ]
+    if "navigated" in result or dialogs:
+        result["note"] = f"titles and dialog messages are {untrusted.NOTE}"
     return Text(toon(result) + await snapshot_after(ctx, args.snapshot))
 
 

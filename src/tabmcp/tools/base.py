@@ -7,6 +7,7 @@ machine, not the handler, decides whether a tool is listed.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from tabmcp.state import Mode
 if TYPE_CHECKING:
     from tabmcp.config import Settings
     from tabmcp.drivers.launch import ChromiumLauncher
+    from tabmcp.policy import NavigationPolicy
     from tabmcp.runtime import Runtime
 
 
@@ -70,8 +72,49 @@ class ToolContext:
     bridge_url: str
     bridge_error: str | None = None
 
+    @property
+    def policy(self) -> NavigationPolicy:
+        """The navigation policy (docs/security.md): every URL a tool loads is checked with it."""
+        return self.runtime.policy
+
 
 Handler = Callable[[ToolContext, Any], Awaitable[Output]]
+
+
+def with_policy_notes(ctx: ToolContext, output: Output) -> Output:
+    """Add what the navigation policy did since the last result (a navigation the browser blocked, a
+    tab sent to about:blank) to this one: the model hears about it at its next call, whichever."""
+    notes = ctx.runtime.take_policy_notes()
+    if not notes:
+        return output
+    match output:
+        case Text(text=text):
+            return Text(text + "".join(f"\nblocked: {note}" for note in notes))
+        case Image(data=data, mime_type=mime_type, caption=caption):
+            return Image(data, mime_type, caption + "".join(f" Blocked: {note}." for note in notes))
+        case dict():
+            return {**output, "blocked": notes}
+    return output
+
+
+def failure_with_policy_notes(ctx: ToolContext, failure: ToolFailure) -> ToolFailure:
+    notes = ctx.runtime.take_policy_notes()
+    if notes:
+        failure.message += "".join(f" Also blocked: {note}." for note in notes)
+        failure.data = {**(failure.data or {}), "blocked": notes}
+    return failure
+
+
+def _noting_policy(handler: Handler) -> Handler:
+    @functools.wraps(handler)
+    async def run(ctx: ToolContext, args: Any) -> Output:
+        try:
+            output = await handler(ctx, args)
+        except ToolFailure as exc:
+            raise failure_with_policy_notes(ctx, exc) from None
+        return with_policy_notes(ctx, output)
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -116,7 +159,7 @@ def tool(
                 args_model=args_model,
                 available_in=frozenset(available_in),
                 hints=ToolHints(read_only, destructive, idempotent, open_world),
-                handler=handler,
+                handler=_noting_policy(handler),
                 requires=requires,
             )
         )

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
+from tabmcp.guard import origins
 from tabmcp.page import images
 from tabmcp.page import snapshot as snap
 from tabmcp.tools.base import Args, Image, Text, ToolContext, ToolFailure, tool
@@ -71,10 +72,12 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> Image:
     if target is not None and args.full_page:
         raise ToolFailure("Give an element or fullPage, not both.")
     kind = "element" if target is not None else "full" if args.full_page else "viewport"
+    check_screenshot_origin(ctx, tab_id)
     try:
         shot = await ctx.runtime.driver.screenshot(tab_id, kind, target, args.format, args.quality)
     except BridgeError as exc:
         raise page_failure(f"screenshot of {args.describe_target() if target else kind}", exc) from None
+    check_screenshot_origin(ctx, tab_id)  # the page may have navigated away while it was taken
     try:
         fitted = images.fit_image(
             images.decode_base64(shot["data"]),
@@ -92,6 +95,19 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> Image:
     if fitted.converted:
         caption += f" (sent as JPEG to stay under {ctx.settings.screenshot_max_bytes} bytes)"
     return Image(images.encode_base64(fitted.data), fitted.mime_type, caption)
+
+
+def check_screenshot_origin(ctx: ToolContext, tab_id: int) -> None:
+    """With ``screenshot_origins`` set, only pages on those origins are captured (docs/security.md)."""
+    patterns = ctx.settings.screenshot_origins
+    tab = ctx.runtime.state.tabs.get(tab_id)
+    url = tab.url if tab is not None else ""
+    if not origins.allowed(url, patterns):
+        raise ToolFailure(
+            f"Screenshots of {origins.origin_of(url) or url or 'this page'} are not allowed: screenshot_origins "
+            f"(TABMCP_SCREENSHOT_ORIGINS) allows only {', '.join(patterns)}. Use snapshot to read the page.",
+            {"code": "SCREENSHOT_NOT_ALLOWED"},
+        )
 
 
 # ----------------------------------------------------------------- console

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
+from tabmcp.guard import untrusted
 from tabmcp.tools.base import Args, NoArgs, ToolContext, ToolFailure, tool
 
 OPENABLE_SCHEMES = {"http", "https"}
@@ -16,7 +17,9 @@ OPENABLE_EXACT = {"about:blank"}
 
 
 def tab_summary(tab: s.Tab) -> dict[str, Any]:
-    return {"id": tab.id, "title": tab.title or ("Loading..." if tab.status == "loading" else ""), "url": tab.url}
+    """A tab as results show it; its title is the page's: made visible and capped (guard/untrusted.py)."""
+    title = untrusted.line(tab.title) or ("Loading..." if tab.status == "loading" else "")
+    return {"id": tab.id, "title": title, "url": untrusted.line(tab.url, untrusted.MAX_URL)}
 
 
 def page_tool_names(state: s.BrowserState) -> list[str]:
@@ -40,7 +43,10 @@ async def list_tabs(ctx: ToolContext, args: NoArgs) -> dict[str, Any]:
         }
         for tab in state.tabs.values()
     ]
-    return {"tabs": tabs, "focusedTabId": state.focused_tab_id}
+    listing: dict[str, Any] = {"tabs": tabs, "focusedTabId": state.focused_tab_id}
+    if tabs:
+        listing["note"] = f"titles are {untrusted.NOTE}"
+    return listing
 
 
 class OpenTabArgs(Args):

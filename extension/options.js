@@ -1,0 +1,88 @@
+// tabmcp options page: the server address and pairing token, kept in chrome.storage.local, and
+// the link's status, which the service worker keeps in chrome.storage.session (`linkStatus`).
+// Saving changed settings makes the service worker reconnect at once (it watches storage);
+// saving unchanged ones asks it to, so "Save and reconnect" always does what it says.
+'use strict';
+
+const DEFAULT_SERVER_URL = 'ws://127.0.0.1:8765';
+// Written by the Python launcher into its copy of the extension; absent in the repo.
+const CONFIG_FILE = 'tabmcp-config.json';
+
+const form = document.getElementById('settings');
+const serverInput = document.getElementById('serverUrl');
+const tokenInput = document.getElementById('pairingToken');
+const savedNote = document.getElementById('saved');
+const statusText = document.getElementById('linkStatus');
+
+function showStatus(status) {
+  const text = typeof status === 'string' && status ? status : 'connecting';
+  statusText.textContent = text;
+  statusText.dataset.state = text === 'connected' ? 'connected'
+    : text.startsWith('not paired') || text.startsWith('refused') ? 'refused' : 'connecting';
+}
+
+function note(text, isError = false) {
+  savedNote.textContent = text;
+  savedNote.classList.toggle('error', isError);
+}
+
+/** The address used when none is saved here: the launcher's, else the default. */
+async function fallbackServerUrl() {
+  try {
+    const response = await fetch(chrome.runtime.getURL(CONFIG_FILE));
+    if (response.ok) {
+      const config = await response.json();
+      if (config && typeof config.serverUrl === 'string' && config.serverUrl) return config.serverUrl;
+    }
+  } catch {
+    // no config file: a copy of the extension the user loaded, not one tabmcp launched
+  }
+  return DEFAULT_SERVER_URL;
+}
+
+async function load() {
+  const { serverUrl, pairingToken } = await chrome.storage.local.get(['serverUrl', 'pairingToken']);
+  serverInput.value = typeof serverUrl === 'string' && serverUrl ? serverUrl : await fallbackServerUrl();
+  tokenInput.value = typeof pairingToken === 'string' ? pairingToken : '';
+  const { linkStatus } = await chrome.storage.session.get('linkStatus');
+  showStatus(linkStatus);
+}
+
+async function save(event) {
+  event.preventDefault();
+  const fallback = await fallbackServerUrl();
+  const serverUrl = serverInput.value.trim() || fallback;
+  const pairingToken = tokenInput.value.trim();
+  if (!/^wss?:\/\/[^\s/]+/.test(serverUrl)) {
+    note('The server address must look like ws://127.0.0.1:8765', true);
+    return;
+  }
+  const before = await chrome.storage.local.get(['serverUrl', 'pairingToken']);
+  // Only what differs from the fallback is stored, so a launched browser keeps following its launcher.
+  const storedUrl = serverUrl === fallback ? '' : serverUrl;
+  await store('serverUrl', storedUrl);
+  await store('pairingToken', pairingToken); // empty: back to the launcher's token, if any
+  const changed = (before.serverUrl || '') !== storedUrl || (before.pairingToken || '') !== pairingToken;
+  if (!changed) {
+    await chrome.runtime.sendMessage({ type: 'tabmcp-reconnect' }).catch(() => {});
+  }
+  note('Saved; reconnecting…');
+}
+
+async function store(key, value) {
+  if (value) {
+    await chrome.storage.local.set({ [key]: value });
+  } else {
+    await chrome.storage.local.remove(key);
+  }
+}
+
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'session' && changes.linkStatus) showStatus(changes.linkStatus.newValue);
+});
+
+form.addEventListener('submit', (event) => {
+  save(event).catch((e) => note(`Could not save: ${e && e.message ? e.message : e}`, true));
+});
+
+load().catch((e) => note(`Could not read the settings: ${e && e.message ? e.message : e}`, true));

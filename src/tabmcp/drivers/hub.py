@@ -1,0 +1,227 @@
+"""One browser, several workspaces: who owns which tab, and each workspace's view of the browser.
+
+Over HTTP several clients share one browser. Each client's workspace gets a ``DriverView``: a
+Driver that sees only the tabs the workspace may see (its own, and others' as ``share_tabs``
+allows) and refuses to touch any other tab, so a client cannot act on another client's tab by
+guessing its id. The ``DriverHub`` reads the real driver's events once and routes each to the
+views that may see its tab. Over stdio there is one view that sees everything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from tabmcp import state as s
+from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import Driver, LinkChanged
+from tabmcp.page.capture import PageCapture
+from tabmcp.protocol import ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
+
+log = logging.getLogger(__name__)
+Share = Literal["own", "user", "all"]
+
+
+def event_tab_id(event: object) -> int | None:
+    """The tab an event is about, or None for browser-wide events (the link going up or down)."""
+    tab = getattr(event, "tab", None)
+    if isinstance(tab, s.Tab):
+        return tab.id
+    tab_id = getattr(event, "tab_id", None)
+    return tab_id if isinstance(tab_id, int) else None
+
+
+class TabOwners:
+    """Which workspace opened which tab. Pure bookkeeping; tabs nobody claimed are the user's."""
+
+    def __init__(self) -> None:
+        self._owner: dict[int, str] = {}
+
+    def owner(self, tab_id: int) -> str | None:
+        return self._owner.get(tab_id)
+
+    def claim(self, tab_id: int, workspace: str) -> None:
+        self._owner[tab_id] = workspace
+
+    def forget(self, tab_id: int) -> None:
+        self._owner.pop(tab_id, None)
+
+    def clear(self) -> None:
+        self._owner.clear()
+
+    def owned_by(self, workspace: str) -> list[int]:
+        return sorted(t for t, owner in self._owner.items() if owner == workspace)
+
+    def visible(self, tab_id: int, workspace: str, share: Share) -> bool:
+        if share == "all":
+            return True
+        owner = self._owner.get(tab_id)
+        return owner == workspace or (share == "user" and owner is None)
+
+
+class DriverHub:
+    """Owns the real driver's event stream and the tab ownership; hands out one view per workspace."""
+
+    def __init__(self, driver: Driver) -> None:
+        self.driver = driver
+        self.owners = TabOwners()
+        self._views: dict[str, DriverView] = {}
+        self._latest: dict[int, s.Tab] = {}  # the newest report of every tab, to brief a new owner
+
+    def view(self, workspace: str, share: Share, group: str | None = None) -> DriverView:
+        view = DriverView(self, workspace, share, group)
+        self._views[workspace] = view
+        return view
+
+    def drop_view(self, workspace: str) -> None:
+        self._views.pop(workspace, None)
+
+    async def run(self) -> None:
+        """Route the driver's events forever (a background task)."""
+        while True:
+            event = await self.driver.next_event()
+            try:
+                self.route(event)
+            except Exception:
+                log.exception("routing %r failed; the hub goes on", event)
+
+    def route(self, event: object) -> None:
+        if isinstance(event, LinkChanged) and not event.up:
+            self._latest.clear()
+        tab_id = event_tab_id(event)
+        if tab_id is None:
+            for view in list(self._views.values()):
+                view.deliver(event)
+            return
+        if isinstance(event, s.TabCreated | s.TabUpdated):
+            self._latest[tab_id] = event.tab
+            opener = event.tab.opener_id
+            owner = self.owners.owner(opener) if opener is not None else None
+            if owner is not None and self.owners.owner(tab_id) is None:
+                self.owners.claim(tab_id, owner)  # a popup belongs to whoever owns the page that opened it
+        for view in list(self._views.values()):
+            if view.may_see(tab_id) or (isinstance(event, s.TabClosed | s.TabCrashed) and tab_id in view.known):
+                view.deliver(event)
+        if isinstance(event, s.TabClosed | s.TabCrashed):
+            self.owners.forget(tab_id)
+            self._latest.pop(tab_id, None)
+
+    def claim(self, tab_id: int, workspace: str) -> None:
+        """``workspace`` opened ``tab_id``: views that saw it as a user tab lose it, the owner is briefed."""
+        self.owners.claim(tab_id, workspace)
+        for view in list(self._views.values()):
+            if view.workspace != workspace and tab_id in view.known and not view.may_see(tab_id):
+                view.deliver(s.TabClosed(tab_id))
+        latest = self._latest.get(tab_id)
+        owner = self._views.get(workspace)
+        if latest is not None and owner is not None:
+            owner.deliver(s.TabUpdated(latest))  # events that arrived before the claim was known
+
+
+class DriverView:
+    """The Driver one workspace uses: the hub's driver, limited to the tabs this workspace may see."""
+
+    def __init__(self, hub: DriverHub, workspace: str, share: Share, group: str | None) -> None:
+        self.hub = hub
+        self.workspace = workspace
+        self.share = share
+        self.group = group
+        self.known: set[int] = set()  # tabs this view has been told about
+        self._events: asyncio.Queue[object] = asyncio.Queue()
+
+    # ------------------------------------------------------------- visibility
+
+    def may_see(self, tab_id: int) -> bool:
+        return self.hub.owners.visible(tab_id, self.workspace, self.share)
+
+    def deliver(self, event: object) -> None:
+        tab_id = event_tab_id(event)
+        if tab_id is not None:
+            if isinstance(event, s.TabClosed | s.TabCrashed):
+                self.known.discard(tab_id)
+            else:
+                self.known.add(tab_id)
+        elif isinstance(event, LinkChanged) and not event.up:
+            self.known.clear()
+        self._events.put_nowait(event)
+
+    def _check(self, tab_id: int) -> int:
+        if not self.may_see(tab_id):
+            # the same answer as for a tab that does not exist: another client's tabs are not even named
+            raise BridgeError(ErrorCode.NO_TAB, f"No tab with id {tab_id}")
+        return tab_id
+
+    # ------------------------------------------------------------- Driver
+
+    @property
+    def linked(self) -> bool:
+        return self.hub.driver.linked
+
+    async def wait_linked(self, timeout: float) -> bool:
+        return await self.hub.driver.wait_linked(timeout)
+
+    async def next_event(self) -> object:
+        return await self._events.get()
+
+    async def connect(self) -> tuple[s.Browser, list[s.Tab]]:
+        browser, tabs = await self.hub.driver.connect()
+        visible = [t for t in tabs if self.may_see(t.id)]
+        self.known = {t.id for t in visible}
+        return browser, visible
+
+    async def open_tab(self, url: str, focus: bool, group: str | None = None) -> s.Tab:
+        tab = await self.hub.driver.open_tab(url, focus, group=group or self.group)
+        self.hub.claim(tab.id, self.workspace)
+        self.known.add(tab.id)
+        return tab
+
+    async def focus_tab(self, tab_id: int) -> s.Tab:
+        return await self.hub.driver.focus_tab(self._check(tab_id))
+
+    async def close_tab(self, tab_id: int) -> None:
+        await self.hub.driver.close_tab(self._check(tab_id))
+
+    async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
+        return await self.hub.driver.capture(self._check(tab_id), max_chars, if_changed=if_changed)
+
+    async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[Step]) -> dict[str, Any]:
+        return await self.hub.driver.run_steps(self._check(tab_id), tool_name, steps)
+
+    async def snapshot(self, tab_id: int, mode: SnapshotMode = "interactive") -> dict[str, Any]:
+        return await self.hub.driver.snapshot(self._check(tab_id), mode)
+
+    async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: WaitUntil = "load") -> dict[str, Any]:
+        return await self.hub.driver.act(self._check(tab_id), action, wait_until)
+
+    async def navigate(
+        self,
+        tab_id: int,
+        url: str | None = None,
+        go: Literal["back", "forward", "reload"] | None = None,
+        wait_until: WaitUntil = "load",
+        timeout_ms: int = 15_000,
+    ) -> dict[str, Any]:
+        return await self.hub.driver.navigate(self._check(tab_id), url, go, wait_until, timeout_ms)
+
+    async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
+        return await self.hub.driver.wait_for(self._check(tab_id), condition, timeout_ms)
+
+    async def screenshot(
+        self,
+        tab_id: int,
+        kind: Literal["viewport", "full", "element"] = "viewport",
+        target: Mapping[str, Any] | None = None,
+        fmt: Literal["png", "jpeg"] = "png",
+        quality: int | None = None,
+    ) -> dict[str, Any]:
+        return await self.hub.driver.screenshot(self._check(tab_id), kind, target, fmt, quality)
+
+    async def console(
+        self, tab_id: int, after_seq: int = 0, levels: Sequence[ConsoleLevel] | None = None
+    ) -> dict[str, Any]:
+        return await self.hub.driver.console(self._check(tab_id), after_seq, levels)
+
+    async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
+        return await self.hub.driver.evaluate(self._check(tab_id), expression, timeout_ms)

@@ -1,0 +1,209 @@
+"""``tabmcp serve --http HOST:PORT``: Streamable HTTP, stateful sessions, several clients at once.
+
+The SDK's app does the protocol and the DNS-rebinding checks (a foreign Origin → 403, a foreign
+Host → 421). In front of it, ``Gate`` asks for a bearer token (always when one is configured, and
+one is required whenever the server is not bound to loopback) and turns the session cap into an
+answer that says what to do. Each client works in its own workspace (``workspaces.py``).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.transport_security import TransportSecuritySettings
+
+from tabmcp.config import Settings
+
+log = logging.getLogger(__name__)
+ENDPOINT = "/mcp"
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class HttpConfigError(ValueError):
+    """A setting that makes HTTP unsafe or impossible: the server does not start."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        return is_loopback(self.host)
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{ENDPOINT}"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_endpoint(value: str) -> Endpoint:
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6; ``:PORT`` or a bare port means 127.0.0.1)."""
+    text = value.strip()
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = "", text
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise HttpConfigError(f"--http wants HOST:PORT (for example 127.0.0.1:8766), not {value!r}")
+    return Endpoint(host, int(port))
+
+
+def transport_security(endpoint: Endpoint, settings: Settings) -> TransportSecuritySettings:
+    """Host and Origin allow-lists: loopback names always, the bound address, and configured extras.
+    Browsers send an Origin; a web page on another site must never reach a local MCP endpoint."""
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    if not endpoint.loopback:
+        bound = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
+        hosts.append(f"{bound}:{endpoint.port}")
+        origins.append(f"http://{bound}:{endpoint.port}")
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*hosts, *settings.http_allowed_hosts],
+        allowed_origins=[*origins, *settings.http_allowed_origins],
+    )
+
+
+MIN_HTTP_TOKEN_CHARS = 16
+
+
+def required_token(endpoint: Endpoint, settings: Settings) -> str | None:
+    """The bearer token clients must send, or None on loopback when none is configured. Off
+    loopback the server does not start without one: anyone on the network could drive the browser."""
+    token = settings.http_token
+    if token is not None and len(token) < MIN_HTTP_TOKEN_CHARS:
+        raise HttpConfigError(
+            f"TABMCP_HTTP_TOKEN is too short ({len(token)} characters; use at least {MIN_HTTP_TOKEN_CHARS}, "
+            "for example the output of `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)."
+        )
+    if token is None and not endpoint.loopback:
+        raise HttpConfigError(
+            f"--http {endpoint.host}:{endpoint.port} is not a loopback address: set a bearer token "
+            "(TABMCP_HTTP_TOKEN or --http-token) that every client must send, or bind to 127.0.0.1."
+        )
+    return token
+
+
+async def _json_error(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class Gate:
+    """ASGI middleware in front of the SDK app: bearer token and a readable session cap."""
+
+    def __init__(
+        self,
+        inner: ASGIApp,
+        *,
+        token: str | None,
+        max_sessions: int,
+        open_sessions: Callable[[], int],
+        idle_timeout: float,
+    ) -> None:
+        self.inner = inner
+        self.token = token
+        self.max_sessions = max_sessions
+        self.open_sessions = open_sessions
+        self.idle_timeout = idle_timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.inner(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if self.token is not None and not self._authorized(headers.get("authorization", "")):
+            log.warning("HTTP request without a valid bearer token from %s refused", scope.get("client"))
+            await _json_error(
+                send,
+                401,
+                "Unauthorized: send 'Authorization: Bearer <token>' (the token is TABMCP_HTTP_TOKEN, "
+                "or the one `tabmcp token --http` prints).",
+                [(b"www-authenticate", b'Bearer realm="tabmcp"')],
+            )
+            return
+        opening = scope.get("method") == "POST" and "mcp-session-id" not in headers
+        if opening and self.open_sessions() >= self.max_sessions:
+            log.warning("new HTTP session refused: %d sessions open", self.max_sessions)
+            await _json_error(
+                send,
+                503,
+                f"tabmcp serves at most {self.max_sessions} sessions at once (TABMCP_MAX_SESSIONS) and all are "
+                f"taken. Close another client, or retry later: sessions idle for {self.idle_timeout:g} s are closed.",
+            )
+            return
+        await self.inner(scope, receive, send)
+
+    def _authorized(self, header: str) -> bool:
+        scheme, _, presented = header.partition(" ")
+        return (
+            self.token is not None
+            and scheme.lower() == "bearer"
+            and hmac.compare_digest(presented.strip().encode(), self.token.encode())
+        )
+
+
+def build_http_app(settings: Settings, endpoint: Endpoint) -> tuple[Any, ASGIApp]:
+    """The App (shared: one workspace per client) and the ASGI application that serves it."""
+    from tabmcp.server import App
+
+    token = required_token(endpoint, settings)
+    app = App(settings, shared=True)
+    inner = app.server.streamable_http_app(
+        streamable_http_path=ENDPOINT,
+        session_idle_timeout=settings.session_idle_timeout,
+        max_sessions=settings.max_sessions,
+        transport_security=transport_security(endpoint, settings),
+        host=endpoint.host,
+    )
+
+    def open_sessions() -> int:
+        manager = getattr(app.server, "_session_manager", None)  # the SDK keeps its sessions privately
+        return len(getattr(manager, "_server_instances", {}))
+
+    gate = Gate(
+        inner,
+        token=token,
+        max_sessions=settings.max_sessions,
+        open_sessions=open_sessions,
+        idle_timeout=settings.session_idle_timeout,
+    )
+    return app, gate
+
+
+async def serve_http(settings: Settings) -> None:
+    import uvicorn
+
+    endpoint = parse_endpoint(settings.http or "")
+    _app, asgi = build_http_app(settings, endpoint)
+    config = uvicorn.Config(asgi, host=endpoint.host, port=endpoint.port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    log.info("MCP over Streamable HTTP at %s", endpoint.url)
+    await server.serve()

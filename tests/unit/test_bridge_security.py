@@ -1,0 +1,459 @@
+"""Who may link to the bridge, and what a linked socket may send: a real Bridge, a real WebSocket
+client per case. After every refusal or cut-off, a correctly paired extension still links and a
+request round-trips: one bad connection never takes the bridge down."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Origin
+
+from tabmcp import pairing
+from tabmcp import protocol as p
+from tabmcp.bridge import (
+    BUSY,
+    MAX_REASON_BYTES,
+    NO_ORIGIN,
+    TOKEN_MISSING,
+    TOKEN_WRONG,
+    TOO_MANY,
+    Bridge,
+    BridgeError,
+    FrameBudget,
+    LinkLost,
+    LinkUp,
+    close_reason,
+    is_loopback,
+)
+from tabmcp.record import SessionRecorder
+
+WAIT = 3.0  # upper bound for anything that should happen "at once"
+TOKEN = "security-test-token-abcdefghijklmnop"
+OWN_ORIGIN = Origin(pairing.extension_origin(pairing.EXTENSION_ID))
+OTHER_ID = "abcdefghijklmnopabcdefghijklmnop"
+
+
+def hello(token: str | None = TOKEN, instance: str | None = "browser-a") -> dict[str, Any]:
+    frame: dict[str, Any] = {"type": "hello", "extension": {"version": "0.1.0"}, "browser": {"name": "Chromium"}}
+    if token is not None:
+        frame["token"] = token
+    if instance is not None:
+        frame["instance"] = instance
+    return frame
+
+
+class FakeClock:
+    """The flood budget's clock, moved by hand: no test depends on how fast the machine is."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+async def bridge(clock: FakeClock) -> AsyncIterator[Bridge]:
+    bridge = Bridge(
+        port=0,
+        request_timeout=5.0,
+        token=TOKEN,
+        extension_ids=[OTHER_ID],
+        max_frame_bytes=64 * 1024,
+        max_frames_per_second=5,  # burst: 10 frames
+        hello_timeout=0.5,
+        clock=clock,
+    )
+    await bridge.start()
+    assert bridge.start_error is None
+    yield bridge
+    await bridge.stop()
+
+
+def extension(bridge: Bridge, origin: str | None = OWN_ORIGIN) -> connect:
+    return connect(bridge.url, origin=Origin(origin) if origin else None)
+
+
+async def send(ws: ClientConnection, frame: dict[str, Any] | str) -> None:
+    await ws.send(frame if isinstance(frame, str) else json.dumps(frame))
+
+
+async def recv(ws: ClientConnection) -> dict[str, Any]:
+    return json.loads(await asyncio.wait_for(ws.recv(), WAIT))
+
+
+async def closed_with(ws: ClientConnection) -> tuple[int, str]:
+    """The close code and reason the server sent (reading until the socket closes)."""
+    with pytest.raises(ConnectionClosed) as info:
+        while True:
+            await asyncio.wait_for(ws.recv(), WAIT)
+    assert info.value.rcvd is not None, "the server closed without a close frame"
+    return info.value.rcvd.code, info.value.rcvd.reason
+
+
+async def link(bridge: Bridge, ws: ClientConnection, instance: str = "browser-a") -> None:
+    await send(ws, hello(instance=instance))
+    event = await asyncio.wait_for(bridge.events.get(), WAIT)
+    assert isinstance(event, LinkUp)
+
+
+async def round_trip(bridge: Bridge, ws: ClientConnection) -> None:
+    """The bridge asks, the extension answers, the answer reaches the caller."""
+    pending = asyncio.create_task(bridge.request(p.FocusTab(tabId=3)))
+    frame = await recv(ws)
+    assert frame["type"] == "focusTab"
+    await send(ws, {"type": "result", "id": frame["id"], "data": {"tabId": 3}})
+    reply = await asyncio.wait_for(pending, WAIT)
+    assert isinstance(reply, p.Result) and reply.data == {"tabId": 3}
+
+
+async def a_paired_extension_still_links(bridge: Bridge, instance: str = "browser-b") -> None:
+    assert not bridge.linked
+    async with extension(bridge) as ws:
+        await link(bridge, ws, instance)
+        await round_trip(bridge, ws)
+    assert isinstance(await asyncio.wait_for(bridge.events.get(), WAIT), LinkLost)
+
+
+def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and r.name == "tabmcp.bridge"]
+
+
+# ----------------------------------------------------------------- pairing
+
+
+async def test_a_wrong_token_is_refused_with_what_to_do(bridge: Bridge, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    async with extension(bridge) as ws:
+        await send(ws, hello(token="not-the-token-but-long-enough"))
+        code, reason = await closed_with(ws)
+    assert (code, reason) == (4001, TOKEN_WRONG)
+    assert "tabmcp token" in reason and "options" in reason
+    assert not bridge.linked and bridge.events.empty()
+    assert any("wrong pairing token" in m for m in refusals(caplog))
+    assert "not-the-token" not in caplog.text and TOKEN not in caplog.text  # no token is ever logged
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_a_hello_without_a_token_is_refused(bridge: Bridge, caplog: pytest.LogCaptureFixture) -> None:
+    async with extension(bridge) as ws:
+        await send(ws, hello(token=None))
+        assert await closed_with(ws) == (4001, TOKEN_MISSING)
+    assert any("pairing token missing" in m for m in refusals(caplog))
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_an_empty_token_counts_as_missing(bridge: Bridge) -> None:
+    async with extension(bridge) as ws:
+        await send(ws, hello(token=""))
+        assert await closed_with(ws) == (4001, TOKEN_MISSING)
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_a_token_that_only_starts_right_is_wrong(bridge: Bridge) -> None:
+    async with extension(bridge) as ws:
+        await send(ws, hello(token=TOKEN + "x"))
+        assert await closed_with(ws) == (4001, TOKEN_WRONG)
+    await a_paired_extension_still_links(bridge)
+
+
+# ----------------------------------------------------------------- origin
+
+
+@pytest.mark.parametrize(
+    "origin",
+    ["https://evil.example", "chrome-extension://zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", "null"],
+)
+async def test_a_foreign_origin_is_refused_even_with_the_token(
+    bridge: Bridge, origin: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with extension(bridge, origin) as ws:
+        with contextlib.suppress(ConnectionClosed):  # the server may have closed already
+            await send(ws, hello())  # right token, wrong origin: refused all the same
+        code, reason = await closed_with(ws)
+    assert code == 4003
+    assert reason.startswith("origin not allowed") and origin in reason and "--extension-id" in reason
+    assert any("origin not allowed" in m for m in refusals(caplog))
+    assert bridge.events.empty()
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_no_origin_is_refused(bridge: Bridge) -> None:
+    async with extension(bridge, origin=None) as ws:
+        assert await closed_with(ws) == (4003, NO_ORIGIN)
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_a_configured_extension_id_is_allowed(bridge: Bridge) -> None:
+    async with extension(bridge, pairing.extension_origin(OTHER_ID)) as ws:
+        await link(bridge, ws)
+        await round_trip(bridge, ws)
+
+
+async def test_a_very_long_origin_still_gives_a_valid_close_reason(bridge: Bridge) -> None:
+    async with extension(bridge, "https://" + "é" * 300 + ".example") as ws:
+        code, reason = await closed_with(ws)
+    assert code == 4003 and len(reason.encode()) <= MAX_REASON_BYTES
+    await a_paired_extension_still_links(bridge)
+
+
+# ----------------------------------------------------------------- hello first
+
+
+async def test_a_frame_before_hello_is_refused(bridge: Bridge) -> None:
+    async with extension(bridge) as ws:
+        await send(ws, {"type": "tabClosed", "tabId": 1})
+        code, reason = await closed_with(ws)
+    assert code == 1008 and "first frame must be hello" in reason and "tabClosed" in reason
+    assert bridge.events.empty()  # the frame never reached the runtime
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_malformed_json_before_hello_is_refused(bridge: Bridge) -> None:
+    async with extension(bridge) as ws:
+        await send(ws, '{"type": "hello", "token": ')
+        code, reason = await closed_with(ws)
+    assert code == 1008 and "first frame must be hello" in reason and "not valid JSON" in reason
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_no_hello_in_time_is_refused(bridge: Bridge) -> None:
+    async with extension(bridge) as ws:
+        assert await closed_with(ws) == (1008, "no hello within 0.5 s")
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_the_token_stops_at_the_bridge(clock: FakeClock, tmp_path: Path) -> None:
+    """Neither the runtime's LinkUp nor a session recording ever holds the pairing token."""
+    recording = tmp_path / "session.jsonl"
+    recorder = SessionRecorder(recording)
+    bridge = Bridge(port=0, token=TOKEN, recorder=recorder, clock=clock)
+    await bridge.start()
+    try:
+        async with extension(bridge) as ws:
+            await send(ws, hello())
+            up = await asyncio.wait_for(bridge.events.get(), WAIT)
+            assert isinstance(up, LinkUp) and up.hello.token is None and up.hello.instance == "browser-a"
+            assert bridge.hello is not None and bridge.hello.token is None
+    finally:
+        await bridge.stop()
+        recorder.close()
+    recorded = recording.read_text()
+    assert '"hello"' in recorded and TOKEN not in recorded
+
+
+# ----------------------------------------------------------------- a second extension
+
+
+async def test_another_browser_is_refused_and_the_link_is_unaffected(
+    bridge: Bridge, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with extension(bridge) as first:
+        await link(bridge, first, "browser-a")
+        pending = asyncio.create_task(bridge.request(p.FocusTab(tabId=3)))
+        asked = await recv(first)
+        async with extension(bridge) as second:
+            await send(second, hello(instance="browser-b"))
+            assert await closed_with(second) == (4009, BUSY)
+        assert any("another browser is already linked" in m for m in refusals(caplog))
+        # the current link did not notice: still linked, its pending request is answered
+        assert bridge.linked and bridge.events.empty()
+        await send(first, {"type": "result", "id": asked["id"], "data": {"tabId": 3}})
+        assert isinstance(await asyncio.wait_for(pending, WAIT), p.Result)
+        await round_trip(bridge, first)
+    assert isinstance(await asyncio.wait_for(bridge.events.get(), WAIT), LinkLost)
+    await a_paired_extension_still_links(bridge)  # once the first browser is gone, another may link
+
+
+async def test_an_extension_without_an_instance_id_cannot_replace_the_link(bridge: Bridge) -> None:
+    async with extension(bridge) as first:
+        await link(bridge, first, "browser-a")
+        async with extension(bridge) as second:
+            await send(second, hello(instance=None))
+            assert (await closed_with(second))[0] == 4009
+        await round_trip(bridge, first)
+
+
+async def test_the_same_browser_reconnecting_replaces_its_old_socket(bridge: Bridge) -> None:
+    first = await extension(bridge)
+    await link(bridge, first, "browser-a")
+    pending = asyncio.create_task(bridge.request(p.Connect(), timeout=30))
+    await recv(first)
+    async with extension(bridge) as second:
+        await send(second, hello(instance="browser-a"))
+        with pytest.raises(BridgeError) as info:
+            await asyncio.wait_for(pending, WAIT)
+        assert info.value.code == p.ErrorCode.DISCONNECTED and "reconnected" in info.value.message
+        assert (await closed_with(first))[0] == 4000
+        assert isinstance(await asyncio.wait_for(bridge.events.get(), WAIT), LinkLost)
+        assert isinstance(await asyncio.wait_for(bridge.events.get(), WAIT), LinkUp)
+        await round_trip(bridge, second)
+
+
+# ----------------------------------------------------------------- limits
+
+
+async def test_an_oversized_frame_cuts_the_link_and_fails_pending_calls(
+    bridge: Bridge, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with extension(bridge) as ws:
+        await link(bridge, ws)
+        pending = asyncio.create_task(bridge.request(p.Capture(tabId=3), timeout=30))
+        asked = await recv(ws)
+        big = {"type": "result", "id": asked["id"], "data": {"capture": "x" * (65 * 1024)}}
+        await send(ws, big)
+        code, _reason = await closed_with(ws)
+    assert code == 1009
+    with pytest.raises(BridgeError) as info:
+        await asyncio.wait_for(pending, WAIT)
+    assert info.value.code == p.ErrorCode.DISCONNECTED
+    assert "frame over 65536 bytes" in info.value.message and "capture" in info.value.message
+    lost = await asyncio.wait_for(bridge.events.get(), WAIT)
+    assert isinstance(lost, LinkLost) and "65536 bytes" in lost.reason
+    assert any("frame over 65536 bytes" in m for m in refusals(caplog))
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_an_oversized_hello_is_refused(bridge: Bridge) -> None:
+    async with extension(bridge) as ws:
+        await send(ws, {**hello(), "padding": "x" * (65 * 1024)})
+        assert (await closed_with(ws))[0] == 1009
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_a_flood_cuts_the_link(bridge: Bridge, clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    async with extension(bridge) as ws:
+        await link(bridge, ws)
+        pending = asyncio.create_task(bridge.request(p.Connect(), timeout=30))
+        await recv(ws)
+        for _ in range(11):  # the burst is 10 frames, and the clock does not move
+            await send(ws, {"type": "tabClosed", "tabId": 1})
+        assert await closed_with(ws) == (1008, TOO_MANY)
+    with pytest.raises(BridgeError) as info:
+        await asyncio.wait_for(pending, WAIT)
+    assert info.value.code == p.ErrorCode.DISCONNECTED and "messages a second" in info.value.message
+    frames = []
+    while not bridge.events.empty():
+        frames.append(bridge.events.get_nowait())
+    assert len([f for f in frames if isinstance(f, p.TabClosed)]) == 10  # what came within the budget
+    assert isinstance(frames[-1], LinkLost)
+    assert any("more than 5 messages a second" in m for m in refusals(caplog))
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_a_steady_sender_within_the_rate_is_not_cut(bridge: Bridge, clock: FakeClock) -> None:
+    async with extension(bridge) as ws:
+        await link(bridge, ws)
+        for _ in range(40):  # 40 frames over 20 s of the bridge's clock: 2 a second, under 5
+            await send(ws, {"type": "ping"})
+            assert await recv(ws) == {"type": "pong"}
+            clock.now += 0.5
+        await round_trip(bridge, ws)
+
+
+async def test_malformed_json_after_hello_gets_an_error_frame_and_the_link_stays(bridge: Bridge) -> None:
+    async with extension(bridge) as ws:
+        await link(bridge, ws)
+        await send(ws, "{not json")
+        error = await recv(ws)
+        assert (error["type"], error["code"]) == ("error", "BAD_MESSAGE")
+        assert "not valid JSON" in error["message"]
+        assert bridge.linked
+        await round_trip(bridge, ws)
+
+
+async def test_an_unknown_type_after_hello_gets_an_error_frame_and_the_link_stays(bridge: Bridge) -> None:
+    async with extension(bridge) as ws:
+        await link(bridge, ws)
+        await send(ws, {"type": "rootShell", "id": "z1"})
+        error = await recv(ws)
+        assert (error["type"], error["code"], error["id"]) == ("error", "UNKNOWN_TYPE", "z1")
+        assert bridge.linked
+        await round_trip(bridge, ws)
+
+
+# ----------------------------------------------------------------- binding
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.10", "example.com"])
+async def test_the_bridge_refuses_a_non_loopback_address(host: str) -> None:
+    bridge = Bridge(host, 0, token=TOKEN)
+    await bridge.start()
+    assert bridge.start_error is not None
+    assert host in bridge.start_error and "TABMCP_WS_ALLOW_REMOTE" in bridge.start_error
+    with pytest.raises(BridgeError) as info:
+        await bridge.request(p.Connect())
+    assert info.value.code == p.ErrorCode.DISCONNECTED
+    await bridge.stop()
+
+
+async def test_a_non_loopback_address_needs_allow_remote() -> None:
+    bridge = Bridge("0.0.0.0", 0, token=TOKEN, allow_remote=True)
+    await bridge.start()
+    try:
+        assert bridge.start_error is None and bridge.port != 0
+        async with connect(f"ws://127.0.0.1:{bridge.port}", origin=OWN_ORIGIN) as ws:
+            await send(ws, hello(token="wrong-token-wrong-token"))
+            assert (await closed_with(ws))[0] == 4001  # the token still applies
+    finally:
+        await bridge.stop()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "127.0.0.2"])
+async def test_loopback_addresses_need_nothing(host: str) -> None:
+    bridge = Bridge(host, 0, token=TOKEN)
+    await bridge.start()
+    try:
+        assert bridge.start_error is None
+    finally:
+        await bridge.stop()
+
+
+def test_what_counts_as_loopback() -> None:
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.9.9.9", "::1", "[::1]", "localhost", "LOCALHOST"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.1", "example.com", "localhost.evil.example"))
+
+
+def test_a_bridge_without_a_token_cannot_be_built() -> None:
+    with pytest.raises(ValueError):
+        Bridge(port=0, token="")
+
+
+# ----------------------------------------------------------------- pure parts
+
+
+def test_every_close_reason_fits_a_close_frame() -> None:
+    for reason in (TOKEN_MISSING, TOKEN_WRONG, NO_ORIGIN, BUSY, TOO_MANY):
+        assert len(reason.encode()) <= MAX_REASON_BYTES
+    cut = close_reason("ü" * 200)
+    assert len(cut.encode()) <= MAX_REASON_BYTES and cut.endswith("...")
+    assert close_reason("short") == "short"
+
+
+def test_the_frame_budget_allows_a_burst_then_the_rate() -> None:
+    budget = FrameBudget(rate=10, burst=20, now=0.0)
+    assert all(budget.take(0.0) for _ in range(20))
+    assert not budget.take(0.0)
+    assert budget.take(0.1)  # 0.1 s later: one more frame's worth
+    assert not budget.take(0.1)
+    assert all(budget.take(100.0) for _ in range(20))  # refilled, but never past the burst
+    assert not budget.take(100.0)
+
+
+def test_a_zero_rate_means_no_limit() -> None:
+    budget = FrameBudget(rate=0, burst=0, now=0.0)
+    assert all(budget.take(0.0) for _ in range(1000))
