@@ -36,6 +36,7 @@ from tabmcp.drivers.launch import ChromiumLauncher
 from tabmcp.guard import Guards
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.introspect.registry import Registry
+from tabmcp.policy import NavigationPolicy
 from tabmcp.record import recorder_for
 from tabmcp.resources import BY_URI, RESOURCES
 from tabmcp.runtime import Runtime
@@ -226,7 +227,8 @@ class App:
         # tools switched off in the settings (evaluate) do not exist for this process at all
         self.catalog = [t for t in CATALOG if t.enabled(settings)]
         self.guards = Guards(settings, catalog=self.catalog)
-        self.hub = DriverHub(ExtensionDriver(self.bridge))
+        # the navigation policy's rules go to the extension with every connect (docs/security.md)
+        self.hub = DriverHub(ExtensionDriver(self.bridge, NavigationPolicy.from_settings(settings).wire()))
         self.workspaces = Workspaces(
             settings,
             self.hub,

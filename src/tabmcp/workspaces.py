@@ -60,9 +60,7 @@ def workspace_key(name: str | None, session_id: str | None) -> tuple[str, bool]:
     """The key a request belongs to, and whether it is a named (reconnectable) workspace."""
     if name:
         if not WORKSPACE_NAME.match(name):
-            raise ValueError(
-                f"Invalid workspace name {name[:60]!r}: use 1-40 letters, digits, '_', '.' or '-'"
-            )
+            raise ValueError(f"Invalid workspace name {name[:60]!r}: use 1-40 letters, digits, '_', '.' or '-'")
         return f"name:{name}", True
     if session_id:
         return f"session:{session_id}", False

@@ -56,8 +56,17 @@ class HttpServer:
 
     async def __aenter__(self) -> HttpServer:
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tabmcp.cli", "serve", "--http", f"127.0.0.1:{self.port}", *self.args,
-            env=self.env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=self.errlog,
+            sys.executable,
+            "-m",
+            "tabmcp.cli",
+            "serve",
+            "--http",
+            f"127.0.0.1:{self.port}",
+            *self.args,
+            env=self.env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=self.errlog,
         )
         loop = asyncio.get_running_loop()
         until = loop.time() + SERVER_START_S

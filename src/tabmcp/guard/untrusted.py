@@ -72,7 +72,8 @@ class _Bounder:
                 if self.left <= 0:
                     out["…"] = f"{len(value) - index} more keys cut"
                     break
-                out[self.text(str(key))] = self.value(item, depth + 1)
+                name = self.text(str(key))  # the key first: it is read first
+                out[name] = self.value(item, depth + 1)
             return out
         if isinstance(value, list | tuple):
             items: list[Any] = []

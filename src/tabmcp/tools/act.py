@@ -12,7 +12,7 @@ from tabmcp.guard import untrusted
 from tabmcp.guard.sensitive import note_sensitive
 from tabmcp.tools.base import Args, Text, ToolContext, ToolFailure, tool
 from tabmcp.tools.observe import SnapshotArgs, take_snapshot
-from tabmcp.tools.tabs import check_url
+from tabmcp.tools.tabs import check_landing, check_url, note_blocked
 from tabmcp.tools.targets import TargetArgs, focused_tab_id, page_failure, toon
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle"]
@@ -54,7 +54,7 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> Text:
     """Load a URL in the focused tab, or go back/forward/reload. Waits for waitUntil."""
     tab_id = focused_tab_id(ctx)
     if args.url is not None:
-        check_url(args.url)
+        check_url(args.url, ctx.policy)
     try:
         page = await ctx.runtime.driver.navigate(
             tab_id,
@@ -64,7 +64,9 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> Text:
             timeout_ms=ctx.settings.navigation_timeout_ms,
         )
     except BridgeError as exc:
+        note_blocked(ctx, tab_id, exc)
         raise page_failure(f"navigate to {args.url or args.go}", exc) from None
+    await check_landing(ctx, tab_id, page.get("url", ""))
     await ctx.runtime.refresh_page_tools(tab_id)  # the new page's tools are listed when this call returns
     await ctx.runtime.page_changed()
     text = toon(
@@ -149,7 +151,10 @@ async def interact(ctx: ToolContext, args: InteractArgs) -> Text:
     try:
         done = await ctx.runtime.driver.act(tab_id, args.wire(ctx.settings.action_timeout_ms))
     except BridgeError as exc:
+        note_blocked(ctx, tab_id, exc)
         raise page_failure(what, exc) from None
+    if done.get("navigated"):
+        await check_landing(ctx, tab_id, done.get("url", ""))
     if done.get("sensitive"):  # the agent filled a password field: the audit log must not show the text
         note_sensitive("text", "value")
     if done.get("navigated"):

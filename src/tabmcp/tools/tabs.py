@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import Field
 
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
 from tabmcp.guard import untrusted
+from tabmcp.policy import NavigationPolicy
 from tabmcp.tools.base import Args, NoArgs, ToolContext, ToolFailure, tool
 
-OPENABLE_SCHEMES = {"http", "https"}
-OPENABLE_EXACT = {"about:blank"}
+DEFAULT_POLICY = NavigationPolicy()
 
 
 def tab_summary(tab: s.Tab) -> dict[str, Any]:
@@ -54,21 +53,44 @@ class OpenTabArgs(Args):
     focus: bool = Field(True, description="Focus the new tab after opening (loads its page tools)")
 
 
-def check_url(url: str) -> None:
-    parts = urlsplit(url.strip())
-    if url.strip() in OPENABLE_EXACT:
+def check_url(url: str, policy: NavigationPolicy = DEFAULT_POLICY) -> None:
+    """Refuse a URL before the browser sees it: only full http(s) URLs and about:blank open, plus the
+    browser pages and files the user opted in to, and only what the navigation policy allows
+    (policy.py). The refusal says why and what to do (``INVALID_URL`` or ``NAVIGATION_BLOCKED``)."""
+    verdict = policy.check(url)
+    if not verdict.allowed:
+        raise ToolFailure(verdict.reason, {"code": verdict.code})
+
+
+def note_blocked(ctx: ToolContext, tab_id: int, exc: BridgeError) -> None:
+    """A navigation the browser blocked (``NAVIGATION_BLOCKED``) is the failing tool's to report: the
+    browser's own event about it adds no second note to the next result."""
+    if str(exc.code) == "NAVIGATION_BLOCKED":
+        ctx.runtime.blocked_reported(tab_id)
+
+
+async def check_landing(ctx: ToolContext, tab_id: int, url: str) -> None:
+    """Where a navigation ended must be allowed too: back/forward (the back/forward cache asks no
+    server), a page served by its service worker. A tab at a refused page is sent to about:blank and
+    the call fails saying why."""
+    verdict = ctx.policy.check(url) if url else None
+    if verdict is None or verdict.allowed:
         return
-    if parts.scheme.lower() not in OPENABLE_SCHEMES or not parts.netloc:
-        raise ToolFailure(
-            f"Cannot open {url!r}: give a full http:// or https:// URL (for example https://example.com/).",
-            {"code": "INVALID_URL"},
-        )
+    await ctx.runtime.stop_tab(tab_id, url, verdict, by_tool=True)
+    raise ToolFailure(f"{verdict.reason} tabmcp sent the tab to about:blank.", {"code": "NAVIGATION_BLOCKED"})
+
+
+def check_tab(ctx: ToolContext, tab: s.Tab) -> None:
+    """A tab whose page the navigation policy refuses is not taken under control (focused, read)."""
+    verdict = ctx.policy.check(tab.url) if tab.url else None
+    if verdict is not None and not verdict.allowed:
+        raise ToolFailure(f"Tab {tab.id} shows a page tabmcp may not use: {verdict.reason}", {"code": verdict.code})
 
 
 @tool(title="Open a tab", available_in=s.CONNECTED_MODES)
 async def open_tab(ctx: ToolContext, args: OpenTabArgs) -> dict[str, Any]:
     """Open a new tab at a URL; with focus=true (default) its page tools are loaded."""
-    check_url(args.url)
+    check_url(args.url, ctx.policy)
     try:
         tab = await ctx.runtime.driver.open_tab(args.url.strip(), args.focus)
         await ctx.runtime.dispatch(s.TabCreated(tab))
@@ -95,6 +117,7 @@ async def focus_tab(ctx: ToolContext, args: FocusTabArgs) -> dict[str, Any]:
     if args.tab_id not in state.tabs:
         known = ", ".join(str(t) for t in state.tabs) or "none"
         raise ToolFailure(f"No tab with id {args.tab_id}. Open tab ids: {known} (see list_tabs).")
+    check_tab(ctx, state.tabs[args.tab_id])
     try:
         tab = await ctx.runtime.driver.focus_tab(args.tab_id)
         await ctx.runtime.dispatch(s.TabUpdated(tab))

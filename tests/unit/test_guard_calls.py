@@ -1,0 +1,69 @@
+"""Which calls are destructive, and which arguments are passwords, before a call runs."""
+
+from __future__ import annotations
+
+from tabmcp.guard.calls import core_tool_facts, interact_facts, page_tool_facts, password_arguments
+from tabmcp.introspect.api import PageTool, ToolHints
+from tabmcp.introspect.webmcp import imperative_tool
+from tabmcp.tools import CATALOG
+
+CORE = {t.name: t for t in CATALOG}
+
+
+def page_tool(**kwargs: object) -> PageTool:
+    fields: dict[str, object] = {"name": "t", "description": "d", "input_schema": {"type": "object"}, "plan": ()}
+    return PageTool(**{**fields, **kwargs})  # type: ignore[arg-type]
+
+
+def test_core_tools_are_destructive_when_they_say_so() -> None:
+    assert core_tool_facts(CORE["close_tab"], {"tabId": 3}).destructive == "close a tab (close_tab)"
+    assert core_tool_facts(CORE["evaluate"], {}).destructive is not None
+    for name in ("list_tabs", "open_tab", "snapshot", "navigate", "screenshot"):
+        assert core_tool_facts(CORE[name], {}).destructive is None, name
+
+
+def test_page_tools_by_their_hints() -> None:
+    delete = page_tool(name="delete_account", title="Danger zone", hints=ToolHints(destructive=True))
+    assert page_tool_facts(delete).destructive == 'run delete_account "Danger zone", a tool made for this page'
+    assert page_tool_facts(page_tool(name="search", hints=ToolHints(read_only=True))).destructive is None
+
+
+def test_a_page_declared_tool_cannot_talk_its_way_out_of_confirmation() -> None:
+    liar = imperative_tool(
+        {"name": "tidyUp", "description": "Delete all messages", "annotations": {"destructiveHint": False}}
+    )
+    assert liar is not None and not liar.hints.destructive
+    facts = page_tool_facts(liar)
+    assert facts.destructive is not None and "declared itself (untrusted)" in facts.destructive
+    honest = imperative_tool({"name": "list_todos", "description": "List", "annotations": {"readOnlyHint": True}})
+    assert honest is not None and page_tool_facts(honest).destructive is None
+
+
+def test_password_arguments_come_from_the_schema() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "user": {"type": "string"},
+            "password": {"type": "string", "writeOnly": True},
+            "pin": {"type": "string", "format": "password"},
+        },
+    }
+    assert password_arguments(schema) == {"password", "pin"}
+    assert page_tool_facts(page_tool(input_schema=schema)).sensitive == {"password", "pin"}
+    assert password_arguments({"type": "object"}) == frozenset()
+
+
+def test_interact_clicking_a_destructive_element() -> None:
+    facts = interact_facts({"action": "click", "role": "button", "name": "Delete account"}, "Delete account")
+    assert facts.destructive == 'click the button "Delete account"'
+    by_ref = interact_facts({"action": "click", "ref": "e7"}, "Remove item")
+    assert by_ref.destructive == 'click the element "Remove item" (e7)'
+    assert interact_facts({"action": "press", "ref": "e7", "key": "Enter"}, "Delete").destructive is not None
+
+
+def test_interact_that_does_not_activate_or_is_not_destructive() -> None:
+    assert interact_facts({"action": "click", "ref": "e1"}, "Save").destructive is None
+    assert interact_facts({"action": "hover", "ref": "e1"}, "Delete").destructive is None
+    assert interact_facts({"action": "fill", "ref": "e1", "text": "x"}, "Delete reason").destructive is None
+    assert interact_facts({"action": "press", "ref": "e1", "key": "Tab"}, "Delete").destructive is None
+    assert interact_facts({"action": "click", "css": "#x"}, None).destructive is None  # not resolved beforehand

@@ -1,0 +1,179 @@
+"""Workspaces without a browser: tab ownership, event routing per view, and the guard on tab ids."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from tabmcp import state as s
+from tabmcp.bridge import BridgeError
+from tabmcp.config import Settings
+from tabmcp.drivers.base import LinkChanged, PageChanged
+from tabmcp.drivers.hub import DriverHub, TabOwners
+from tabmcp.introspect.registry import Registry
+from tabmcp.protocol import ErrorCode
+from tabmcp.record import NullRecorder
+from tabmcp.tools import CATALOG
+from tabmcp.workspaces import LOCAL, TooManyWorkspaces, Workspaces, label_for, workspace_key
+
+
+class Browser:
+    """The driver's side as the hub sees it: tabs it opens, and calls it receives."""
+
+    def __init__(self) -> None:
+        self.linked = True
+        self.next_id = 100
+        self.tabs: dict[int, s.Tab] = {}
+        self.calls: list[tuple[str, Any]] = []
+
+    async def connect(self) -> tuple[s.Browser, list[s.Tab]]:
+        return s.Browser(), list(self.tabs.values())
+
+    async def open_tab(self, url: str, focus: bool, group: str | None = None) -> s.Tab:
+        self.next_id += 1
+        tab = s.Tab(self.next_id, url=url, status="complete")
+        self.tabs[tab.id] = tab
+        self.calls.append(("open", group))
+        return tab
+
+    async def close_tab(self, tab_id: int) -> None:
+        self.calls.append(("close", tab_id))
+        self.tabs.pop(tab_id, None)
+
+    async def snapshot(self, tab_id: int, mode: str = "interactive") -> dict[str, Any]:
+        self.calls.append(("snapshot", tab_id))
+        return {"nodes": []}
+
+
+def drain(view: Any) -> list[object]:
+    events = []
+    while not view._events.empty():
+        events.append(view._events.get_nowait())
+    return events
+
+
+def test_ownership_decides_visibility_per_share_mode() -> None:
+    owners = TabOwners()
+    owners.claim(1, "a")
+    assert owners.visible(1, "a", "own") and not owners.visible(1, "b", "own")
+    assert not owners.visible(2, "a", "own")  # the user's tab
+    assert owners.visible(2, "a", "user") and not owners.visible(1, "b", "user")
+    assert owners.visible(1, "b", "all")
+    assert owners.owned_by("a") == [1]
+    owners.forget(1)
+    assert owners.owned_by("a") == []
+
+
+async def test_events_reach_only_the_views_that_may_see_the_tab() -> None:
+    browser = Browser()
+    hub = DriverHub(browser)  # type: ignore[arg-type]
+    a, b, user = hub.view("a", "own"), hub.view("b", "own"), hub.view("u", "user")
+    mine = await a.open_tab("http://a.test/", True)
+    hub.route(s.TabUpdated(s.Tab(mine.id, url="http://a.test/x", status="complete")))
+    hub.route(s.TabCreated(s.Tab(500, url="http://user.test/")))  # the user opened a tab
+    hub.route(s.TabCreated(s.Tab(501, url="http://popup.test/", opener_id=mine.id)))  # a's page opened a popup
+    hub.route(PageChanged(mine.id))
+    hub.route(LinkChanged(up=False, reason="gone"))
+
+    seen_a, seen_b, seen_user = drain(a), drain(b), drain(user)
+    tabs_a = {e.tab.id for e in seen_a if isinstance(e, s.TabCreated | s.TabUpdated)}
+    assert tabs_a == {mine.id, 501}  # its own tab and the popup its page opened
+    assert hub.owners.owner(501) == "a"
+    assert [type(e) for e in seen_b] == [LinkChanged]  # b sees nothing of a's or the user's tabs
+    assert {e.tab.id for e in seen_user if isinstance(e, s.TabCreated)} == {500}
+    assert any(isinstance(e, PageChanged) for e in seen_a) and not any(isinstance(e, PageChanged) for e in seen_user)
+
+
+async def test_a_claimed_tab_is_withdrawn_from_views_that_saw_it_as_the_users() -> None:
+    browser = Browser()
+    hub = DriverHub(browser)  # type: ignore[arg-type]
+    a, user = hub.view("a", "own"), hub.view("u", "user")
+    hub.route(s.TabCreated(s.Tab(101, url="http://a.test/", status="loading")))  # before a's open_tab returns
+    hub.route(s.TabUpdated(s.Tab(101, url="http://a.test/", status="complete")))
+    await a.open_tab("http://a.test/", True)  # the browser gives it id 101
+    assert [type(e) for e in drain(user)] == [s.TabCreated, s.TabUpdated, s.TabClosed]
+    briefing = drain(a)
+    assert isinstance(briefing[-1], s.TabUpdated) and briefing[-1].tab.status == "complete"
+
+
+async def test_a_view_refuses_tabs_it_may_not_see_with_the_answer_for_a_missing_tab() -> None:
+    browser = Browser()
+    hub = DriverHub(browser)  # type: ignore[arg-type]
+    a, b = hub.view("a", "own"), hub.view("b", "own")
+    tab = await a.open_tab("http://a.test/", True)
+    with pytest.raises(BridgeError) as refused:
+        await b.snapshot(tab.id)
+    assert refused.value.code == ErrorCode.NO_TAB and str(tab.id) in refused.value.message
+    await a.snapshot(tab.id)
+    assert ("snapshot", tab.id) in browser.calls and browser.calls.count(("snapshot", tab.id)) == 1
+    _, visible = await b.connect()
+    assert visible == []
+    _, visible = await a.connect()
+    assert [t.id for t in visible] == [tab.id]
+
+
+def test_workspace_keys_and_labels() -> None:
+    assert workspace_key("alice", "abc") == ("name:alice", True)
+    assert workspace_key(None, "abc123") == ("session:abc123", False)
+    assert workspace_key(None, None) == (LOCAL, False)
+    with pytest.raises(ValueError, match="Invalid workspace name"):
+        workspace_key("no spaces", None)
+    assert label_for("name:alice", "Claude Code") == "alice"
+    assert label_for("session:abc123", "Claude Code") == "Claude Code abc1"
+
+
+def make_workspaces(browser: Browser, **settings: Any) -> Workspaces:
+    async def nothing(*_: object) -> None:
+        return None
+
+    return Workspaces(
+        Settings(**settings),
+        DriverHub(browser),  # type: ignore[arg-type]
+        Registry([]),
+        CATALOG,
+        lambda _key: nothing,
+        lambda _key: nothing,
+        NullRecorder(),
+        shared=True,
+    )
+
+
+async def test_closing_a_workspace_closes_its_tabs_and_cancels_its_calls() -> None:
+    browser = Browser()
+    workspaces = make_workspaces(browser)
+    a = workspaces.open("session:a")
+    b = workspaces.open("session:b")
+    tab_a = await a.view.open_tab("http://a.test/", True)
+    tab_b = await b.view.open_tab("http://b.test/", True)
+    assert browser.calls[:2] == [("open", a.label), ("open", b.label)]  # each in its client's tab group
+    running = asyncio.get_running_loop().create_task(asyncio.sleep(60))
+    a.calls.add(running)  # type: ignore[arg-type]
+    workspaces.attach("session:a", "s1")
+    await workspaces.detach("s1")  # its only session ended
+    await asyncio.sleep(0)
+    assert running.cancelled()
+    assert ("close", tab_a.id) in browser.calls and ("close", tab_b.id) not in browser.calls
+    assert "session:a" not in workspaces and "session:b" in workspaces
+    await workspaces.close("session:b", "test over")
+
+
+async def test_named_workspaces_outlive_their_sessions_until_idle() -> None:
+    browser = Browser()
+    workspaces = make_workspaces(browser, session_idle_timeout=60)
+    alice = workspaces.open("name:alice", named=True)
+    workspaces.attach(alice.key, "s1")
+    await workspaces.detach("s1")
+    assert "name:alice" in workspaces
+    assert await workspaces.reap_idle(now=alice.last_active + 30) == []
+    assert await workspaces.reap_idle(now=alice.last_active + 61) == ["name:alice"]
+
+
+async def test_the_number_of_workspaces_is_capped_with_a_readable_error() -> None:
+    workspaces = make_workspaces(Browser(), max_sessions=1)
+    workspaces.open("session:a")
+    with pytest.raises(TooManyWorkspaces, match="TABMCP_MAX_SESSIONS=1"):
+        workspaces.open("session:b")
+    assert workspaces.open("session:a") is workspaces.get("session:a")  # the existing one still works
+    await workspaces.close("session:a", "test over")
