@@ -6,6 +6,8 @@
 // each one.
 'use strict';
 
+importScripts('policy.js'); // tabmcpPolicy: the navigation policy's browser rules (docs/security.md)
+
 const DEFAULT_SERVER_URL = 'ws://127.0.0.1:8765';
 // Written by the Python launcher into its copy of the extension; absent in the repo.
 const CONFIG_FILE = 'tabmcp-config.json';
@@ -228,6 +230,7 @@ function onSocketClose(current, event) {
   current.markReady(); // Unblocks queued message handlers; their answers are dropped.
   if (link !== current) return;
   link = null;
+  tabmcpPolicy.clear(); // the policy is the linked server's: it goes with it
   log('socket closed', event.code, event.reason);
   switch (event.code) {
     case CLOSE_NOT_PAIRED: // retrying with the same token cannot help: wait for new settings
@@ -641,6 +644,8 @@ async function waitWhileLoading(tabId, ms) {
 
 function navigationError(outcome, fallbackUrl) {
   const url = outcome.url || fallbackUrl;
+  const blocked = tabmcpPolicy.blockedError(outcome); // NAVIGATION_BLOCKED, saying which rule
+  if (blocked) return blocked;
   return new ProtocolError('NAVIGATION_FAILED', `Could not load ${url}: ${outcome.error}`);
 }
 
@@ -1649,7 +1654,8 @@ function sleep(ms) {
 // ---------------------------------------------------------------------------------------------
 // Request handlers. Each returns the answer frame without its id (runHandler adds it).
 
-async function handleConnect() {
+async function handleConnect(msg) {
+  await tabmcpPolicy.apply(msg.policy); // in force before the server can ask for anything else
   const [browser, tabs] = await Promise.all([browserInfo, chrome.tabs.query({})]);
   return { type: 'connected', browser, tabs: tabs.map(tabInfo) };
 }
@@ -2133,7 +2139,7 @@ function checkNavigableUrl(url) {
   } catch {
     throw new ProtocolError('INVALID_URL', `Not an absolute URL: ${url}`);
   }
-  if (!['http:', 'https:', 'about:'].includes(parsed.protocol)) {
+  if (!['http:', 'https:', 'about:'].includes(parsed.protocol) && !tabmcpPolicy.optsIn(url)) {
     throw new ProtocolError('INVALID_URL', `Cannot navigate to a ${parsed.protocol} URL: ${url}`);
   }
 }

@@ -152,6 +152,8 @@ class Bridge:
         self.events: asyncio.Queue[BridgeEvent] = asyncio.Queue()
         self.hello: p.Hello | None = None
         self.start_error: str | None = None
+        # why the latest connection was refused (cleared when one links): for "no browser found" hints
+        self.last_refusal: str | None = None
         self._server: Server | None = None
         self._conn: ServerConnection | None = None
         self._pending: dict[str, tuple[asyncio.Future[p.Reply], str]] = {}
@@ -257,6 +259,7 @@ class Bridge:
             hello = await self._admit(conn)
         except Refused as refused:
             log.warning("refused an extension connection from %s: %s", _peer(conn), refused.reason)
+            self.last_refusal = refused.reason
             await conn.close(refused.code, refused.reason)
             return
         except ConnectionClosed:
@@ -333,6 +336,7 @@ class Bridge:
             closing.add_done_callback(self._closing.discard)
         self._conn = conn
         self.hello = hello
+        self.last_refusal = None
         self.recorder.write("recv", frame=hello.model_dump(exclude_none=True))
         self._linked.set()
         self.events.put_nowait(LinkUp(hello))

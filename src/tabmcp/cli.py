@@ -53,6 +53,11 @@ def _parser() -> argparse.ArgumentParser:
                        help="allow interact(trusted=true): real input events through chrome.debugger (off by default)")
     serve.add_argument("--screenshot-origin", dest="screenshot_origins", action="append", metavar="PATTERN",
                        help="only screenshot pages on this origin/pattern, e.g. https://*.example.com (repeatable)")
+    serve.add_argument("--allow-url", dest="allow_urls", action="append", metavar="PATTERN",
+                       help="open only URLs matching PATTERN, e.g. https://example.com or *://*.example.com/* "
+                            "(repeatable); needed for chrome://, file:// and extension pages")
+    serve.add_argument("--block-url", dest="block_urls", action="append", metavar="PATTERN",
+                       help="never load URLs matching PATTERN, e.g. *://*.bank.example/* (repeatable)")
     serve.add_argument("--confirm-destructive", action=argparse.BooleanOptionalAction, default=None,
                        help="ask the user (MCP elicitation) before destructive tools and actions")
     serve.add_argument("--audit-log", type=Path, metavar="FILE",
@@ -122,6 +127,13 @@ def main(argv: list[str] | None = None) -> int:
             level=settings.log_level.upper(),
             format="%(asctime)s tabmcp %(levelname)s %(name)s: %(message)s",
         )
+        from tabmcp.policy import NavigationPolicy, PolicyError
+
+        try:  # a pattern that cannot be enforced is a startup error, not a surprise later
+            NavigationPolicy.from_settings(settings)
+        except PolicyError as exc:
+            print(f"tabmcp: {exc}", file=sys.stderr)
+            return 2
         if settings.http:
             return _serve_http(settings)
         from tabmcp.server import serve_stdio

@@ -20,7 +20,7 @@ from playwright.async_api import BrowserContext, Page, Worker, async_playwright,
 
 from tabmcp import pairing
 from tabmcp import protocol as p
-from tabmcp.bridge import Bridge
+from tabmcp.bridge import BUSY, Bridge
 from tabmcp.config import Settings
 from tabmcp.drivers.launch import chromium_args, prepare_extension
 from tests.integration.conftest import serve
@@ -31,7 +31,9 @@ WAIT_MS = 15_000
 
 
 @asynccontextmanager
-async def browser_with_extension(scratch: Path, server_url: str, token: str | None = None) -> AsyncIterator[BrowserContext]:
+async def browser_with_extension(
+    scratch: Path, server_url: str, token: str | None = None
+) -> AsyncIterator[BrowserContext]:
     extension = prepare_extension(scratch / "extension", server_url, token)
     async with async_playwright() as pw:
         context = await pw.chromium.launch_persistent_context(
@@ -130,7 +132,8 @@ async def test_a_second_browser_is_refused_and_the_first_keeps_working(tmp_path:
             first_instance = bridge.hello.instance if bridge.hello else None
             async with browser_with_extension(tmp_path / "second", bridge.url, TOKEN) as second:
                 status = await wait_status(await service_worker(second), "^refused")
-                assert status == "refused: another browser is already linked to this tabmcp server; close that one first"
+                assert status == f"refused: {BUSY}"
+                assert "another browser is already linked" in status
                 assert bridge.linked and bridge.hello is not None and bridge.hello.instance == first_instance
                 page = await first.new_page()
                 await page.goto("about:blank#first")

@@ -146,7 +146,9 @@ async def test_a_wrong_token_is_refused_with_what_to_do(bridge: Bridge, caplog: 
     assert not bridge.linked and bridge.events.empty()
     assert any("wrong pairing token" in m for m in refusals(caplog))
     assert "not-the-token" not in caplog.text and TOKEN not in caplog.text  # no token is ever logged
+    assert bridge.last_refusal == TOKEN_WRONG  # what connect_browser can tell the user
     await a_paired_extension_still_links(bridge)
+    assert bridge.last_refusal is None
 
 
 async def test_a_hello_without_a_token_is_refused(bridge: Bridge, caplog: pytest.LogCaptureFixture) -> None:

@@ -19,8 +19,9 @@ NO_BROWSER = {
     "error": "No browser found",
     "instructions": (
         "Open Chrome/Chromium with the tabmcp extension loaded (chrome://extensions → Load unpacked → "
-        "the extension/ folder; see `tabmcp --help`), or call connect_browser with launch=true to "
-        "start a browser with it."
+        "the extension/ folder) and paired (paste the output of `tabmcp token` into the extension's "
+        "options; see `tabmcp --help`), or call connect_browser with launch=true to start a browser "
+        "with it."
     ),
 }
 
