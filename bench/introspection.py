@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import secrets
 import statistics
 import sys
 import tempfile
@@ -97,9 +98,10 @@ async def measure(repeat: int) -> list[dict[str, float]]:
         for n in SIZES:
             (root / "pages" / f"p{n}.html").write_text(page(n), encoding="utf-8")
         with SiteServer(root / "pages") as site:
-            bridge = Bridge("127.0.0.1", 0, 60.0)
+            token = secrets.token_urlsafe(32)  # this run's bridge, and the browser paired with it
+            bridge = Bridge("127.0.0.1", 0, 60.0, token=token)
             await bridge.start()
-            extension = prepare_extension(root / "extension", bridge.url)
+            extension = prepare_extension(root / "extension", bridge.url, token)
             async with async_playwright() as pw:
                 context = await pw.chromium.launch_persistent_context(
                     str(root / "profile"),

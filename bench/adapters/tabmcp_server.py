@@ -6,6 +6,7 @@ Page tools are listed only while a tab is focused (docs/page-agent.md §8), so `
 
 from __future__ import annotations
 
+import secrets
 import time
 from urllib.parse import urlsplit
 
@@ -31,6 +32,7 @@ class Tabmcp(Adapter):
     def make_server(self) -> StdioServer:
         command, prefix = tabmcp_command()
         env = {"TABMCP_WS_PORT": "0", "TABMCP_HEADLESS": "true", "TABMCP_BROWSER_PATH": CHROMIUM}
+        env["TABMCP_PAIRING_TOKEN"] = secrets.token_urlsafe(32)  # it pairs the browser it launches
         return StdioServer(command, [*prefix, "serve"], cwd=self.scratch, errlog=self.errlog, env=env)
 
     async def start(self) -> None:

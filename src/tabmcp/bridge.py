@@ -163,13 +163,26 @@ class Bridge:
 
     @classmethod
     def from_settings(cls, settings: Settings, recorder: Recorder | None = None) -> Bridge:
-        """The bridge a server runs: its pairing token (``pairing.resolve_token``), origins and limits."""
+        """The bridge a server runs: its pairing token (``pairing.resolve_token``), origins and limits.
+
+        A token that cannot be read or stored (a read-only home) must not stop the MCP server: this
+        run then uses a one-off token, which a browser tabmcp launches still gets.
+        """
+        try:
+            token = pairing.resolve_token(settings.pairing_token, settings.config_dir)
+        except OSError as exc:
+            token = pairing.new_token()
+            log.error(
+                "cannot read or store the pairing token (%s); using a one-off token for this run: only a "
+                "browser tabmcp launches can pair. Set TABMCP_PAIRING_TOKEN or --config-dir.",
+                exc,
+            )
         return cls(
             settings.ws_host,
             settings.ws_port,
             settings.request_timeout,
             recorder,
-            token=pairing.resolve_token(settings.pairing_token, settings.config_dir),
+            token=token,
             extension_ids=settings.extension_ids,
             allow_remote=settings.ws_allow_remote,
             max_frame_bytes=settings.ws_max_frame_bytes,

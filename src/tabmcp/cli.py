@@ -185,7 +185,11 @@ def print_token(settings: Settings, *, rotate: bool = False) -> int:
         print("(from TABMCP_PAIRING_TOKEN)", file=sys.stderr)
         return 0
     folder = pairing.resolve_config_dir(settings.config_dir)
-    token = pairing.rotate(folder) if rotate else pairing.load_or_create(folder)
+    try:
+        token = pairing.rotate(folder) if rotate else pairing.load_or_create(folder)
+    except OSError as exc:
+        print(f"cannot read or store the pairing token in {folder}: {exc}", file=sys.stderr)
+        return 1
     print(token)
     print(
         f"(stored in {folder / pairing.TOKEN_FILE}; paste it in the tabmcp extension's options: "

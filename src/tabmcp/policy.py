@@ -537,17 +537,16 @@ class PolicyWatch:
         self._blocked: dict[int, str] = {}  # tab -> the URL the browser last refused in it
         self._stopped: dict[int, str] = {}  # tab -> the refused URL it is being sent away from
 
-    def blocked(self, tab_id: int, url: str, reason: str, *, concerns_model: bool) -> None:
+    def blocked(self, tab_id: int, url: str, reason: str, *, concerns_model: bool, popup_of: int | None = None) -> None:
         """The browser refused a navigation of ``tab_id`` (its ``navigationBlocked`` event).
-        ``concerns_model``: the tab is the model's focused tab, or a popup its page opened."""
+        ``concerns_model``: the tab is the model's focused tab, or (``popup_of``) a popup its page opened."""
         self._blocked[tab_id] = url
         if tab_id in self._reported:
             self._reported.discard(tab_id)
             return
         if concerns_model:
-            text = (
-                f"tab {tab_id}: the page tried to go to {_shown(url)}, which is {reason}; the browser did not load it"
-            )
+            where = f"tab {tab_id}" if popup_of is None else f"tab {tab_id} (a popup tab {popup_of}'s page opened)"
+            text = f"{where}: the page tried to go to {_shown(url)}; the browser did not load it: it is {reason}"
             self._add(PolicyNote(tab_id, "blocked", text))
 
     def reported(self, tab_id: int) -> None:

@@ -287,7 +287,11 @@ class Runtime:
                     self.page_may_have_changed(tab.id)
                 self._enforce_policy(tab)
             case NavigationBlocked(tab_id=tab_id, url=url, reason=reason):
-                self.policy_watch.blocked(tab_id, url, reason, concerns_model=self._concerns_model(tab_id))
+                tab = self.state.tabs.get(tab_id)
+                focused = self.state.focused_tab_id
+                popup_of = tab.opener_id if tab is not None and tab.opener_id == focused else None
+                concerns_model = focused is not None and (tab_id == focused or popup_of is not None)
+                self.policy_watch.blocked(tab_id, url, reason, concerns_model=concerns_model, popup_of=popup_of)
             case PageChanged(tab_id=tab_id):
                 self.page_may_have_changed(tab_id)
             case s.TabCreated() | s.TabClosed() | s.TabCrashed():
@@ -296,12 +300,6 @@ class Runtime:
                 log.warning("ignoring unexpected driver event %r", event)
 
     # ------------------------------------------------------------- navigation policy
-
-    def _concerns_model(self, tab_id: int) -> bool:
-        """The model's focused tab, or a popup its page opened."""
-        focused = self.state.focused_tab_id
-        tab = self.state.tabs.get(tab_id)
-        return focused is not None and (tab_id == focused or (tab is not None and tab.opener_id == focused))
 
     def _enforce_policy(self, tab: s.Tab) -> None:
         """The focused tab finished loading a page the policy refuses that the browser did not block

@@ -99,6 +99,7 @@ class Workspaces:
         self.recorder = recorder
         self.shared = shared  # several clients (HTTP); otherwise one client that sees every tab
         self._all: dict[str, Workspace] = {}
+        self._closing: set[asyncio.Task[None]] = set()
 
     def __contains__(self, key: str) -> bool:
         return key in self._all
@@ -165,7 +166,13 @@ class Workspaces:
                 workspace.sessions.discard(session)
                 workspace.touch()
                 if not workspace.named and not workspace.sessions and workspace.key != LOCAL:
-                    await self.close(workspace.key, "its client disconnected")
+                    # in a task of its own: this runs while the SDK unwinds the session under a
+                    # bounded scope, and closing tabs waits on the browser
+                    closing = asyncio.get_running_loop().create_task(
+                        self.close(workspace.key, "its client disconnected")
+                    )
+                    self._closing.add(closing)
+                    closing.add_done_callback(self._closing.discard)
 
     async def close(self, key: str, why: str) -> None:
         """End a workspace: its running calls are cancelled and the tabs it opened are closed."""

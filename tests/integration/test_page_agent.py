@@ -195,7 +195,8 @@ async def test_resources_and_their_updates(server_log: object, tmp_path: Path, p
 
 
 async def test_interact_actions_on_real_controls(server_log: object, tmp_path: Path, pages: SiteServer) -> None:
-    async with launched(server_log, tmp_path) as session:
+    trusted_input = {"enable_trusted_input": "true"}  # off by default (tests/integration/test_guards.py)
+    async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile"), **trusted_input) as session:
         page = await focused_on(session, pages.url("actions.html"))
 
         done = await page.data("interact", action="click", ref=await page.ref("button", "Plain button"))

@@ -77,7 +77,8 @@ def test_titles_of_our_own_tools_are_not_prefixed() -> None:
 
 
 def test_a_page_tool_answer_is_bounded_and_marked() -> None:
-    tool = PageTool(name="t", description="d", input_schema={"type": "object"}, plan=(PlanStep("click", Target(css="a")),))
+    step = PlanStep("click", Target(css="a"))
+    tool = PageTool(name="t", description="d", input_schema={"type": "object"}, plan=(step,))
     outcome: dict[str, Any] = {
         "page": {"url": "https://x.test/", "title": "T\u200bitle " + "x" * 1000},
         "webmcp": {"rows": ["r" * 30_000]},

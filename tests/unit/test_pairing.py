@@ -162,3 +162,12 @@ def test_the_launcher_writes_the_token_for_the_extension(tmp_path: Path) -> None
     assert json.loads((folder / "manifest.json").read_text())["key"]  # the copy keeps tabmcp's id
     unpaired = prepare_extension(tmp_path / "ext2", "ws://127.0.0.1:9")
     assert json.loads((unpaired / CONFIG_FILE).read_text()) == {"serverUrl": "ws://127.0.0.1:9"}
+
+
+def test_an_unwritable_config_dir_does_not_stop_the_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("")  # a file where the config folder should be: nothing can be stored
+    bridge = Bridge.from_settings(Settings(ws_port=0, config_dir=blocked / "tabmcp"))
+    assert len(bridge.token) >= 43  # a one-off token for this run
+    assert main(["token", "--config-dir", str(blocked / "tabmcp")]) == 1
+    assert "cannot read or store the pairing token" in capsys.readouterr().err

@@ -57,6 +57,10 @@ EXTENSION_FRAMES: dict[str, tuple[dict[str, Any], type[p.Frame]]] = {
     ),
     "disconnected": ({"type": "disconnected"}, p.Disconnected),
     "toolsChanged": ({"type": "toolsChanged", "tabId": 7, "reason": "history", "version": "d1:3"}, p.ToolsChanged),
+    "navigationBlocked": (
+        {"type": "navigationBlocked", "tabId": 7, "url": "https://b.test/", "reason": "blocked by tabmcp's …"},
+        p.NavigationBlocked,
+    ),
 }
 
 

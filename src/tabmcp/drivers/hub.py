@@ -48,8 +48,10 @@ class TabOwners:
     def forget(self, tab_id: int) -> None:
         self._owner.pop(tab_id, None)
 
-    def clear(self) -> None:
-        self._owner.clear()
+    def keep_only(self, tab_ids: set[int]) -> None:
+        """Forget tabs the browser no longer has (closed while the link was down)."""
+        for tab_id in set(self._owner) - tab_ids:
+            del self._owner[tab_id]
 
     def owned_by(self, workspace: str) -> list[int]:
         return sorted(t for t, owner in self._owner.items() if owner == workspace)
@@ -167,6 +169,7 @@ class DriverView:
 
     async def connect(self) -> tuple[s.Browser, list[s.Tab]]:
         browser, tabs = await self.hub.driver.connect()
+        self.hub.owners.keep_only({t.id for t in tabs})  # ownership survives a relink, not a vanished tab
         visible = [t for t in tabs if self.may_see(t.id)]
         self.known = {t.id for t in visible}
         return browser, visible
