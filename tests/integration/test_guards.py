@@ -31,6 +31,7 @@ from tests.integration.conftest import serve
 SECRET = "tok-SECRET-42"
 PASSWORD = "hunter2-pass"
 PIN = "9876-pin"
+TRUSTED_PIN = "5555-trusted"
 
 LOGIN = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in</title></head>
 <body><main>
@@ -171,7 +172,7 @@ async def test_audit_log_has_one_redacted_line_per_call(
     guard_pages: SiteServer, server_log: object, tmp_path: Path
 ) -> None:
     audit = tmp_path / "audit.jsonl"
-    settings = {"audit_log": str(audit), "secrets": json.dumps([SECRET])}
+    settings = {"audit_log": str(audit), "secrets": json.dumps([SECRET]), "enable_trusted_input": "true"}
     async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile"), **settings) as client:
         await client.call_ok("connect_browser", {"launch": True})
         await client.call_ok("open_tab", {"url": guard_pages.url(f"login.html?token={SECRET}")})
@@ -180,6 +181,7 @@ async def test_audit_log_has_one_redacted_line_per_call(
         signed = await client.call_ok("sign_in", {"username": "ada", "password": PASSWORD})
         assert "Signed in as ada (12 chars)" in json.dumps(signed)  # the page got the real password
         await client.call_ok("interact", {"action": "fill", "css": "#pin", "text": PIN})
+        await client.call_ok("interact", {"action": "fill", "css": "#pin", "text": TRUSTED_PIN, "trusted": True})
         await client.call_ok("interact", {"action": "type", "css": "#nick", "text": "visible-nick"})
         failed = await client.call("interact", {"action": "fill", "css": "#nowhere", "text": "x"})
         assert failed.is_error
@@ -187,26 +189,27 @@ async def test_audit_log_has_one_redacted_line_per_call(
         pin = next(r for r in rows if r["name"] == "PIN" and r["role"] == "textbox")
         assert pin["value"] == "********"  # filled (the snapshot never shows a password)
         assert next(r for r in rows if r["name"] == "Nickname")["value"] == "visible-nick"
-        calls = 7  # connect, open, sign_in, three interacts, snapshot
+        calls = 8  # connect, open, sign_in, four interacts, snapshot
 
     lines = audit_lines(audit)
     assert [line["tool"] for line in lines] == [
-        *("connect_browser", "open_tab", "sign_in", "interact", "interact", "interact", "snapshot")
+        *("connect_browser", "open_tab", "sign_in", "interact", "interact", "interact", "interact", "snapshot")
     ]
     assert len(lines) == calls
     raw = audit.read_text()
-    assert PASSWORD not in raw and PIN not in raw and SECRET not in raw
-    connect, opened, sign_in, fill_pin, type_nick, fill_missing, _ = lines
+    assert PASSWORD not in raw and PIN not in raw and TRUSTED_PIN not in raw and SECRET not in raw
+    connect, opened, sign_in, fill_pin, fill_pin_trusted, type_nick, fill_missing, _ = lines
     assert opened["arguments"]["url"].endswith("login.html?token=[redacted]")
     assert sign_in["arguments"] == {"username": "ada", "password": "[redacted]"}
     assert fill_pin["arguments"]["text"] == "[redacted]"  # a password field, as the page agent reported
+    assert fill_pin_trusted["arguments"] == {"action": "fill", "css": "#pin", "text": "[redacted]", "trusted": True}
     assert type_nick["arguments"]["text"] == "visible-nick"  # an ordinary field is logged as typed
     assert fill_missing["outcome"] == "error" and "ELEMENT_NOT_FOUND" in fill_missing["error"]
     for line in lines:
         assert set(line) >= {"time", "client", "tool", "arguments", "outcome", "durationMs"}
         assert line["time"].endswith("Z") and line["client"] == connect["client"]
         assert line["durationMs"] >= 0
-    assert [line["outcome"] for line in lines] == ["ok", "ok", "ok", "ok", "ok", "error", "ok"]
+    assert [line["outcome"] for line in lines] == ["ok", "ok", "ok", "ok", "ok", "ok", "error", "ok"]
     assert stat.S_IMODE(os.stat(audit).st_mode) == 0o600
 
 

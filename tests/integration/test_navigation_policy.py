@@ -132,8 +132,16 @@ async def refused(client: StdioSession, tool: str, args: dict[str, Any], code: s
     return str(data_of(result)["error"])
 
 
-def page_at(browser: OwnBrowser, url: str) -> Page:
-    return next(p for p in browser.context.pages if p.url == url)
+async def page_at(browser: OwnBrowser, url: str) -> Page:
+    """Playwright's page for the tab at ``url`` (it learns of tabs the extension opened a little later)."""
+    found: list[Page] = []
+
+    async def known() -> bool:
+        found[:] = [p for p in browser.context.pages if p.url == url]
+        return bool(found)
+
+    await eventually(known, f"Playwright to know the page at {url}")
+    return found[0]
 
 
 async def shows_secret(browser: OwnBrowser) -> bool:
@@ -173,7 +181,7 @@ async def test_a_block_list_holds_for_tools_links_redirects_forms_scripts_and_po
         await client.call_ok("connect_browser")
         opened = await client.call_ok("open_tab", {"url": sites.start})
         assert {"go_secret", "go_redirect"} <= set(opened["toolsAvailable"])
-        start_page = page_at(browser, sites.start)
+        start_page = await page_at(browser, sites.start)
 
         # the model asks for the blocked origin itself: refused before the browser is asked
         why = await refused(client, "open_tab", {"url": sites.secret}, "NAVIGATION_BLOCKED")
@@ -250,7 +258,7 @@ async def test_browser_pages_and_files_need_an_explicit_opt_in(
 
             # the user takes the model's tab to a browser page: it is sent to about:blank, and the
             # next result says why
-            start_page = page_at(browser, sites.start)
+            start_page = await page_at(browser, sites.start)
             await start_page.goto("chrome://version")
             notes: list[str] = []
 
@@ -270,7 +278,7 @@ async def test_browser_pages_and_files_need_an_explicit_opt_in(
             assert settings_tab["tab"]["url"].startswith("chrome://settings"), settings_tab
             passwd = await client.call_ok("open_tab", {"url": "file:///etc/passwd"})
             assert passwd["tab"]["url"] == "file:///etc/passwd", passwd
-            assert "root:" in await page_at(browser, "file:///etc/passwd").content()
+            assert "root:" in await (await page_at(browser, "file:///etc/passwd")).content()
             await client.call_ok("navigate", {"url": "chrome://settings/privacy"})
             # other browser pages stay closed
             why = await refused(client, "navigate", {"url": "chrome://version"}, "INVALID_URL")

@@ -398,3 +398,11 @@ def test_a_closed_tab_leaves_nothing_behind() -> None:
     assert w.take() == []
     w.blocked(2, "https://b.test/x", REASON, concerns_model=True)
     assert len(w.take()) == 1
+
+
+def test_tabmcp_serve_refuses_to_start_with_a_pattern_it_cannot_enforce(capsys: pytest.CaptureFixture[str]) -> None:
+    from tabmcp.cli import main
+
+    assert main(["serve", "--block-url", "https://ok.test", "--block-url", "bank.example"]) == 2
+    err = capsys.readouterr().err
+    assert "TABMCP_BLOCK_URLS: 'bank.example' has no scheme: write https://bank.example" in err

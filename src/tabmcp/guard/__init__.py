@@ -107,8 +107,8 @@ class Guards:
             if not confirm.can_elicit(session.client_capabilities):
                 extra["refused"] = "cannot_confirm"
                 return refusal(confirm.cannot_confirm_message(name), "CANNOT_CONFIRM")
-            shown, _ = redact_arguments(args, facts.sensitive, self.secrets)
-            message = confirm.question(facts.destructive, page_url, shown)
+            shown, redaction = redact_arguments(args, facts.sensitive, self.secrets)
+            message = redaction.text(confirm.question(facts.destructive, page_url, shown))  # a URL may hold one
             if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 given = confirm.answer_in(params)
                 if given is None or not self.signer.valid(params.request_state, client, name, args):
