@@ -504,10 +504,6 @@ class NavigationPolicy:
             "allowReason": self.allow_reason() if self.allow else "",
         }
 
-    @property
-    def empty(self) -> bool:
-        return not (self.allow or self.block)
-
 
 # ----------------------------------------------------------------- what the browser did under it
 
