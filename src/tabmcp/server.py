@@ -452,6 +452,7 @@ class App:
             launcher=self.launcher,
             bridge_url=self.bridge.url,
             bridge_error=self.bridge.start_error,
+            bridge_refusal=lambda: self.bridge.last_refusal,
         )
 
     def _unavailable(self, runtime: Runtime, name: str) -> types.CallToolResult:

@@ -125,14 +125,14 @@ class Notices:
 
 
 @asynccontextmanager
-async def own_browser(ws_port: int) -> AsyncIterator[Any]:
+async def own_browser(ws_port: int, token: str = TOKEN) -> AsyncIterator[Any]:
     """Chromium with the extension, paired with the server, as the user's own browser: yields the
     Playwright context (its service worker shows what the extension did, e.g. tab groups)."""
     from playwright.async_api import async_playwright
 
     with tempfile.TemporaryDirectory(prefix="tabmcp-own-") as scratch:
         root = Path(scratch)
-        extension = prepare_extension(root / "extension", f"ws://127.0.0.1:{ws_port}", TOKEN)
+        extension = prepare_extension(root / "extension", f"ws://127.0.0.1:{ws_port}", token)
         async with async_playwright() as pw:
             context = await pw.chromium.launch_persistent_context(
                 str(root / "profile"),

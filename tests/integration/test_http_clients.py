@@ -225,3 +225,16 @@ async def test_list_changed_reaches_both_protocol_eras_over_http(server_log: obj
                 event = await asyncio.wait_for(anext(aiter(stream)), 10)
                 assert "tools" in type(event).__name__.lower() or "list" in repr(event).lower()
             assert "list_tabs" in names(await modern.list_tools())
+
+
+async def test_a_browser_with_the_wrong_token_is_named_in_the_error(server_log: object) -> None:
+    async with (
+        HttpServer(server_log) as server,
+        own_browser(server.ws_port, token="not-the-pairing-token-of-this-server"),
+        server.client(mode="legacy") as client,
+    ):
+        refused = await client.call_tool("connect_browser", {})
+        assert refused.is_error
+        assert "refused" in text_of(refused) and "wrong pairing token" in text_of(refused)
+        assert "tabmcp token" in data(refused)["refusal"]
+        assert names(await client.list_tools()) == ["connect_browser"]

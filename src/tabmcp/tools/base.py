@@ -71,6 +71,8 @@ class ToolContext:
     launcher: ChromiumLauncher
     bridge_url: str
     bridge_error: str | None = None
+    # why the bridge last refused a browser (wrong pairing token…), read when no browser links
+    bridge_refusal: Callable[[], str | None] = lambda: None
 
     @property
     def policy(self) -> NavigationPolicy:

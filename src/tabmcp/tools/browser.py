@@ -49,6 +49,12 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
             )
         await ctx.launcher.close_initial_pages()
     elif not driver.linked and not await driver.wait_linked(WAIT_FOR_RUNNING_EXTENSION):
+        refusal = ctx.bridge_refusal()
+        if refusal:  # a browser is there but could not link: say why, that is what the user must fix
+            raise ToolFailure(
+                f"A browser's tabmcp extension tried to connect and was refused: {refusal}.",
+                {**NO_BROWSER, "error": "Browser refused", "refusal": refusal},
+            )
         raise ToolFailure("No browser found. " + NO_BROWSER["instructions"], dict(NO_BROWSER))
     try:
         browser, tabs = await driver.connect()
