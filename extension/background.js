@@ -203,6 +203,12 @@ function openSocket({ url, token }) {
 async function onSocketOpen(current) {
   if (link !== current) return;
   const [browser, instance] = await Promise.all([browserInfo, instanceId()]);
+  if (link !== current || !isOpen(current)) {
+    // dropped while the hello was being put together (new settings, a close): no hello, and no
+    // ping timer left running for a socket nobody will clear it for
+    current.markReady();
+    return;
+  }
   const hello = { type: 'hello', extension: { version: chrome.runtime.getManifest().version }, browser, instance };
   if (current.token) hello.token = current.token;
   sendOn(current, hello);
@@ -266,6 +272,7 @@ function pauseRetries() {
   retryPausedUntil = Date.now() + SLOW_RETRY_MS;
   reconnectTimer = setTimeout(() => {
     reconnectTimer = null;
+    retryPausedUntil = 0; // the timer's clock is not Date.now(): it may fire a little "early"
     connect();
   }, SLOW_RETRY_MS);
 }
@@ -286,6 +293,7 @@ function reconnectNow(why) {
   const old = link;
   if (old) {
     link = null;
+    tabmcpPolicy.clear(); // its close event is ignored (link !== old): the rules go with it here
     clearInterval(old.pingTimer);
     old.markReady();
     try {
@@ -443,10 +451,20 @@ function groupColor(title) {
   return GROUP_COLORS[hash % GROUP_COLORS.length];
 }
 
-async function addToGroup(tab, title) {
+// One grouping at a time: two tabs a client opens at once must not each create its own group.
+let grouping = Promise.resolve();
+
+function addToGroup(tab, title) {
+  grouping = grouping.then(() => groupTab(tab, title)); // groupTab never rejects
+  return grouping;
+}
+
+async function groupTab(tab, title) {
   if (!chrome.tabGroups) return; // a browser without tab groups: the tab works, ungrouped
   try {
-    const [existing] = await chrome.tabGroups.query({ title, windowId: tab.windowId });
+    // tabGroups.query reads `title` as a pattern (* and ?): compare the titles here instead
+    const groups = await chrome.tabGroups.query({ windowId: tab.windowId });
+    const existing = groups.find((group) => group.title === title);
     if (existing) {
       await chrome.tabs.group({ groupId: existing.id, tabIds: [tab.id] });
       return;

@@ -1,5 +1,6 @@
 """Every test run gets its own tabmcp config dir, so no test (in-process or a `tabmcp serve`
-subprocess, which inherits the environment) ever reads or creates the user's real pairing token."""
+subprocess, which inherits the environment) ever reads or creates the user's real pairing token;
+tokens the user's shell exports are dropped for the same reason (a test that wants one sets it)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import os
 import shutil
 import tempfile
 
+for _secret in ("TABMCP_PAIRING_TOKEN", "TABMCP_HTTP_TOKEN"):
+    os.environ.pop(_secret, None)
 _CONFIG_DIR = tempfile.mkdtemp(prefix="tabmcp-test-config-")
 os.environ["TABMCP_CONFIG_DIR"] = _CONFIG_DIR
 atexit.register(shutil.rmtree, _CONFIG_DIR, True)

@@ -14,7 +14,6 @@ socket that sends frames too large or too fast is cut off; the bridge itself alw
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import itertools
 import logging
 import time
@@ -27,8 +26,10 @@ from websockets.frames import CloseCode
 
 from tabmcp import pairing
 from tabmcp import protocol as p
+from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
 from tabmcp.record import NullRecorder, Recorder
+from tabmcp.tokenbucket import TokenBucket
 
 log = logging.getLogger(__name__)
 
@@ -58,35 +59,6 @@ def close_reason(text: str) -> str:
     if len(data) <= MAX_REASON_BYTES:
         return text
     return data[: MAX_REASON_BYTES - 3].decode("utf-8", "ignore") + "..."
-
-
-def is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-class FrameBudget:
-    """A token bucket: ``rate`` frames per second, up to ``burst`` at once. Pure; the clock is passed in."""
-
-    def __init__(self, rate: float, burst: float, now: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        self._tokens = burst
-        self._at = now
-
-    def take(self, now: float) -> bool:
-        if self.rate <= 0:
-            return True  # no limit configured
-        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
-        self._at = now
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
 
 
 class Refused(Exception):
@@ -218,8 +190,7 @@ class Bridge:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"ws://{host}:{self.port}"
+        return f"ws://{url_host(self.host)}:{self.port}"
 
     @property
     def linked(self) -> bool:
@@ -286,12 +257,12 @@ class Bridge:
             return  # it went away before saying hello
         self._link(conn, hello)
         why = "the browser extension disconnected"
-        budget = FrameBudget(self.max_frames_per_second, self.max_frames_per_second * BURST_SECONDS, self._clock())
+        budget = TokenBucket(self.max_frames_per_second, self.max_frames_per_second * BURST_SECONDS, self._clock())
         try:
             async for raw in conn:
                 if self._conn is not conn:
                     continue  # replaced: what it still sends until it is closed is not news
-                if not budget.take(self._clock()):
+                if budget.take(self._clock()) is not None:
                     why = f"the extension sent more than {self.max_frames_per_second:g} messages a second"
                     log.warning("cut off the extension: %s", why)
                     self._unlink(conn, why)  # pending calls fail now, not after the close handshake

@@ -52,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--enable-trusted-input", action=argparse.BooleanOptionalAction, default=None,
                        help="allow interact(trusted=true): real input events through chrome.debugger (off by default)")
     serve.add_argument("--screenshot-origin", dest="screenshot_origins", action="append", metavar="PATTERN",
-                       help="only screenshot pages on this origin/pattern, e.g. https://*.example.com (repeatable)")
+                       help="only screenshot pages matching PATTERN (as --allow-url), e.g. https://*.example.com "
+                            "(repeatable)")
     serve.add_argument("--allow-url", dest="allow_urls", action="append", metavar="PATTERN",
                        help="open only URLs matching PATTERN, e.g. https://example.com or *://*.example.com/* "
                             "(repeatable); needed for chrome://, file:// and extension pages")
@@ -127,10 +128,12 @@ def main(argv: list[str] | None = None) -> int:
             level=settings.log_level.upper(),
             format="%(asctime)s tabmcp %(levelname)s %(name)s: %(message)s",
         )
+        from tabmcp.guard.origins import ScreenshotOrigins
         from tabmcp.policy import NavigationPolicy, PolicyError
 
         try:  # a pattern that cannot be enforced is a startup error, not a surprise later
             NavigationPolicy.from_settings(settings)
+            ScreenshotOrigins.from_settings(settings)
         except PolicyError as exc:
             print(f"tabmcp: {exc}", file=sys.stderr)
             return 2

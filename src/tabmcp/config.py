@@ -78,7 +78,7 @@ class Settings(BaseSettings):
         default_factory=list, description="URLs matching one of these patterns are never loaded."
     )
     screenshot_origins: list[str] = Field(
-        default_factory=list, description="If set, screenshots only of pages on these origins/patterns."
+        default_factory=list, description="If set, screenshots only of pages matching these URL patterns."
     )
     enable_trusted_input: bool = Field(
         False, description="Allow trusted input (chrome.debugger) for interact(trusted=true)."

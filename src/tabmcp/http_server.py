@@ -9,7 +9,6 @@ answer that says what to do. Each client works in its own workspace (``workspace
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
@@ -18,6 +17,7 @@ from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
 
+from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
 
 log = logging.getLogger(__name__)
@@ -43,17 +43,7 @@ class Endpoint:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}{ENDPOINT}"
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+        return f"http://{url_host(self.host)}:{self.port}{ENDPOINT}"
 
 
 def parse_endpoint(value: str) -> Endpoint:
@@ -74,7 +64,7 @@ def transport_security(endpoint: Endpoint, settings: Settings) -> TransportSecur
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
     origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
     if not endpoint.loopback:
-        bound = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
+        bound = url_host(endpoint.host)
         hosts.append(f"{bound}:{endpoint.port}")
         origins.append(f"http://{bound}:{endpoint.port}")
     return TransportSecuritySettings(
@@ -144,8 +134,8 @@ class Gate:
             await _json_error(
                 send,
                 401,
-                "Unauthorized: send 'Authorization: Bearer <token>' (the token is TABMCP_HTTP_TOKEN, "
-                "or the one `tabmcp token --http` prints).",
+                "Unauthorized: send 'Authorization: Bearer <token>' with the server's HTTP token "
+                "(TABMCP_HTTP_TOKEN / --http-token).",
                 [(b"www-authenticate", b'Bearer realm="tabmcp"')],
             )
             return

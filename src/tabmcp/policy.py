@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote
@@ -381,6 +381,32 @@ def _regex_escape(ch: str) -> str:
     return "\\" + ch if ch in _REGEX_SPECIAL else ch
 
 
+def parse_patterns(settings: Mapping[str, Iterable[str]]) -> dict[str, tuple[UrlPattern, ...]]:
+    """The patterns of each setting (keyed by its environment variable). Every invalid pattern is
+    reported at once, named by its setting, so a user fixes them in one go."""
+    errors: list[str] = []
+    parsed: dict[str, tuple[UrlPattern, ...]] = {}
+    for setting, texts in settings.items():
+        kept = []
+        for text in texts:
+            try:
+                kept.append(parse_pattern(text))
+            except PolicyError as exc:
+                errors.append(f"{setting}: {exc}")
+        parsed[setting] = tuple(kept)
+    if errors:
+        raise PolicyError("invalid URL pattern" + ("s" if len(errors) > 1 else "") + ": " + "; ".join(errors))
+    return parsed
+
+
+def first_match(patterns: Iterable[UrlPattern], url: str) -> UrlPattern | None:
+    """The first pattern that matches ``url`` as the browser writes it (None for what is not a URL)."""
+    parsed = parse_url(url)
+    if parsed is None:
+        return None
+    return next((p for p in patterns if p.matches(parsed)), None)
+
+
 # ----------------------------------------------------------------- the policy
 
 
@@ -412,21 +438,8 @@ class NavigationPolicy:
     @classmethod
     def from_patterns(cls, allow: Iterable[str] = (), block: Iterable[str] = ()) -> NavigationPolicy:
         """Every invalid pattern is reported at once, named by its setting, so a user fixes them in one go."""
-        errors: list[str] = []
-
-        def parse_all(patterns: Iterable[str], setting: str) -> tuple[UrlPattern, ...]:
-            parsed = []
-            for text in patterns:
-                try:
-                    parsed.append(parse_pattern(text))
-                except PolicyError as exc:
-                    errors.append(f"{setting}: {exc}")
-            return tuple(parsed)
-
-        policy = cls(allow=parse_all(allow, ALLOW_SETTING), block=parse_all(block, BLOCK_SETTING))
-        if errors:
-            raise PolicyError("invalid URL pattern" + ("s" if len(errors) > 1 else "") + ": " + "; ".join(errors))
-        return policy
+        parsed = parse_patterns({ALLOW_SETTING: allow, BLOCK_SETTING: block})
+        return cls(allow=parsed[ALLOW_SETTING], block=parsed[BLOCK_SETTING])
 
     # ------------------------------------------------------------- verdicts
 

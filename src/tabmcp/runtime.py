@@ -16,6 +16,7 @@ from tabmcp import state as s
 from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
 from tabmcp.drivers.base import Driver, LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab
+from tabmcp.guard.origins import ScreenshotOrigins
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.snapshot import SnapshotStore
@@ -80,6 +81,7 @@ class Runtime:
         # blocked or the runtime stopped becomes a note in the next tool result (take_policy_notes).
         self.policy = NavigationPolicy.from_settings(settings)
         self.policy_watch = PolicyWatch(self.policy)
+        self.screenshot_origins = ScreenshotOrigins.from_settings(settings)  # the same pattern syntax
 
     async def dispatch(self, event: s.Event) -> s.Transition:
         before = self.state

@@ -64,16 +64,17 @@ class SessionRegistry:
         self._on_end = on_end
 
     def remember(self, ctx: ServerRequestContext[Any, Any], workspace: str = LOCAL) -> str:
-        connection = ctx.session._connection  # private, but the only connection-stable handle in mcp 2.3
-        key = session_id_of(ctx) or f"conn-{id(connection)}"
+        key = self._key(ctx)
         if key not in self._sessions:
-            connection.exit_stack.push_async_callback(self._forget, key)
+            ctx.session._connection.exit_stack.push_async_callback(self._forget, key)
         self._sessions[key] = ctx.session
         self._workspace[key] = workspace
         return key
 
-    def __len__(self) -> int:
-        return len(self._sessions)
+    @staticmethod
+    def _key(ctx: ServerRequestContext[Any, Any]) -> str:
+        connection = ctx.session._connection  # private, but the only connection-stable handle in mcp 2.3
+        return session_id_of(ctx) or f"conn-{id(connection)}"
 
     async def _forget(self, key: str) -> None:
         self._sessions.pop(key, None)
@@ -90,10 +91,12 @@ class SessionRegistry:
         ]
 
     def subscribe(self, ctx: ServerRequestContext[Any, Any], uri: str) -> None:
-        self._subscriptions.setdefault(self.remember(ctx), set()).add(uri)
+        """The session was remembered, with its workspace, by the server's middleware: only the key is
+        looked up here (remembering it again would tie it to the default workspace)."""
+        self._subscriptions.setdefault(self._key(ctx), set()).add(uri)
 
     def unsubscribe(self, ctx: ServerRequestContext[Any, Any], uri: str) -> None:
-        self._subscriptions.get(self.remember(ctx), set()).discard(uri)
+        self._subscriptions.get(self._key(ctx), set()).discard(uri)
 
     async def broadcast(self, workspace: str | None = None) -> None:
         """``tools/list_changed`` to every session of ``workspace`` (all sessions when None)."""
@@ -403,7 +406,12 @@ class App:
         try:
             # rate limit, confirmation of destructive calls, audit log (guard/__init__.py)
             result = await self.guards.call(
-                ctx, self.client_of(ctx), params, runtime, lambda: self._run_call(runtime, name, args)
+                ctx,
+                workspace.key,
+                params,
+                runtime,
+                lambda: self._run_call(runtime, name, args),
+                label=self.client_of(workspace),
             )
         finally:
             workspace.calls.discard(call)  # type: ignore[arg-type]
@@ -412,12 +420,11 @@ class App:
         self.recorder.write("result", name=name, isError=is_error, tools=runtime.visible_tool_names())
         return result
 
-    def client_of(self, ctx: ServerRequestContext[Any, Any]) -> str:
-        """The client identity a call is accounted to (audit log, rate limit): its workspace's label."""
-        try:
-            return self.workspace_for(ctx).label
-        except MCPError:
-            return "unknown"
+    def client_of(self, workspace: Workspace) -> str:
+        """How the audit log names the client of a call: ``local`` over stdio, the workspace's label
+        (its name, or the client's name and session) over HTTP. Limits and confirmations are kept
+        per workspace key instead: labels are for people and need not be unique."""
+        return workspace.label if self.shared else LOCAL
 
     async def _run_call(self, runtime: Runtime, name: str, args: dict[str, Any]) -> types.CallToolResult:
         """One tool call, every failure turned into an ``isError`` result."""

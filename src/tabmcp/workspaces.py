@@ -28,6 +28,7 @@ from tabmcp.runtime import Runtime
 log = logging.getLogger(__name__)
 LOCAL = "local"
 WORKSPACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+MAX_LABEL = 40  # a tab group's title (protocol.OpenTab.group)
 NotifyFor = Callable[[str], Callable[[], Awaitable[None]]]
 NotifyResourcesFor = Callable[[str], Callable[[frozenset[str]], Awaitable[None]]]
 
@@ -51,10 +52,6 @@ class Workspace:
     def touch(self) -> None:
         self.last_active = time.monotonic()
 
-    @property
-    def busy(self) -> bool:
-        return bool(self.sessions or self.calls)
-
 
 def workspace_key(name: str | None, session_id: str | None) -> tuple[str, bool]:
     """The key a request belongs to, and whether it is a named (reconnectable) workspace."""
@@ -68,13 +65,14 @@ def workspace_key(name: str | None, session_id: str | None) -> tuple[str, bool]:
 
 
 def label_for(key: str, client_name: str | None) -> str:
-    """A short tab-group title: the workspace name, else the client's name and its session's start."""
+    """A short tab-group title (at most ``MAX_LABEL`` characters, as ``OpenTab.group`` takes): the
+    workspace name, else the client's name and its session's start."""
     kind, _, rest = key.partition(":")
     if kind == "name":
         return rest
     if kind == "session":
         return f"{(client_name or 'client')[:30]} {rest[:4]}"
-    return client_name or "tabmcp"
+    return (client_name or "tabmcp")[:MAX_LABEL]
 
 
 class Workspaces:
@@ -103,9 +101,6 @@ class Workspaces:
 
     def __contains__(self, key: str) -> bool:
         return key in self._all
-
-    def __len__(self) -> int:
-        return len(self._all)
 
     def get(self, key: str) -> Workspace | None:
         return self._all.get(key)

@@ -78,13 +78,19 @@ class OwnBrowser:
         root = Path(self.scratch.name)
         extension = prepare_extension(root / "extension", f"ws://127.0.0.1:{self.ws_port}", self.token)
         self._pw = await async_playwright().start()
-        self.context = await self._pw.chromium.launch_persistent_context(
-            str(root / "profile"),
-            executable_path=Settings().resolved_browser_path(),
-            headless=True,
-            args=chromium_args(extension, as_root=os.geteuid() == 0),
-            ignore_default_args=["--disable-extensions"],
-        )
+        try:
+            self.context = await self._pw.chromium.launch_persistent_context(
+                str(root / "profile"),
+                executable_path=Settings().resolved_browser_path(),
+                headless=True,
+                args=chromium_args(extension, as_root=os.geteuid() == 0),
+                ignore_default_args=["--disable-extensions"],
+            )
+        except BaseException:  # `async with` calls __aexit__ only after __aenter__ returned
+            await self._pw.stop()
+            self._pw = None
+            self.scratch.cleanup()
+            raise
         return self
 
     async def close(self) -> None:

@@ -5,30 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import IO, Any
 
 import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from playwright.async_api import BrowserContext
 
-from tabmcp.config import Settings
-from tabmcp.drivers.launch import chromium_args, prepare_extension
+from tests.integration.conftest import OwnBrowser, free_port
 
 TOKEN = "integration-pairing-token-0123456789abcdef"
 SERVER_START_S = 20.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class HttpServer:
@@ -68,6 +60,15 @@ class HttpServer:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=self.errlog,
         )
+        try:
+            await self._listening()
+        except BaseException:
+            await self.__aexit__()  # `async with` calls __aexit__ only after __aenter__ returned
+            raise
+        return self
+
+    async def _listening(self) -> None:
+        assert self.proc is not None
         loop = asyncio.get_running_loop()
         until = loop.time() + SERVER_START_S
         while loop.time() < until:
@@ -76,7 +77,7 @@ class HttpServer:
             try:
                 _reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
                 writer.close()
-                return self
+                return
             except OSError:
                 await asyncio.sleep(0.1)
         raise RuntimeError("tabmcp serve --http did not listen in time")
@@ -125,26 +126,11 @@ class Notices:
 
 
 @asynccontextmanager
-async def own_browser(ws_port: int, token: str = TOKEN) -> AsyncIterator[Any]:
+async def own_browser(ws_port: int, token: str = TOKEN) -> AsyncIterator[BrowserContext]:
     """Chromium with the extension, paired with the server, as the user's own browser: yields the
     Playwright context (its service worker shows what the extension did, e.g. tab groups)."""
-    from playwright.async_api import async_playwright
-
-    with tempfile.TemporaryDirectory(prefix="tabmcp-own-") as scratch:
-        root = Path(scratch)
-        extension = prepare_extension(root / "extension", f"ws://127.0.0.1:{ws_port}", token)
-        async with async_playwright() as pw:
-            context = await pw.chromium.launch_persistent_context(
-                str(root / "profile"),
-                executable_path=Settings().resolved_browser_path(),
-                headless=True,
-                args=chromium_args(extension, as_root=os.geteuid() == 0),
-                ignore_default_args=["--disable-extensions"],
-            )
-            try:
-                yield context
-            finally:
-                await context.close()
+    async with OwnBrowser(ws_port, token) as browser:
+        yield browser.context
 
 
 async def extension_worker(context: Any) -> Any:

@@ -8,7 +8,6 @@ pastes `tabmcp token` into the options page.
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 from collections.abc import AsyncIterator
@@ -16,14 +15,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
-from playwright.async_api import BrowserContext, Page, Worker, async_playwright, expect
+from playwright.async_api import BrowserContext, Page, Worker, expect
 
 from tabmcp import pairing
 from tabmcp import protocol as p
 from tabmcp.bridge import BUSY, Bridge, LinkLost, LinkUp
-from tabmcp.config import Settings
-from tabmcp.drivers.launch import chromium_args, prepare_extension
-from tests.integration.conftest import serve
+from tests.integration.conftest import OwnBrowser, serve
 
 TOKEN = "options-page-pairing-token-0123456789"
 OPTIONS_URL = f"chrome-extension://{pairing.EXTENSION_ID}/options.html"
@@ -31,22 +28,10 @@ WAIT_MS = 15_000
 
 
 @asynccontextmanager
-async def browser_with_extension(
-    scratch: Path, server_url: str, token: str | None = None
-) -> AsyncIterator[BrowserContext]:
-    extension = prepare_extension(scratch / "extension", server_url, token)
-    async with async_playwright() as pw:
-        context = await pw.chromium.launch_persistent_context(
-            str(scratch / "profile"),
-            executable_path=Settings().resolved_browser_path(),
-            headless=True,
-            args=chromium_args(extension, as_root=os.geteuid() == 0),
-            ignore_default_args=["--disable-extensions"],
-        )
-        try:
-            yield context
-        finally:
-            await context.close()
+async def browser_with_extension(bridge: Bridge, token: str | None = None) -> AsyncIterator[BrowserContext]:
+    """The user's own Chromium, its extension pointed at ``bridge`` (paired only if ``token``)."""
+    async with OwnBrowser(bridge.port, token) as browser:
+        yield browser.context
 
 
 async def service_worker(context: BrowserContext) -> Worker:
@@ -89,11 +74,11 @@ async def answers(bridge: Bridge) -> p.Connected:
     return reply
 
 
-async def test_pairing_through_the_options_page(tmp_path: Path) -> None:
+async def test_pairing_through_the_options_page() -> None:
     bridge = Bridge("127.0.0.1", 0, 10.0, token=TOKEN)
     await bridge.start()
     try:
-        async with browser_with_extension(tmp_path, bridge.url) as context:
+        async with browser_with_extension(bridge) as context:
             worker = await service_worker(context)
             # no token yet: the server refuses the browser and the extension says so
             assert (await wait_status(worker, "^not paired")).startswith("not paired: pairing token missing")
@@ -132,16 +117,16 @@ async def test_pairing_through_the_options_page(tmp_path: Path) -> None:
         await bridge.stop()
 
 
-async def test_a_second_browser_is_refused_and_the_first_keeps_working(tmp_path: Path) -> None:
+async def test_a_second_browser_is_refused_and_the_first_keeps_working() -> None:
     bridge = Bridge("127.0.0.1", 0, 10.0, token=TOKEN)
     await bridge.start()
     try:
-        async with browser_with_extension(tmp_path / "first", bridge.url, TOKEN) as first:
+        async with browser_with_extension(bridge, TOKEN) as first:
             assert await bridge.wait_linked(WAIT_MS / 1000)
             first_worker = await service_worker(first)
             await wait_status(first_worker, "^connected$")
             first_instance = bridge.hello.instance if bridge.hello else None
-            async with browser_with_extension(tmp_path / "second", bridge.url, TOKEN) as second:
+            async with browser_with_extension(bridge, TOKEN) as second:
                 status = await wait_status(await service_worker(second), "^refused")
                 assert status == f"refused: {BUSY}"
                 assert "another browser is already linked" in status

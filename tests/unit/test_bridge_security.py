@@ -28,13 +28,13 @@ from tabmcp.bridge import (
     TOO_MANY,
     Bridge,
     BridgeError,
-    FrameBudget,
     LinkLost,
     LinkUp,
     close_reason,
     is_loopback,
 )
 from tabmcp.record import SessionRecorder
+from tabmcp.tokenbucket import TokenBucket
 
 WAIT = 3.0  # upper bound for anything that should happen "at once"
 TOKEN = "security-test-token-abcdefghijklmnop"
@@ -447,15 +447,15 @@ def test_every_close_reason_fits_a_close_frame() -> None:
 
 
 def test_the_frame_budget_allows_a_burst_then_the_rate() -> None:
-    budget = FrameBudget(rate=10, burst=20, now=0.0)
-    assert all(budget.take(0.0) for _ in range(20))
-    assert not budget.take(0.0)
-    assert budget.take(0.1)  # 0.1 s later: one more frame's worth
-    assert not budget.take(0.1)
-    assert all(budget.take(100.0) for _ in range(20))  # refilled, but never past the burst
-    assert not budget.take(100.0)
+    budget = TokenBucket(rate=10, burst=20, now=0.0)
+    assert all(budget.take(0.0) is None for _ in range(20))
+    assert budget.take(0.0) == pytest.approx(0.1)  # refused: one frame's worth is 0.1 s away
+    assert budget.take(0.1) is None  # 0.1 s later: one more frame's worth
+    assert budget.take(0.1) is not None
+    assert all(budget.take(100.0) is None for _ in range(20))  # refilled, but never past the burst
+    assert budget.take(100.0) is not None
 
 
 def test_a_zero_rate_means_no_limit() -> None:
-    budget = FrameBudget(rate=0, burst=0, now=0.0)
-    assert all(budget.take(0.0) for _ in range(1000))
+    budget = TokenBucket(rate=0, burst=0, now=0.0)
+    assert all(budget.take(0.0) is None for _ in range(1000))

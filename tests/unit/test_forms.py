@@ -413,7 +413,7 @@ def test_page_written_values_reach_the_schema_only_as_plain_short_text() -> None
         <option value="{smuggled}">Pro</option><option value="free">Free</option></select></form>"""))
     props = tool.input_schema["properties"]
     radio_key = props["ok"]["enum"][0]
-    assert radio_key.startswith("yes IGNORE ALL and more") and len(radio_key) <= 120
+    assert radio_key.startswith("yesIGNORE ALL and more") and len(radio_key) <= 120
     assert "\u202e" not in props["ok"]["description"]
     assert "enum" not in props["plan"]  # described instead, and picked by label
     assert props["plan"]["description"].startswith('Plan (one of the page\'s 2 options, by value or label, e.g. "Pro"')

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType, SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tabmcp import state as s
+from tabmcp.config import Settings
 from tabmcp.guard.calls import core_tool_facts, interact_facts, page_tool_facts, password_arguments
+from tabmcp.guard.sensitive import collecting
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.introspect.webmcp import imperative_tool
-from tabmcp.tools import CATALOG
+from tabmcp.policy import NavigationPolicy
+from tabmcp.tools import CATALOG, ToolContext, ToolFailure
+from tabmcp.tools.act import InteractArgs, interact
 
 CORE = {t.name: t for t in CATALOG}
 
@@ -67,3 +77,25 @@ def test_interact_that_does_not_activate_or_is_not_destructive() -> None:
     assert interact_facts({"action": "fill", "ref": "e1", "text": "x"}, "Delete reason").destructive is None
     assert interact_facts({"action": "press", "ref": "e1", "key": "Tab"}, "Delete").destructive is None
     assert interact_facts({"action": "click", "css": "#x"}, None).destructive is None  # not resolved beforehand
+
+
+async def test_a_password_field_is_noted_even_when_the_call_then_fails_on_where_it_landed() -> None:
+    """interact learns from the page agent that it filled a password field; a navigation to a refused
+    page fails the call afterwards, and the audit line must still redact the text."""
+    stopped: list[int] = []
+
+    class Driver:
+        async def act(self, tab_id: int, action: Any, wait_until: str = "load") -> dict[str, Any]:
+            return {"sensitive": True, "navigated": True, "url": "chrome://settings/", "title": ""}
+
+    async def stop_tab(tab_id: int, url: str, verdict: object, *, by_tool: bool = False) -> None:
+        stopped.append(tab_id)
+
+    state = s.BrowserState(
+        connected=True, tabs=MappingProxyType({1: s.Tab(1, url="https://x.test/")}), focused_tab_id=1
+    )
+    runtime: Any = SimpleNamespace(driver=Driver(), state=state, policy=NavigationPolicy(), stop_tab=stop_tab)
+    ctx = ToolContext(runtime=runtime, settings=Settings(), launcher=None, bridge_url="")  # type: ignore[arg-type]
+    with collecting() as noted, pytest.raises(ToolFailure, match="browser page"):
+        await interact(ctx, InteractArgs(action="fill", css="#pin", text="hunter2"))
+    assert noted == {"text", "value"} and stopped == [1]

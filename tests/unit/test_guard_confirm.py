@@ -5,7 +5,8 @@ a stand-in for the browser side (a runtime holding a focused tab) and for the to
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -25,6 +26,7 @@ from tabmcp.tools import CATALOG
 
 ERAS = ["legacy", "modern"]
 PAGE_URL = "https://shop.test/account"
+OTHER_URL = "https://other.test/danger"
 DELETE = PageTool(
     name="delete_account",
     title="Danger zone",
@@ -62,6 +64,7 @@ class Harness:
         self.runtime = FakeRuntime()
         self.ran: list[tuple[str, dict[str, Any]]] = []
         self.asked: list[str] = []
+        self.while_asking: list[Callable[[], None]] = []  # one per question: what happens meanwhile
         self.server = Server("guards", on_call_tool=self.on_call_tool, on_list_tools=self.on_list_tools)
 
     async def on_list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
@@ -81,6 +84,8 @@ class Harness:
     def client(self, era: str, answer: str | None) -> Client:
         async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
             self.asked.append(params.message)
+            if self.while_asking:
+                self.while_asking.pop(0)()
             if answer == "accept":
                 return types.ElicitResult(action="accept", content={"confirm": True})
             return types.ElicitResult(action=answer)  # type: ignore[arg-type]
@@ -92,6 +97,12 @@ class Harness:
 
     def lines(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.audit.read_text().splitlines()]
+
+    def navigate_to(self, url: str) -> None:
+        """The focused tab went to another page (the user, a script, a redirect)."""
+        state = self.runtime.state
+        tab = replace(state.tabs[1], url=url)
+        self.runtime.state = replace(state, tabs=MappingProxyType({1: tab}))
 
 
 def error_of(result: types.CallToolResult) -> dict[str, Any]:
@@ -111,6 +122,22 @@ async def test_accepted_runs_and_is_audited_with_the_password_redacted(tmp_path:
     assert final["tool"] == "delete_account" and final["outcome"] == "ok" and final["confirmed"] is True
     assert final["arguments"] == {"password": "[redacted]"} and final["client"] == "client-a"
     assert "hunter2" not in h.audit.read_text()
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_answer_does_not_carry_over_to_a_page_that_changed_while_asking(tmp_path: Path, era: str) -> None:
+    h = Harness(tmp_path, confirm_destructive=True)
+    h.while_asking.append(lambda: h.navigate_to(OTHER_URL))
+    async with h.client(era, "accept") as client:
+        result = await client.call_tool("delete_account", {"password": "x"})
+    assert PAGE_URL in h.asked[0]
+    if era == "legacy":  # asked mid-call: the call is not run, and says why
+        body = error_of(result)
+        assert body["code"] == "NOT_CONFIRMED" and "page changed" in body["error"]
+        assert h.ran == [] and len(h.asked) == 1
+    else:  # the retry carries an answer to the old question: the user is asked about the new page
+        assert len(h.asked) == 2 and OTHER_URL in h.asked[1]
+        assert not result.is_error and h.ran == [("delete_account", {"password": "x"})]
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -8,7 +8,7 @@ from typing import Any
 from tabmcp.guard.untrusted import MAX_TITLE, bounded, line, visible, without_formatting
 from tabmcp.introspect.api import Introspector, PageTool, PlanStep
 from tabmcp.introspect.registry import CORE_TOOL_NAMES, UNTRUSTED_TITLE, Registry
-from tabmcp.introspect.text import UNTRUSTED_PREFIX
+from tabmcp.introspect.text import DESTRUCTIVE_WORDS, UNTRUSTED_PREFIX, clean
 from tabmcp.introspect.webmcp import imperative_tool
 from tabmcp.page.capture import PageCapture
 from tabmcp.page.snapshot import MAX_FIELD, Node, SnapshotStore
@@ -30,6 +30,12 @@ def test_a_line_is_one_line_and_capped() -> None:
     assert line("  Inbox\n (3)\u200b ") == "Inbox (3)"
     assert len(line("T" * 10_000)) == MAX_TITLE and line("T" * 10_000).endswith("…")
     assert line(None) == ""
+
+
+def test_a_hidden_character_cannot_split_a_word_a_guard_looks_for() -> None:
+    # one cleaning for tool listings and results: removed, not made a space ("de lete" would pass)
+    assert clean("De\u200blete\u2060 all") == line("De\u200blete\u2060 all") == "Delete all"
+    assert DESTRUCTIVE_WORDS.search(clean("Remove\u00ad my data"))
 
 
 def test_bounded_caps_all_strings_together_and_says_so() -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -15,8 +17,10 @@ from tabmcp.drivers.hub import DriverHub, TabOwners
 from tabmcp.introspect.registry import Registry
 from tabmcp.protocol import ErrorCode
 from tabmcp.record import NullRecorder
-from tabmcp.tools import CATALOG
-from tabmcp.workspaces import LOCAL, TooManyWorkspaces, Workspaces, label_for, workspace_key
+from tabmcp.server import SessionRegistry
+from tabmcp.tools import CATALOG, ToolContext
+from tabmcp.tools.browser import ConnectArgs, connect_browser
+from tabmcp.workspaces import LOCAL, MAX_LABEL, TooManyWorkspaces, Workspaces, label_for, workspace_key
 
 
 class Browser:
@@ -181,3 +185,71 @@ async def test_the_number_of_workspaces_is_capped_with_a_readable_error() -> Non
         workspaces.open("session:b")
     assert workspaces.open("session:a") is workspaces.get("session:a")  # the existing one still works
     await workspaces.close("session:a", "test over")
+
+
+def test_a_long_client_name_still_makes_a_tab_group_title() -> None:
+    assert len(label_for(LOCAL, "c" * 100)) == MAX_LABEL  # OpenTab.group takes 40 characters
+    assert len(label_for("session:abcdef", "c" * 100)) <= MAX_LABEL
+
+
+class FakeSession:
+    def __init__(self) -> None:
+        self._connection = SimpleNamespace(exit_stack=contextlib.AsyncExitStack())
+        self.sent: list[str] = []
+
+    async def send_resource_updated(self, uri: str) -> None:
+        self.sent.append(uri)
+
+    async def send_tool_list_changed(self) -> None:
+        self.sent.append("tools")
+
+
+async def test_a_subscription_keeps_the_session_in_its_workspace() -> None:
+    session = FakeSession()
+    ctx: Any = SimpleNamespace(session=session, request=SimpleNamespace(headers={"mcp-session-id": "s1"}))
+    registry = SessionRegistry()
+    registry.remember(ctx, "name:alice")  # as the server's middleware does for every request
+    registry.subscribe(ctx, "tabs://list")
+    await registry.resource_updated("tabs://list", "name:alice")
+    await registry.broadcast("name:alice")
+    await registry.broadcast(LOCAL)  # another workspace's change is not this session's news
+    assert session.sent == ["tabs://list", "tools"]
+
+
+class SlowLaunch:
+    """A launcher whose browser links a moment after it is started (as a real one does)."""
+
+    def __init__(self, driver: Any) -> None:
+        self.driver = driver
+        self.lock = asyncio.Lock()
+        self.launches = 0
+
+    async def launch(self, server_url: str) -> None:
+        self.launches += 1
+        await asyncio.sleep(0)  # another client's call runs meanwhile
+        self.driver.linked = True
+
+    async def close_initial_pages(self) -> None:
+        return None
+
+
+async def test_two_clients_asking_to_launch_at_once_get_one_browser() -> None:
+    driver = SimpleNamespace(linked=False, connect=Browser().connect)
+
+    async def wait_linked(timeout: float) -> bool:
+        return bool(driver.linked)
+
+    driver.wait_linked = wait_linked
+    launcher = SlowLaunch(driver)
+
+    def context() -> ToolContext:
+        async def dispatch(event: object) -> None:
+            return None
+
+        runtime: Any = SimpleNamespace(driver=driver, dispatch=dispatch, state=s.BrowserState())
+        return ToolContext(runtime=runtime, settings=Settings(), launcher=launcher, bridge_url="ws://127.0.0.1:1")  # type: ignore[arg-type]
+
+    args = ConnectArgs(launch=True)
+    first, second = await asyncio.gather(connect_browser(context(), args), connect_browser(context(), args))
+    assert first["connected"] and second["connected"]
+    assert launcher.launches == 1  # the second client connected to the browser the first launched

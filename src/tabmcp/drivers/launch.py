@@ -9,6 +9,7 @@ default ``--disable-extensions`` must be dropped or the extension silently never
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -73,6 +74,9 @@ class ChromiumLauncher:
     def __init__(self, settings: Settings, pairing_token: str | None = None) -> None:
         self.settings = settings
         self.pairing_token = pairing_token  # the bridge's, written into the launched extension
+        # held from the decision to launch until the browser linked: several clients (HTTP) may
+        # ask at once, and a second launch would close the first browser while it starts
+        self.lock = asyncio.Lock()
         self._playwright = None
         self._context = None
         self._scratch: tempfile.TemporaryDirectory[str] | None = None

@@ -74,17 +74,26 @@ class Guards:
         self._clock = clock
 
     async def call(
-        self, ctx: Any, client: str, params: types.CallToolRequestParams, runtime: Runtime, run: Run
+        self,
+        ctx: Any,
+        client: str,
+        params: types.CallToolRequestParams,
+        runtime: Runtime,
+        run: Run,
+        *,
+        label: str | None = None,
     ) -> Result:
         """``ctx``: the SDK's request context (its session is asked for confirmation); ``client``:
-        the identity limits and the audit log account the call to; ``run``: the call itself."""
+        the unique identity the rate limit and confirmations are kept for (a workspace's key);
+        ``label``: how the audit log names it (default ``client``); ``run``: the call itself."""
         name, args = params.name, params.arguments or {}
         started, when = self._clock(), datetime.now(UTC)
         facts = _facts(self._core, runtime, name, args)
         extra: dict[str, Any] = {}
         with collecting() as noted:
-            result = await self._guarded(ctx, client, params, facts, _page_url(runtime), run, extra)
-        self._write_audit(client, name, args, facts.sensitive | noted, result, (when, started), extra)
+            result = await self._guarded(ctx, client, params, facts, runtime, run, extra)
+        audited = label if label is not None else client
+        self._write_audit(audited, name, args, facts.sensitive | noted, result, (when, started), extra)
         return result
 
     async def _guarded(
@@ -93,7 +102,7 @@ class Guards:
         client: str,
         params: types.CallToolRequestParams,
         facts: CallFacts,
-        page_url: str,
+        runtime: Runtime,
         run: Run,
         extra: dict[str, Any],
     ) -> Result:
@@ -107,15 +116,17 @@ class Guards:
             if not confirm.can_elicit(session.client_capabilities):
                 extra["refused"] = "cannot_confirm"
                 return refusal(confirm.cannot_confirm_message(name), "CANNOT_CONFIRM")
-            shown, redaction = redact_arguments(args, facts.sensitive, self.secrets)
-            message = redaction.text(confirm.question(facts.destructive, page_url, shown))  # a URL may hold one
+            message = self._question(runtime, name, args)
             if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                # the answer counts for this question only: a page that changed since is asked about anew
                 given = confirm.answer_in(params)
-                if given is None or not self.signer.valid(params.request_state, client, name, args):
-                    return confirm.input_required(message, self.signer.issue(client, name, args))
+                if given is None or not self.signer.valid(params.request_state, client, name, args, message):
+                    return confirm.input_required(message, self.signer.issue(client, name, args, message))
                 answer = confirm.verdict_of(given)
             elif session.can_send_request:
                 answer = await confirm.ask_now(session, message, ctx.request_id)
+                if answer.accepted and self._question(runtime, name, args) != message:
+                    answer = confirm.Answer("failed", "the page changed while the user was being asked")
             else:  # a handshake-era connection with no way back to the client (stateless HTTP)
                 extra["refused"] = "cannot_confirm"
                 return refusal(confirm.cannot_confirm_message(name), "CANNOT_CONFIRM")
@@ -125,6 +136,15 @@ class Guards:
                 return refusal(confirm.declined_message(name, answer), code)
             extra["confirmed"] = True
         return await run()
+
+    def _question(self, runtime: Runtime, name: str, args: Mapping[str, Any]) -> str:
+        """What the user is asked to allow: the action, the page it acts on now, the arguments
+        (empty when the call, as things are now, is not destructive)."""
+        facts = _facts(self._core, runtime, name, args)
+        if facts.destructive is None:
+            return ""
+        shown, redaction = redact_arguments(args, facts.sensitive, self.secrets)
+        return redaction.text(confirm.question(facts.destructive, _page_url(runtime), shown))  # a URL may hold one
 
     # ------------------------------------------------------------- audit
 

@@ -6,8 +6,12 @@ Both protocol eras:
   request is sent in the middle of the ``tools/call`` and its answer awaited;
 - 2026-07-28: the call answers ``input_required`` with the question; the client asks the user and
   calls again with the answer and the ``requestState`` it was given. That state is an HMAC (with a
-  key of this process) of the client, tool and arguments and the time it was issued, so an answer
-  counts only for the call it was asked about, for ``CONFIRM_TIMEOUT_S``.
+  key of this process) of the client, tool, arguments and question (which names the page) and the
+  time it was issued, so an answer counts only for the call it was asked about, on the page it was
+  asked about, for ``CONFIRM_TIMEOUT_S``.
+
+Either way, a page that changed while the user was being asked (another page, another tool under
+the same name) is not acted on with the answer given for the old one.
 
 A client that did not declare form elicitation cannot be asked (and sending it the request would
 fail the whole call): the call is refused with a message saying so. Only an explicit accept runs
@@ -104,11 +108,13 @@ class StateSigner:
         self._key = key
         self._clock = clock
 
-    def issue(self, client: str, tool: str, arguments: Mapping[str, Any]) -> str:
+    def issue(self, client: str, tool: str, arguments: Mapping[str, Any], question: str = "") -> str:
         issued = int(self._clock())
-        return f"{STATE_PREFIX}{issued}:{self._mac(issued, client, tool, arguments)}"
+        return f"{STATE_PREFIX}{issued}:{self._mac(issued, client, tool, arguments, question)}"
 
-    def valid(self, state: str | None, client: str, tool: str, arguments: Mapping[str, Any]) -> bool:
+    def valid(
+        self, state: str | None, client: str, tool: str, arguments: Mapping[str, Any], question: str = ""
+    ) -> bool:
         if not isinstance(state, str) or not state.startswith(STATE_PREFIX):
             return False
         issued_text, _, mac = state.removeprefix(STATE_PREFIX).partition(":")
@@ -117,10 +123,10 @@ class StateSigner:
         issued = int(issued_text)
         if not 0 <= self._clock() - issued <= CONFIRM_TIMEOUT_S:
             return False
-        return hmac.compare_digest(mac, self._mac(issued, client, tool, arguments))
+        return hmac.compare_digest(mac, self._mac(issued, client, tool, arguments, question))
 
-    def _mac(self, issued: int, client: str, tool: str, arguments: Mapping[str, Any]) -> str:
-        payload = json.dumps([issued, client, tool, arguments], sort_keys=True, default=str)
+    def _mac(self, issued: int, client: str, tool: str, arguments: Mapping[str, Any], question: str) -> str:
+        payload = json.dumps([issued, client, tool, arguments, question], sort_keys=True, default=str)
         return hmac.new(self._key, payload.encode(), hashlib.sha256).hexdigest()
 
 

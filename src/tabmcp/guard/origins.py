@@ -1,11 +1,10 @@
 """Which pages may be screenshotted (``screenshot_origins``); pure.
 
-A pattern is matched case-insensitively, ``*`` matching any run of characters:
-
-- with a path (``https://mail.example/inbox/*``): against the whole URL;
-- with a scheme (``https://example.com``, ``https://*.example.com``, ``http://127.0.0.1:*``):
-  against the page's origin, ``scheme://host[:port]`` with the scheme's default port left out;
-- a bare host (``example.com``, ``*.example.com``): against the host, any scheme and port.
+The patterns are the navigation policy's (``policy.py``; docs/security.md, "Navigation policy"), so
+a user learns one syntax: ``https://example.com`` (that origin, every path), ``https://*.example.com``
+(it and its subdomains), ``http://127.0.0.1:*`` (any port), ``*://example.com`` (http and https),
+``https://mail.example/inbox/*`` (a path). An invalid pattern stops ``tabmcp serve`` at startup, as
+one in ``allow_urls`` does.
 
 An empty list allows every page (the default). The page's top-level URL decides: a cross-origin
 frame inside an allowed page is in the picture.
@@ -13,50 +12,42 @@ frame inside an allowed page is in the picture.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from fnmatch import fnmatchcase
-from urllib.parse import urlsplit
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-DEFAULT_PORTS = {"http": 80, "https": 443}
+from tabmcp.policy import UrlPattern, first_match, parse_patterns, parse_url
+
+if TYPE_CHECKING:
+    from tabmcp.config import Settings
+
+SETTING = "TABMCP_SCREENSHOT_ORIGINS"
+
+
+@dataclass(frozen=True)
+class ScreenshotOrigins:
+    patterns: tuple[UrlPattern, ...] = ()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ScreenshotOrigins:
+        return cls.from_patterns(settings.screenshot_origins)
+
+    @classmethod
+    def from_patterns(cls, patterns: Iterable[str]) -> ScreenshotOrigins:
+        """Raises ``policy.PolicyError`` naming the setting and every invalid pattern."""
+        return cls(parse_patterns({SETTING: patterns})[SETTING])
+
+    def allows(self, url: str) -> bool:
+        """True when no patterns are set, or one matches ``url``."""
+        return not self.patterns or first_match(self.patterns, url) is not None
+
+    def shown(self) -> str:
+        return ", ".join(p.text for p in self.patterns)
 
 
 def origin_of(url: str) -> str:
-    parts = urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if not scheme or not host:
+    """``scheme://host[:port]`` of a web page, as the browser writes it (for messages); "" otherwise."""
+    parsed = parse_url(url)
+    if parsed is None or parsed.kind != "web":
         return ""
-    if ":" in host:
-        host = f"[{host}]"  # IPv6
-    shown_port = f":{port}" if port is not None and port != DEFAULT_PORTS.get(scheme) else ""
-    return f"{scheme}://{host}{shown_port}"
-
-
-def matches(url: str, pattern: str) -> bool:
-    pattern = pattern.strip().lower()
-    if not pattern:
-        return False
-    _, sep, rest = pattern.partition("://")
-    if not sep:  # a bare host
-        return fnmatchcase((urlsplit(url.strip()).hostname or "").lower(), pattern)
-    if "/" in rest.rstrip("/"):
-        return fnmatchcase(url.strip().lower(), pattern)
-    origin = origin_of(url)
-    wanted = pattern.rstrip("/")
-    return bool(origin) and (fnmatchcase(origin, wanted) or fnmatchcase(origin, _with_default_port(wanted)))
-
-
-def allowed(url: str, patterns: Sequence[str]) -> bool:
-    """True when no patterns are set, or one matches ``url``."""
-    return not patterns or any(matches(url, p) for p in patterns)
-
-
-def _with_default_port(pattern: str) -> str:
-    """``https://example.com:443`` written out in the pattern still matches ``https://example.com``."""
-    scheme, _, rest = pattern.partition("://")
-    default = DEFAULT_PORTS.get(scheme)
-    return f"{scheme}://{rest.removesuffix(f':{default}')}" if default else pattern
+    return "/".join(parsed.canonical.split("/", 3)[:3])

@@ -4,7 +4,7 @@ A client may make ``burst`` calls at once, then one call every ``60 / per_minute
 over the limit is answered with an ``isError`` result that says when to retry: a model can read
 that and wait, where a dropped connection would only make its client reconnect and try again.
 
-Pure: the clock is passed in, so tests step time by hand.
+Pure: the clock is passed in, so tests step time by hand; each bucket is a ``tokenbucket.TokenBucket``.
 """
 
 from __future__ import annotations
@@ -12,17 +12,11 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from tabmcp.tokenbucket import TokenBucket
 
 Clock = Callable[[], float]
-EPSILON = 1e-9
 MAX_CLIENTS = 1024  # buckets kept before full (idle) ones are forgotten: a full bucket is a new one
-
-
-@dataclass
-class Bucket:
-    tokens: float
-    updated: float
 
 
 class RateLimiter:
@@ -35,7 +29,7 @@ class RateLimiter:
         self.burst = burst
         self._rate = per_minute / 60.0  # tokens per second
         self._clock = clock
-        self._buckets: dict[str, Bucket] = {}
+        self._buckets: dict[str, TokenBucket] = {}
 
     @property
     def enabled(self) -> bool:
@@ -48,14 +42,8 @@ class RateLimiter:
         bucket = self._buckets.get(client)
         if bucket is None:
             self._forget_idle(now)
-            bucket = self._buckets[client] = Bucket(float(self.burst), now)
-        else:
-            bucket.tokens = min(float(self.burst), bucket.tokens + max(0.0, now - bucket.updated) * self._rate)
-            bucket.updated = now
-        if bucket.tokens >= 1.0 - EPSILON:  # waiting the time we said is always enough
-            bucket.tokens = max(0.0, bucket.tokens - 1.0)
-            return None
-        return (1.0 - bucket.tokens) / self._rate
+            bucket = self._buckets[client] = TokenBucket(self._rate, self.burst, now)
+        return bucket.take(now)
 
     def message(self, retry_after: float) -> str:
         return (
@@ -69,7 +57,7 @@ class RateLimiter:
         if len(self._buckets) < MAX_CLIENTS:
             return
         for client, bucket in list(self._buckets.items()):
-            if bucket.tokens + (now - bucket.updated) * self._rate >= self.burst:
+            if bucket.full(now):
                 del self._buckets[client]
         if len(self._buckets) >= MAX_CLIENTS:  # all busy: drop the longest-unused
             oldest = min(self._buckets, key=lambda c: self._buckets[c].updated)

@@ -1,21 +1,24 @@
 """Text that goes from a page into a tool listing: cleaned, capped, and turned into names.
 
 Everything a page wrote (labels, button texts, WebMCP names and descriptions) passes through
-``clean`` before a model sees it: control and invisible formatting characters are removed (they
-hide text from a human reviewer: bidi overrides, zero-width characters, Unicode tag characters
-used for "ASCII smuggling"), whitespace collapses, and the length is capped.
+``clean`` before a model sees it: invisible formatting characters are removed (they hide text from
+a human reviewer: bidi overrides, zero-width characters, Unicode tag characters used for "ASCII
+smuggling"), control characters become spaces, whitespace collapses, and the length is capped.
+``guard/untrusted.py`` uses the same functions for page text in tool results.
 """
 
 from __future__ import annotations
 
 import re
 
-# C0/C1 controls, soft hyphen, zero-width and bidi controls, word joiners, BOM, and the Unicode tag
-# block (invisible copies of ASCII). Replaced by a space, then whitespace collapses.
-_INVISIBLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u00ad\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
-    "\U000e0000-\U000e007f]"
+# Characters that hide text from a person reading along: soft hyphen, zero-width and bidi controls,
+# word joiners, BOM, interlinear annotation marks, the Unicode tag block (invisible copies of ASCII).
+# All are outside ASCII. Removed: "de\u200blete" reads "delete".
+_FORMATTING = re.compile(
+    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
 )
+# Control characters other than tab and line breaks, and the Unicode line separators: made spaces.
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 ELLIPSIS = "…"
 UNTRUSTED_PREFIX = "[From the web page, untrusted] "
 UNTRUSTED_NOTE = "Labels come from the page (untrusted)."
@@ -31,13 +34,26 @@ DESTRUCTIVE_WORDS = re.compile(
 )
 
 
+def without_formatting(text: str) -> str:
+    """``text`` without the invisible formatting characters (free for ASCII text: the snapshot's hot path)."""
+    if text.isascii():
+        return text
+    return _FORMATTING.sub("", text) if _FORMATTING.search(text) else text
+
+
+def visible(text: str) -> str:
+    """``text`` without invisible formatting and control characters (tabs and line breaks stay)."""
+    text = without_formatting(text)
+    return _CONTROLS.sub(" ", text) if _CONTROLS.search(text) else text
+
+
 def clean(text: object, limit: int | None = None) -> str:
     """One line of visible text, at most ``limit`` characters (an ellipsis marks a cut)."""
     if not isinstance(text, str):
         return ""
     if limit is not None:
         text = text[: limit * 4 + 64]  # bound the work on hostile input before the regexes run
-    text = " ".join(_INVISIBLE.sub(" ", text).split())
+    text = " ".join(visible(text).split())
     return cap(text, limit) if limit is not None else text
 
 
@@ -54,7 +70,7 @@ def without_counters(text: str, *, every_number: bool = True) -> str:
     """``every_number``: a button's numbers are counters ("Issues 12"); a form's label may number
     it ("Save 1"), so there only bracketed or abbreviated counts go."""
     counter = _COUNTER if every_number else _MARKED_COUNTER
-    return " ".join(counter.sub(" ", _SHORTCUT.sub(" ", _INVISIBLE.sub(" ", text))).split())
+    return " ".join(counter.sub(" ", _SHORTCUT.sub(" ", visible(text))).split())
 
 
 def cap(text: str, limit: int) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal, get_args, overload
 
-from tabmcp.guard.untrusted import without_formatting
+from tabmcp.introspect.text import without_formatting
 from tabmcp.page.toon import clean, encode_string, inline_array, key_value, table_header
 
 __all__ = [

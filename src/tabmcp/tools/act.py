@@ -153,11 +153,10 @@ async def interact(ctx: ToolContext, args: InteractArgs) -> Text:
     except BridgeError as exc:
         note_blocked(ctx, tab_id, exc)
         raise page_failure(what, exc) from None
+    if done.get("sensitive"):  # the agent filled a password field: the audit log must not show the text
+        note_sensitive("text", "value")  # first: the landing check below may fail the call
     if done.get("navigated"):
         await check_landing(ctx, tab_id, done.get("url", ""))
-    if done.get("sensitive"):  # the agent filled a password field: the audit log must not show the text
-        note_sensitive("text", "value")
-    if done.get("navigated"):
         await ctx.runtime.refresh_page_tools(tab_id)
     await ctx.runtime.page_changed()
     result: dict[str, Any] = {"done": what}

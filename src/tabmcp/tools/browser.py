@@ -37,17 +37,9 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
     if ctx.bridge_error:
         raise ToolFailure(f"The extension bridge is not running: {ctx.bridge_error}", dict(NO_BROWSER))
     if not driver.linked and args.launch:
-        try:
-            await ctx.launcher.launch(ctx.bridge_url)
-        except LaunchError as exc:
-            raise ToolFailure(str(exc), dict(NO_BROWSER)) from None
-        if not await driver.wait_linked(ctx.settings.launch_timeout):
-            await ctx.launcher.close()
-            raise ToolFailure(
-                f"The browser started but its extension did not connect within {ctx.settings.launch_timeout:g} s.",
-                dict(NO_BROWSER),
-            )
-        await ctx.launcher.close_initial_pages()
+        async with ctx.launcher.lock:
+            if not driver.linked:  # else another client's launch got there first: use that browser
+                await launch_browser(ctx)
     elif not driver.linked and not await driver.wait_linked(WAIT_FOR_RUNNING_EXTENSION):
         refusal = ctx.bridge_refusal()
         if refusal:  # a browser is there but could not link: say why, that is what the user must fix
@@ -66,3 +58,18 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
         "browser": {"name": browser.name, "version": browser.version},
         "tabCount": len(ctx.runtime.state.tabs),
     }
+
+
+async def launch_browser(ctx: ToolContext) -> None:
+    """Start a browser with the extension and wait until it links (the caller holds the launcher's lock)."""
+    try:
+        await ctx.launcher.launch(ctx.bridge_url)
+    except LaunchError as exc:
+        raise ToolFailure(str(exc), dict(NO_BROWSER)) from None
+    if not await ctx.runtime.driver.wait_linked(ctx.settings.launch_timeout):
+        await ctx.launcher.close()
+        raise ToolFailure(
+            f"The browser started but its extension did not connect within {ctx.settings.launch_timeout:g} s.",
+            dict(NO_BROWSER),
+        )
+    await ctx.launcher.close_initial_pages()

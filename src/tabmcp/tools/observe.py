@@ -98,14 +98,14 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> Image:
 
 
 def check_screenshot_origin(ctx: ToolContext, tab_id: int) -> None:
-    """With ``screenshot_origins`` set, only pages on those origins are captured (docs/security.md)."""
-    patterns = ctx.settings.screenshot_origins
+    """With ``screenshot_origins`` set, only pages matching them are captured (docs/security.md)."""
+    allowed = ctx.runtime.screenshot_origins
     tab = ctx.runtime.state.tabs.get(tab_id)
     url = tab.url if tab is not None else ""
-    if not origins.allowed(url, patterns):
+    if not allowed.allows(url):
         raise ToolFailure(
-            f"Screenshots of {origins.origin_of(url) or url or 'this page'} are not allowed: screenshot_origins "
-            f"(TABMCP_SCREENSHOT_ORIGINS) allows only {', '.join(patterns)}. Use snapshot to read the page.",
+            f"Screenshots of {origins.origin_of(url) or url[:200] or 'this page'} are not allowed: screenshot_origins "
+            f"({origins.SETTING}) allows only {allowed.shown()}. Use snapshot to read the page.",
             {"code": "SCREENSHOT_NOT_ALLOWED"},
         )
 
