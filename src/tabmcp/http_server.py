@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
@@ -139,7 +140,12 @@ class Gate:
                 [(b"www-authenticate", b'Bearer realm="tabmcp"')],
             )
             return
-        opening = scope.get("method") == "POST" and "mcp-session-id" not in headers
+        opening = (
+            scope.get("method") == "POST"
+            and "mcp-session-id" not in headers
+            # 2026-07-28 requests are sessionless: they never open a session, so the cap is not theirs
+            and headers.get("mcp-protocol-version") not in MODERN_PROTOCOL_VERSIONS
+        )
         if opening and self.open_sessions() >= self.max_sessions:
             log.warning("new HTTP session refused: %d sessions open", self.max_sessions)
             await _json_error(

@@ -215,6 +215,12 @@ class Runtime:
         finally:
             self._refreshing.pop(tab_id, None)
 
+    def stop_background_work(self) -> None:
+        """Cancel refreshes and other work this runtime started (its workspace is closing: the
+        work would act on tabs that are being closed, for a client that is gone)."""
+        for task in [*self._background, *self._refreshing.values()]:
+            task.cancel()
+
     def refresh_in_background(self, tab_id: int) -> None:
         """Re-introspect a tab without holding up the caller (browser events). While a tool call is
         running the request waits for its end: the call refreshes the page it acts on itself."""

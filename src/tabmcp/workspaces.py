@@ -179,6 +179,7 @@ class Workspaces:
             task.cancel()
         if workspace.events is not None:
             workspace.events.cancel()
+        workspace.runtime.stop_background_work()
         self.hub.drop_view(key)
         for tab_id in self.hub.owners.owned_by(key):
             self.hub.owners.forget(tab_id)

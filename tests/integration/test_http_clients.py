@@ -208,6 +208,10 @@ async def test_sessions_past_the_maximum_get_a_clear_error(server_log: object) -
         assert refused.status_code == 503
         assert "TABMCP_MAX_SESSIONS" in refused.json()["error"]["message"]
         assert names(await first.list_tools()) == ["connect_browser"]  # the first one is unaffected
+        async with server.client() as sessionless:
+            # a 2026-07-28 client opens no HTTP session, but it would open a workspace: refused, clearly
+            with pytest.raises(MCPError, match="TABMCP_MAX_SESSIONS=1"):
+                await sessionless.list_tools()
 
 
 async def test_list_changed_reaches_both_protocol_eras_over_http(server_log: object, sites: SiteServer) -> None:

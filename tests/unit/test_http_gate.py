@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tabmcp.config import Settings
 from tabmcp.http_server import Endpoint, Gate, HttpConfigError, parse_endpoint, required_token, transport_security
@@ -95,4 +96,7 @@ async def test_the_gate_refuses_new_sessions_past_the_cap_but_not_existing_ones(
     status, body, _ = await call(gate)
     assert status == 503 and "TABMCP_MAX_SESSIONS" in body["error"]["message"]
     assert (await call(gate, mcp_session_id="abc"))[0] == 200  # a session that exists goes on
-    assert inner.reached == 1
+    modern = sorted(MODERN_PROTOCOL_VERSIONS)[0]
+    assert (await call(gate, mcp_protocol_version=modern))[0] == 200  # sessionless era: opens no session
+    assert (await call(gate, mcp_protocol_version="2025-11-25"))[0] == 503
+    assert inner.reached == 2

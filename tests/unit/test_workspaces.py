@@ -157,11 +157,13 @@ async def test_closing_a_workspace_closes_its_tabs_and_cancels_its_calls() -> No
     assert browser.calls[:2] == [("open", a.label), ("open", b.label)]  # each in its client's tab group
     running = asyncio.get_running_loop().create_task(asyncio.sleep(60))
     a.calls.add(running)  # type: ignore[arg-type]
+    refreshing = asyncio.get_running_loop().create_task(asyncio.sleep(60))
+    a.runtime._background.add(refreshing)  # type: ignore[arg-type]  # work the runtime started itself
     workspaces.attach("session:a", "s1")
     await workspaces.detach("s1")  # its only session ended
     for _ in range(5):
         await asyncio.sleep(0)
-    assert running.cancelled()
+    assert running.cancelled() and refreshing.cancelled()
     assert ("close", tab_a.id) in browser.calls and ("close", tab_b.id) not in browser.calls
     assert "session:a" not in workspaces and "session:b" in workspaces
     await workspaces.close("session:b", "test over")
