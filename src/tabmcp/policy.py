@@ -31,6 +31,7 @@ names them (``*`` never stands for those schemes); ``about:blank`` is always all
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Iterable, Mapping
@@ -433,7 +434,8 @@ class NavigationPolicy:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> NavigationPolicy:
-        return cls.from_patterns(allow=settings.allow_urls, block=settings.block_urls)
+        """Parsed once per set of patterns: the CLI, the server and every workspace's runtime ask."""
+        return _policy_for(tuple(settings.allow_urls), tuple(settings.block_urls))
 
     @classmethod
     def from_patterns(cls, allow: Iterable[str] = (), block: Iterable[str] = ()) -> NavigationPolicy:
@@ -608,3 +610,8 @@ class PolicyWatch:
 
     def _add(self, note: PolicyNote) -> None:
         self._notes = [*self._notes, note][-MAX_NOTES:]
+
+
+@functools.cache
+def _policy_for(allow: tuple[str, ...], block: tuple[str, ...]) -> NavigationPolicy:
+    return NavigationPolicy.from_patterns(allow=allow, block=block)  # immutable: safe to share

@@ -13,6 +13,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,13 @@ def eventually(check: Callable[[], Any], what: str, timeout: float = 5.0) -> Any
 # it is open, and pytest-asyncio cannot run the async tests of other packages meanwhile.
 @pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
+    with agent_browser(viewport={"width": 1000, "height": 700}) as browser:
+        yield browser
+
+
+@contextmanager
+def agent_browser(*extra_args: str, **launch: Any) -> Iterator[Browser]:
+    """Chromium with the extension (linked to no server) and the fixture pages on 127.0.0.1."""
     with tempfile.TemporaryDirectory(prefix="tabmcp-agent-") as scratch, SiteServer(PAGES) as site:
         root = Path(scratch)
         extension = prepare_extension(root / "extension", DEAD_SERVER)
@@ -161,9 +169,9 @@ def browser() -> Iterator[Browser]:
                 str(root / "profile"),
                 executable_path=Settings().resolved_browser_path(),
                 headless=True,
-                args=chromium_args(extension, as_root=os.geteuid() == 0),
+                args=[*chromium_args(extension, as_root=os.geteuid() == 0), *extra_args],
                 ignore_default_args=["--disable-extensions"],
-                viewport={"width": 1000, "height": 700},
+                **launch,
             )
             try:
                 workers = context.service_workers

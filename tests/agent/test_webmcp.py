@@ -9,20 +9,13 @@ WebMCP (--enable-features=WebMCP) checks that the native API is wrapped, not rep
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import sync_playwright
-
-from tabmcp.config import Settings
 from tabmcp.demo.sites import SiteServer
-from tabmcp.drivers.launch import chromium_args, prepare_extension
-from tests.agent.conftest import CALL_TOOL, DEAD_SERVER, FIND_TAB, PAGES, AgentPage, Browser, eventually
+from tests.agent.conftest import CALL_TOOL, FIND_TAB, AgentPage, Browser, agent_browser, eventually
 
 OpenPage = Callable[..., AgentPage]
 
@@ -425,23 +418,8 @@ def test_a_webmcp_step_that_navigates_waits_for_the_new_page(browser: Browser, o
 @contextmanager
 def native_browser() -> Iterator[Browser]:
     """A second browser, with Chromium's WebMCP switched on and the extension loaded."""
-    with tempfile.TemporaryDirectory(prefix="tabmcp-webmcp-") as scratch, SiteServer(PAGES) as site:
-        root = Path(scratch)
-        extension = prepare_extension(root / "extension", DEAD_SERVER)
-        with sync_playwright() as pw:
-            context = pw.chromium.launch_persistent_context(
-                str(root / "profile"),
-                executable_path=Settings().resolved_browser_path(),
-                headless=True,
-                args=[*chromium_args(extension, as_root=os.geteuid() == 0), "--enable-features=WebMCP"],
-                ignore_default_args=["--disable-extensions"],
-            )
-            try:
-                workers = context.service_workers
-                worker = workers[0] if workers else context.wait_for_event("serviceworker")
-                yield Browser(context, worker, site)
-            finally:
-                context.close()
+    with agent_browser("--enable-features=WebMCP") as browser:
+        yield browser
 
 
 def open_native(browser: Browser, name: str) -> AgentPage:

@@ -12,6 +12,7 @@ frame inside an allowed page is in the picture.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,7 +31,7 @@ class ScreenshotOrigins:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ScreenshotOrigins:
-        return cls.from_patterns(settings.screenshot_origins)
+        return _origins_for(tuple(settings.screenshot_origins))  # parsed once, like the policy
 
     @classmethod
     def from_patterns(cls, patterns: Iterable[str]) -> ScreenshotOrigins:
@@ -43,6 +44,11 @@ class ScreenshotOrigins:
 
     def shown(self) -> str:
         return ", ".join(p.text for p in self.patterns)
+
+
+@functools.cache
+def _origins_for(patterns: tuple[str, ...]) -> ScreenshotOrigins:
+    return ScreenshotOrigins.from_patterns(patterns)
 
 
 def origin_of(url: str) -> str:

@@ -6,21 +6,6 @@
   const S = SKYSCAN;
   const $ = (selector, root = document) => root.querySelector(selector);
 
-  function h(tag, attrs = {}, ...children) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (v === false || v === null || v === undefined) continue;
-      if (k === 'class') el.className = v;
-      else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-      else el.setAttribute(k, v === true ? '' : v);
-    }
-    for (const child of children.flat()) {
-      if (child === null || child === undefined || child === false) continue;
-      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return el;
-  }
-
   const search = S.searchFromQuery(location.search);
   const id = new URLSearchParams(location.search).get('resultid') || '';
   const fare = S.search(search).find((r) => r.id === id);

@@ -8,21 +8,6 @@
   const form = $('#flight-search');
   const SEARCH_DELAY_MS = 600; // the "searching" phase a real metasearch has while providers answer
 
-  function h(tag, attrs = {}, ...children) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (v === false || v === null || v === undefined) continue;
-      if (k === 'class') el.className = v;
-      else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-      else el.setAttribute(k, v === true ? '' : v);
-    }
-    for (const child of children.flat()) {
-      if (child === null || child === undefined || child === false) continue;
-      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return el;
-  }
-
   // ------------------------------------------------------------------------------- comboboxes
 
   function combobox(kind) {
