@@ -936,8 +936,10 @@
 
   async function frameOffset(arg) {
     try {
-      if (!arg || typeof arg.ref !== 'string') throw new AgentError('BAD_MESSAGE', 'frameOffset needs {ref}');
-      const el = resolveTarget({ ref: arg.ref, doc: arg.doc });
+      // the CDP driver, in the same world as this agent, hands over the <iframe> element itself
+      const given = arg && typeof Element !== 'undefined' && arg.element instanceof Element ? arg.element : null;
+      if (!given && (!arg || typeof arg.ref !== 'string')) throw new AgentError('BAD_MESSAGE', 'frameOffset needs {ref}');
+      const el = given || resolveTarget({ ref: arg.ref, doc: arg.doc });
       if (el.localName !== 'iframe' && el.localName !== 'frame') {
         throw new AgentError('BAD_MESSAGE', `${describe(el)} is not an iframe`);
       }
@@ -3015,6 +3017,7 @@
 
   function openPort() {
     if (port) return port;
+    if (typeof chrome === 'undefined' || !chrome.runtime || typeof chrome.runtime.connect !== 'function') return null;
     try {
       port = chrome.runtime.connect({ name: PORT_NAME });
       port.onDisconnect.addListener(onPortDisconnect);
@@ -3036,8 +3039,21 @@
     }
   }
 
+  // Under the CDP driver there is no extension: the driver exposes this binding instead of the
+  // port (drivers/cdp/), and the agent sends the same messages through it as JSON.
+  const HOST_BINDING = '__tabmcpHostPost';
+
   function post(message) {
-    if (!(chrome.runtime && chrome.runtime.id)) return;
+    const host = globalThis[HOST_BINDING];
+    if (typeof host === 'function') {
+      try {
+        host(JSON.stringify(message));
+      } catch {
+        // the driver went away
+      }
+      return;
+    }
+    if (typeof chrome === 'undefined' || !(chrome.runtime && chrome.runtime.id)) return;
     const target = openPort();
     if (!target) return;
     try {

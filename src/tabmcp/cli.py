@@ -40,6 +40,14 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--ws-host", help="address the extension bridge listens on (default 127.0.0.1)")
     serve.add_argument("--ws-port", type=int, help="port the extension bridge listens on (default 8765)")
     serve.add_argument("--browser-path", help="Chromium/Chrome executable used by connect_browser(launch=true)")
+    serve.add_argument("--cdp-endpoint", metavar="URL",
+                       help="drive the browser at this DevTools endpoint (ws://… or http://HOST:PORT) "
+                            "instead of the extension (docs/scaling.md)")
+    serve.add_argument("--browser", choices=["chromium", "chrome"],
+                       help="launch this browser and drive it over CDP, without the extension "
+                            "(--browser-path picks the executable)")
+    serve.add_argument("--share-browser-context", action=argparse.BooleanOptionalAction, default=None,
+                       help="CDP driver over HTTP: every client uses the browser's default context")
     serve.add_argument("--headless", action=argparse.BooleanOptionalAction, default=None,
                        help="launch the browser headless (default: headless when there is no display)")
     serve.add_argument("--request-timeout", type=float, help="seconds before a browser request fails")

@@ -94,6 +94,22 @@ class Settings(BaseSettings):
         600, ge=0, description="Tool calls one client may make per minute (0: no limit)."
     )
     rate_limit_burst: int = Field(60, ge=1, description="Calls a client may make at once before the rate applies.")
+    # --- CDP driver (issue 6; docs/scaling.md) ---------------------------------------------------
+    cdp_endpoint: str | None = Field(
+        None,
+        description="Drive the browser at this Chrome DevTools Protocol endpoint (ws://… or http://host:port) "
+        "instead of the extension.",
+    )
+    browser: Literal["chromium", "chrome"] | None = Field(
+        None,
+        description="Launch this browser and drive it over CDP, without the extension (browser_path picks "
+        "the executable).",
+    )
+    share_browser_context: bool = Field(
+        False,
+        description="CDP driver with several clients: all use the browser's default context (one profile) "
+        "instead of one browser context each.",
+    )
     log_level: str = Field("INFO", description="Logging level (logs go to stderr).")
     record: Path | None = Field(None, description="Append a JSONL recording of the session here.")
 
@@ -102,11 +118,26 @@ class Settings(BaseSettings):
             return self.headless
         return not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
 
+    @property
+    def uses_cdp(self) -> bool:
+        """Whether the CDP driver runs instead of the extension (docs/scaling.md)."""
+        return self.cdp_endpoint is not None or self.browser is not None
+
     def resolved_browser_path(self) -> str | None:
-        """The configured browser, else the first Chromium found on the usual paths."""
+        """The configured browser, else the first one of the chosen kind found on the usual paths."""
         if self.browser_path:
             return self.browser_path
-        for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"):
+        candidates = CHROME_PATHS if self.browser == "chrome" else CHROMIUM_PATHS
+        for candidate in candidates:
             if Path(candidate).exists():
                 return candidate
         return None
+
+
+CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+CHROME_PATHS = (
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+    "/opt/google/chrome/chrome",
+    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+)

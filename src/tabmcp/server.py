@@ -30,6 +30,8 @@ from tabmcp import __version__
 from tabmcp import state as s
 from tabmcp.bridge import Bridge
 from tabmcp.config import Settings
+from tabmcp.drivers.base import Driver
+from tabmcp.drivers.cdp import CdpDriver
 from tabmcp.drivers.extension import ExtensionDriver
 from tabmcp.drivers.hub import DriverHub
 from tabmcp.drivers.launch import ChromiumLauncher
@@ -231,7 +233,12 @@ class App:
         self.catalog = [t for t in CATALOG if t.enabled(settings)]
         self.guards = Guards(settings, catalog=self.catalog)
         # the navigation policy's rules go to the extension with every connect (docs/security.md)
-        self.hub = DriverHub(ExtensionDriver(self.bridge, NavigationPolicy.from_settings(settings).wire()))
+        self.driver: Driver = (
+            CdpDriver(settings, NavigationPolicy.from_settings(settings))
+            if settings.uses_cdp
+            else ExtensionDriver(self.bridge, NavigationPolicy.from_settings(settings).wire())
+        )
+        self.hub = DriverHub(self.driver)
         self.workspaces = Workspaces(
             settings,
             self.hub,
@@ -269,7 +276,8 @@ class App:
 
     @asynccontextmanager
     async def lifespan(self, _server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
-        await self.bridge.start()
+        if not self.settings.uses_cdp:  # the CDP driver needs no bridge: nothing listens for an extension
+            await self.bridge.start()
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self.hub.run())]
         if self.shared:
@@ -287,6 +295,8 @@ class App:
                 if workspace.events is not None:
                     workspace.events.cancel()
             await self.launcher.close()
+            if isinstance(self.driver, CdpDriver):
+                await self.driver.close()
             await self.bridge.stop()
 
     def workspace_for(self, ctx: ServerRequestContext[Any, Any]) -> Workspace:

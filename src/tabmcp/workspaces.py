@@ -187,6 +187,10 @@ class Workspaces:
                 await self.hub.driver.close_tab(tab_id)
             except BridgeError as exc:
                 log.info("tab %s of workspace %s not closed: %s", tab_id, workspace.label, exc.message)
+        try:
+            await self.hub.driver.release_workspace(key)
+        except BridgeError as exc:
+            log.info("workspace %s not released by the driver: %s", workspace.label, exc.message)
 
     async def reap_idle(self, now: float | None = None) -> list[str]:
         """Close workspaces nobody has used for ``session_idle_timeout`` seconds."""

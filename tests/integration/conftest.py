@@ -30,6 +30,39 @@ CORE_FOCUSED = [
 ]
 
 
+# The backends the suites run on (docs/scaling.md): a module opts in with
+# ``pytestmark = pytest.mark.usefixtures("driver_kind")``; a test that is about the extension itself
+# (its service worker, its pairing) is marked ``extension_only`` and runs on the extension alone.
+DRIVERS = ["extension", "cdp"]
+_active_driver = "extension"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "extension_only: a test of the extension itself, not run on the CDP driver")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "driver_kind" in metafunc.fixturenames:
+        only = metafunc.definition.get_closest_marker("extension_only")
+        metafunc.parametrize("driver_kind", ["extension"] if only else DRIVERS, indirect=True)
+
+
+@pytest.fixture
+def driver_kind(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Which driver ``serve()`` (and ``connect_browser(launch=true)``) uses in this test."""
+    global _active_driver
+    _active_driver = request.param
+    try:
+        yield request.param
+    finally:
+        _active_driver = "extension"
+
+
+def driver_settings(kind: str) -> dict[str, str]:
+    """The settings that select a driver: the CDP one launches Debian's Chromium without the extension."""
+    return {"browser": "chromium"} if kind == "cdp" else {}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/integration" in str(item.fspath):
@@ -58,7 +91,8 @@ def server_log(request: pytest.FixtureRequest) -> Iterator[object]:
 
 
 def serve(server_log: object, **settings: str) -> StdioSession:
-    env = {f"TABMCP_{k.upper()}": v for k, v in settings.items()}
+    """`tabmcp serve` over stdio with these settings, on the driver the test runs on (``driver_kind``)."""
+    env = {f"TABMCP_{k.upper()}": v for k, v in {**driver_settings(_active_driver), **settings}.items()}
     env.setdefault("TABMCP_LOG_LEVEL", "DEBUG")
     env.setdefault("TABMCP_PAIRING_TOKEN", PAIRING_TOKEN)
     return StdioSession(env=env, errlog=server_log)  # type: ignore[arg-type]

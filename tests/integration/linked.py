@@ -15,6 +15,7 @@ from playwright.async_api import BrowserContext, async_playwright
 
 from tabmcp.bridge import Bridge, BridgeError
 from tabmcp.config import Settings
+from tabmcp.drivers.cdp import CdpDriver
 from tabmcp.drivers.extension import ExtensionDriver
 from tabmcp.drivers.launch import chromium_args, prepare_extension
 
@@ -23,10 +24,11 @@ LINK_TOKEN = "linked-browser-pairing-token"
 
 @dataclass
 class Linked:
-    bridge: Bridge
-    driver: ExtensionDriver
+    bridge: Bridge | None  # None on the CDP driver
+    driver: ExtensionDriver | CdpDriver
     context: BrowserContext
     base: str  # http://127.0.0.1:PORT/ of the pages
+    kind: str = "extension"
 
     def url(self, page: str) -> str:
         return self.base + page
@@ -37,8 +39,20 @@ class Linked:
 
 
 @asynccontextmanager
-async def linked_browser(scratch: Path, base_url: str) -> AsyncIterator[Linked]:
-    """Chromium with the extension in ``scratch``, connected to a fresh bridge, ``connect`` done."""
+async def linked_browser(scratch: Path, base_url: str, kind: str = "extension") -> AsyncIterator[Linked]:
+    """Chromium with the extension in ``scratch``, connected to a fresh bridge, ``connect`` done; or,
+    for ``kind="cdp"``, Chromium launched by the CDP driver (no extension)."""
+    if kind == "cdp":
+        cdp = CdpDriver(Settings(browser="chromium", headless=True))
+        await cdp.link()
+        try:
+            await cdp.connect()
+            browser = cdp._browser
+            assert browser is not None
+            yield Linked(None, cdp, browser.contexts[0], base_url, kind)
+        finally:
+            await cdp.close()
+        return
     bridge = Bridge("127.0.0.1", 0, 30.0, token=LINK_TOKEN)
     await bridge.start()
     extension = prepare_extension(scratch / "extension", bridge.url, LINK_TOKEN)

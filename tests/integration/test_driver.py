@@ -15,6 +15,7 @@ import json
 import struct
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from PIL import Image
 
 from tabmcp import protocol as p
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import free_port
+from tests.integration.conftest import DRIVERS, free_port
 from tests.integration.linked import Linked, fails, linked_browser
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -114,8 +115,8 @@ PAGES: dict[str, str] = {
 Env = Linked
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def env() -> AsyncIterator[Env]:
+@asynccontextmanager
+async def pages_and_browser(kind: str) -> AsyncIterator[Env]:
     with tempfile.TemporaryDirectory(prefix="tabmcp-driver-") as scratch:
         root = Path(scratch)
         (root / "pages").mkdir()
@@ -123,8 +124,22 @@ async def env() -> AsyncIterator[Env]:
             port = sites.httpd.server_address[1]
             for name, text in PAGES.items():
                 (root / "pages" / name).write_text(text.replace("{port}", str(port)), encoding="utf-8")
-            async with linked_browser(root, sites.base_url) as linked:
+            async with linked_browser(root, sites.base_url, kind) as linked:
                 yield linked
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=DRIVERS)
+async def env(request: pytest.FixtureRequest) -> AsyncIterator[Env]:
+    """Every test here runs on both drivers: the same requests, the same answers (docs/scaling.md)."""
+    async with pages_and_browser(request.param) as linked:
+        yield linked
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def extension_env() -> AsyncIterator[Env]:
+    """For the tests of the extension itself (its own field checks, its debugger sessions)."""
+    async with pages_and_browser("extension") as linked:
+        yield linked
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 10.0) -> None:
@@ -558,10 +573,12 @@ async def test_requests_the_wire_refuses_fail_before_the_browser(env: Env) -> No
 
 
 @pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # the frames are wrong on purpose
-async def test_the_extension_refuses_invalid_frames_itself(env: Env) -> None:
+async def test_the_extension_refuses_invalid_frames_itself(extension_env: Env) -> None:
     """Frames built without validation (as a buggy server would send them) still get an answer."""
+    env = extension_env
     tab = await env.open("nav1.html")
-    bridge = env.driver.bridge
+    assert env.bridge is not None
+    bridge = env.bridge
     for frame in (
         p.Act.model_construct(type="act", id="", tabId=tab, action="fill", target={"css": "a"}),
         p.Act.model_construct(type="act", id="", tabId=tab, action="explode", target={"css": "a"}),
@@ -618,7 +635,8 @@ async def service_worker_eval(env: Env, expression: str) -> Any:
     return await workers[0].evaluate(expression)
 
 
-async def test_the_debugger_detaches_when_idle_and_after_an_outside_detach(env: Env) -> None:
+async def test_the_debugger_detaches_when_idle_and_after_an_outside_detach(extension_env: Env) -> None:
+    env = extension_env
     tab = await env.open("nav1.html")
 
     async def attached() -> bool:

@@ -21,7 +21,8 @@ import pytest_asyncio
 
 from tabmcp import protocol as p
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import free_port
+from tabmcp.drivers.base import PageChanged
+from tests.integration.conftest import DRIVERS, free_port
 from tests.integration.linked import Linked, fails, linked_browser
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -34,19 +35,20 @@ class Env(Linked):
         return await self.driver.run_steps(tab, "test_tool", [p.Step.model_validate(s) for s in steps])
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def env() -> AsyncIterator[Env]:
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=DRIVERS)
+async def env(request: pytest.FixtureRequest) -> AsyncIterator[Env]:
     with tempfile.TemporaryDirectory(prefix="tabmcp-steps-") as scratch, SiteServer(PAGES) as sites:
-        async with linked_browser(Path(scratch), sites.base_url) as linked:
-            yield Env(linked.bridge, linked.driver, linked.context, linked.base)
+        async with linked_browser(Path(scratch), sites.base_url, request.param) as linked:
+            yield Env(linked.bridge, linked.driver, linked.context, linked.base, linked.kind)
 
 
-async def next_tools_changed(env: Env, tab: int, timeout: float = 10.0) -> p.ToolsChanged:
-    """The next toolsChanged event frame of this tab on the bridge (other events are passed over)."""
+async def next_tools_changed(env: Env, tab: int, timeout: float = 10.0) -> PageChanged:
+    """The driver's next PageChanged event of this tab (the extension's toolsChanged frame); other
+    events are passed over."""
     with anyio.fail_after(timeout):
         while True:
-            event = await env.bridge.events.get()
-            if isinstance(event, p.ToolsChanged) and event.tabId == tab:
+            event = await env.driver.next_event()
+            if isinstance(event, PageChanged) and event.tab_id == tab:
                 return event
 
 

@@ -35,12 +35,16 @@ class Browser:
     async def connect(self) -> tuple[s.Browser, list[s.Tab]]:
         return s.Browser(), list(self.tabs.values())
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None) -> s.Tab:
+    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
         self.next_id += 1
         tab = s.Tab(self.next_id, url=url, status="complete")
         self.tabs[tab.id] = tab
         self.calls.append(("open", group))
+        self.opened_for = workspace
         return tab
+
+    async def release_workspace(self, workspace: str) -> None:
+        self.calls.append(("release", workspace))
 
     async def close_tab(self, tab_id: int) -> None:
         self.calls.append(("close", tab_id))
@@ -155,6 +159,7 @@ async def test_closing_a_workspace_closes_its_tabs_and_cancels_its_calls() -> No
     tab_a = await a.view.open_tab("http://a.test/", True)
     tab_b = await b.view.open_tab("http://b.test/", True)
     assert browser.calls[:2] == [("open", a.label), ("open", b.label)]  # each in its client's tab group
+    assert browser.opened_for == "session:b"  # and, on the CDP driver, its own browser context
     running = asyncio.get_running_loop().create_task(asyncio.sleep(60))
     a.calls.add(running)  # type: ignore[arg-type]
     refreshing = asyncio.get_running_loop().create_task(asyncio.sleep(60))
@@ -165,6 +170,8 @@ async def test_closing_a_workspace_closes_its_tabs_and_cancels_its_calls() -> No
         await asyncio.sleep(0)
     assert running.cancelled() and refreshing.cancelled()
     assert ("close", tab_a.id) in browser.calls and ("close", tab_b.id) not in browser.calls
+    assert browser.calls.index(("release", "session:a")) > browser.calls.index(("close", tab_a.id))
+    assert ("release", "session:b") not in browser.calls
     assert "session:a" not in workspaces and "session:b" in workspaces
     await workspaces.close("session:b", "test over")
 

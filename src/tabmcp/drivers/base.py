@@ -54,6 +54,11 @@ class Driver(Protocol):
 
     async def wait_linked(self, timeout: float) -> bool: ...
 
+    async def link(self) -> None:
+        """Make the link now where the driver can: the CDP driver connects to its endpoint or launches
+        its browser (DISCONNECTED when it cannot). The extension's link is made by the browser."""
+        ...
+
     async def next_event(self) -> object:
         """The next state event (``state.TabCreated`` …), ``LinkChanged``, ``UserFocusedTab``, ``PageChanged``
         or ``NavigationBlocked``."""
@@ -61,8 +66,14 @@ class Driver(Protocol):
 
     async def connect(self) -> tuple[Browser, list[Tab]]: ...
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None) -> Tab:
-        """``group``: the title of the browser tab group to put the tab in (a client's workspace)."""
+    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> Tab:
+        """``group``: the title of the browser tab group to put the tab in (a client's workspace).
+        ``workspace``: the client workspace the tab is for; the CDP driver opens it in that
+        workspace's own browser context (cookies, storage), the extension has only the user's."""
+        ...
+
+    async def release_workspace(self, workspace: str) -> None:
+        """The workspace ended: what the driver kept for it (a browser context) can go."""
         ...
 
     async def focus_tab(self, tab_id: int) -> Tab: ...

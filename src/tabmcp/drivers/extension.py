@@ -51,6 +51,9 @@ class ExtensionDriver:
     async def wait_linked(self, timeout: float) -> bool:
         return await self.bridge.wait_linked(timeout)
 
+    async def link(self) -> None:
+        """The extension links itself (or ``connect_browser(launch=true)`` starts a browser with it)."""
+
     async def next_event(self) -> object:
         match await self.bridge.events.get():
             case LinkUp():
@@ -81,9 +84,13 @@ class ExtensionDriver:
         browser = s.Browser(name=reply.browser.name, version=reply.browser.version)
         return browser, [tab_from_wire(t) for t in reply.tabs]
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None) -> s.Tab:
+    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
+        # ``workspace`` is not used: the extension has the user's one profile (docs/scaling.md)
         reply = await self.bridge.request(p.OpenTab(url=url, focus=focus, group=group), timeout=OPEN_TAB_TIMEOUT)
         return tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
+
+    async def release_workspace(self, workspace: str) -> None:
+        """Nothing is kept per workspace in the user's browser (its tabs are closed by the caller)."""
 
     async def focus_tab(self, tab_id: int) -> s.Tab:
         reply = await self.bridge.request(p.FocusTab(tabId=tab_id))

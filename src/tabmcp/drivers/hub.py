@@ -164,6 +164,9 @@ class DriverView:
     async def wait_linked(self, timeout: float) -> bool:
         return await self.hub.driver.wait_linked(timeout)
 
+    async def link(self) -> None:
+        await self.hub.driver.link()
+
     async def next_event(self) -> object:
         return await self._events.get()
 
@@ -174,11 +177,16 @@ class DriverView:
         self.known = {t.id for t in visible}
         return browser, visible
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None) -> s.Tab:
-        tab = await self.hub.driver.open_tab(url, focus, group=group or self.group)
+    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
+        # a shared browser (several clients) gives each workspace its own context where the driver can
+        isolated = self.workspace if self.group is not None else None
+        tab = await self.hub.driver.open_tab(url, focus, group=group or self.group, workspace=workspace or isolated)
         self.hub.claim(tab.id, self.workspace)
         self.known.add(tab.id)
         return tab
+
+    async def release_workspace(self, workspace: str) -> None:
+        await self.hub.driver.release_workspace(self.workspace)
 
     async def focus_tab(self, tab_id: int) -> s.Tab:
         return await self.hub.driver.focus_tab(self._check(tab_id))

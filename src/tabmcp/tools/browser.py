@@ -34,7 +34,9 @@ class ConnectArgs(Args):
 async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]:
     """Connect to the browser (the one running the tabmcp extension, or launch one). Unlocks the tab tools."""
     driver = ctx.runtime.driver
-    if ctx.bridge_error:
+    if ctx.settings.uses_cdp:
+        await link_cdp(ctx)
+    elif ctx.bridge_error:
         raise ToolFailure(f"The extension bridge is not running: {ctx.bridge_error}", dict(NO_BROWSER))
     if not driver.linked and args.launch:
         async with ctx.launcher.lock:
@@ -73,3 +75,20 @@ async def launch_browser(ctx: ToolContext) -> None:
             dict(NO_BROWSER),
         )
     await ctx.launcher.close_initial_pages()
+
+
+async def link_cdp(ctx: ToolContext) -> None:
+    """The CDP driver: connect to the configured endpoint, or launch the configured browser (docs/scaling.md)."""
+    driver = ctx.runtime.driver
+    async with ctx.launcher.lock:  # several clients (HTTP) may ask at once; one link serves them all
+        if driver.linked:
+            return
+        try:
+            await driver.link()
+        except BridgeError as exc:
+            where = ctx.settings.cdp_endpoint or f"a launched {ctx.settings.browser}"
+            raise ToolFailure(
+                f"{exc.message}. Check that the browser at {where} is running and reachable "
+                "(docs/scaling.md), then call connect_browser again.",
+                {**NO_BROWSER, "error": "Browser unreachable", "instructions": "See docs/scaling.md."},
+            ) from None
