@@ -1,4 +1,5 @@
-"""The figures as a table (printed, and written into docs/benchmarks.md) with the ratios and issue 3's targets."""
+"""The figures as tables (printed, and written into docs/benchmarks.md): tabmcp against the peers with the
+ratios and issue 3's targets, and tabmcp's two drivers side by side (issue 6)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import threading
 from importlib import metadata
 from pathlib import Path
 
-from bench.cases import Result
+from bench import doc_sections
+from bench.adapters import DRIVERS, PEERS
+from bench.cases import PageSnap, Result
 from bench.site import BIG_PAGE, DOC_PAGE, PY_DOCS
 
 CLICK_TARGET_MS = 25.0
@@ -30,9 +33,21 @@ def mark(ok: bool) -> str:
     return "✓" if ok else "✗"
 
 
+def ours_of(results: list[Result]) -> Result | None:
+    """The tabmcp compared with the peers: the extension driver's, else the CDP driver's when only it ran."""
+    return next((r for k in DRIVERS for r in results if r.key == k), None)
+
+
+def driver_pair(results: list[Result]) -> tuple[Result, Result] | None:
+    """The extension and CDP drivers' results, when both were measured."""
+    found = {r.key: r for r in results if r.key in DRIVERS}
+    return (found[DRIVERS[0]], found[DRIVERS[1]]) if len(found) == len(DRIVERS) else None
+
+
 def table(results: list[Result], clicks: int) -> str:
-    peers = [r for r in results if r.key != "tabmcp"]
-    ours = next((r for r in results if r.key == "tabmcp"), None)
+    ours = ours_of(results)
+    peers = [r for r in results if r.key in PEERS]
+    results = [r for r in results if r.key in PEERS or r is ours]  # the other driver has its own table
     head = ["figure", *[f"{r.label} {r.version}".strip() for r in results], "tabmcp vs best peer", "target"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
@@ -50,8 +65,10 @@ def table(results: list[Result], clicks: int) -> str:
         row(
             "`tools/list` while on a page (tabmcp: focused on the counter page)",
             [tl(r) if r is not ours else tl(r, focused[0]) for r in results],
-            _ratio_chars(ours.tool_lists[focused[0]].chars, [p.tool_lists["at start"].chars for p in peers
-                                                             if "at start" in p.tool_lists]),
+            _ratio_chars(
+                ours.tool_lists[focused[0]].chars,
+                [p.tool_lists["at start"].chars for p in peers if "at start" in p.tool_lists],
+            ),
         )
 
     # clicks
@@ -108,8 +125,12 @@ def table(results: list[Result], clicks: int) -> str:
         target = f"≤ {BIG_FIRST_TARGET_S:.0f} s {mark(max(ours.big.seconds) <= BIG_FIRST_TARGET_S)}"
         if best_big:
             ratio = f"{best_big / ours.big.median_seconds:,.1f}× sooner"
-    row(f"snapshot of `{BIG_PAGE}` ({big_kb}): time to first result, median", [_secs(r, "big") for r in results],
-        ratio, target)
+    row(
+        f"snapshot of `{BIG_PAGE}` ({big_kb}): time to first result, median",
+        [_secs(r, "big") for r in results],
+        ratio,
+        target,
+    )
 
     def big_first(r: Result) -> str:
         if not r.big:
@@ -133,8 +154,9 @@ def table(results: list[Result], clicks: int) -> str:
         return f"{n(s.chars)} chars in {s.pages} pages, {s.total_seconds:.1f} s"
 
     row(f"snapshot of `{BIG_PAGE}`: paging through it all", [big_all(r) for r in results])
-    row("open the 1.7 MB page (navigate / open_tab)", [f"{r.big.open_seconds:.2f} s" if r.big else "—"
-                                                     for r in results])
+    row(
+        "open the 1.7 MB page (navigate / open_tab)", [f"{r.big.open_seconds:.2f} s" if r.big else "—" for r in results]
+    )
     return "\n".join(lines)
 
 
@@ -150,11 +172,122 @@ def errors(results: list[Result]) -> str:
 
 
 def coverage_misses(results: list[Result]) -> str:
-    ours = next((r for r in results if r.key == "tabmcp" and r.coverage), None)
-    if not ours or not ours.coverage or not ours.coverage.missing:
+    lines = []
+    for r in results:
+        if r.key in DRIVERS and r.coverage and r.coverage.missing:
+            listed = "; ".join(f"{c.kind} {c.name!r} <{c.tag}>" for c in r.coverage.missing)
+            lines.append(f"Not matched in {r.label}'s snapshot (first few): {listed}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- the two drivers (issue 6)
+
+
+def _times(cdp: float, ext: float) -> str:
+    return f"{cdp / ext:.2f}×" if ext > 0 else ""
+
+
+def _same_or_ratio(cdp: int, ext: int) -> str:
+    return "same" if cdp == ext else _times(cdp, ext)
+
+
+def drivers_table(results: list[Result], clicks: int) -> str:
+    """One column per driver and the ratio CDP / extension; empty unless both drivers were measured."""
+    pair = driver_pair(results)
+    if not pair:
         return ""
-    listed = "; ".join(f"{c.kind} {c.name!r} <{c.tag}>" for c in ours.coverage.missing)
-    return f"Not matched in tabmcp's snapshot (first few): {listed}"
+    ext, cdp = pair
+    head = ["figure", "extension driver", "CDP driver", "CDP / extension"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def row(figure: str, e: str, c: str, ratio: str = "") -> None:
+        lines.append(f"| {figure} | {e} | {c} | {ratio} |")
+
+    for state in dict.fromkeys([*ext.tool_lists, *cdp.tool_lists]):
+        te, tc = ext.tool_lists.get(state), cdp.tool_lists.get(state)
+        cell = [f"{t.count} tool{'s' if t.count != 1 else ''}, {n(t.chars)} chars" if t else "—" for t in (te, tc)]
+        row(f"`tools/list` {state}", *cell, _same_or_ratio(tc.chars, te.chars) if te and tc else "")
+
+    def click(r: Result) -> str:
+        if not r.clicks:
+            return "—"
+        flag = "" if r.clicks.verified else " ⚠ page did not count every click"
+        return f"**{r.clicks.median_ms:,.1f} ms** (p90 {r.clicks.p90_ms:,.1f}){flag}"
+
+    ratio = _times(cdp.clicks.median_ms, ext.clicks.median_ms) if ext.clicks and cdp.clicks else ""
+    row(f"click by ref (non-navigating), median of {clicks}", click(ext), click(cdp), f"**{ratio}**" if ratio else "")
+    chars = [f"{n(r.clicks.result_chars)} chars" if r.clicks else "—" for r in (ext, cdp)]
+    row("one click's result text", *chars)
+
+    for which, page in (("doc", DOC_PAGE), ("big", BIG_PAGE)):
+        e: PageSnap | None = getattr(ext, which)
+        c: PageSnap | None = getattr(cdp, which)
+        kb = _kb(results, which)
+        ratio = f"**{_times(c.median_seconds, e.median_seconds)}**" if e and c else ""
+        row(f"snapshot of `{page}` ({kb}): time to first result, median", _secs(ext, which), _secs(cdp, which), ratio)
+        size = [f"{n(s.first.first_chars)} chars" if s else "—" for s in (e, c)]
+        row(
+            f"snapshot of `{page}`: first result size",
+            *size,
+            _same_or_ratio(c.first.first_chars, e.first.first_chars) if e and c else "",
+        )
+        if e and c and max(e.first.pages, c.first.pages) > 1:
+            paged = [
+                f"{n(s.first.chars)} chars in {s.first.pages} pages, {s.first.total_seconds:.2f} s" for s in (e, c)
+            ]
+            row(
+                f"snapshot of `{page}`: paging through it all",
+                *paged,
+                _times(c.first.total_seconds, e.first.total_seconds) + " (time)",
+            )
+        opened = [f"{s.open_seconds:.2f} s" if s else "—" for s in (e, c)]
+        row(f"open `{page}` (open_tab)", *opened, _times(c.open_seconds, e.open_seconds) if e and c else "")
+        if which == "doc":
+            cov = [f"{r.coverage.total_matched}/{r.coverage.total_expected}" if r.coverage else "—" for r in (ext, cdp)]
+            row(f"`{page}`: visible links, buttons, fields with a ref", *cov)
+    return "\n".join(lines)
+
+
+def drivers_section(results: list[Result], clicks: int, warmup: int, repeat: int, load: LoadWatch) -> str:
+    """The marked block ``drivers`` of docs/benchmarks.md; empty unless both drivers were measured."""
+    body = drivers_table(results, clicks)
+    if not body:
+        return ""
+    info = machine()
+    today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [
+        "## tabmcp's two drivers: extension and CDP (issue 6)",
+        "",
+        f"Measured {today} by `.venv/bin/python -m bench.run --only tabmcp tabmcp-cdp` (`bench/run.py`): the",
+        "cases above, on tabmcp's two drivers, in one run, one after the other.",
+        "",
+        f"- tabmcp {tabmcp_version()}",
+        f"- {info['cpu']}; {info['chromium']}",
+        f"- 1-minute load average during the run: {load.describe()}",
+        "",
+        "Same server (`tabmcp serve` with `TABMCP_WS_PORT=0 TABMCP_HEADLESS=true",
+        "TABMCP_BROWSER_PATH=/usr/bin/chromium`), same tools and calls, same pages. The **extension driver**",
+        "(the default) launches Chromium with the tabmcp extension and talks to it over the extension's",
+        "WebSocket; the **CDP driver** (`TABMCP_BROWSER=chromium`) launches Chromium itself and drives it over",
+        'the Chrome DevTools Protocol, without the extension. "CDP / extension" is the CDP driver\'s figure',
+        "divided by the extension driver's: below 1, the CDP driver is faster (or smaller).",
+        "",
+        body,
+        "",
+        f"Click: {warmup} warm-up clicks, then the median of {clicks}; snapshot times: the median of {repeat}",
+        "snapshot(s) to the first result; sizes from the first snapshot after opening the page.",
+    ]
+    busiest = max(load.samples)
+    if busiest > BUSY_LOAD:
+        parts += [
+            "",
+            f"The machine was busy during this run (1-minute load up to {busiest:.1f} on {os.cpu_count()} cores,",
+            "other processes included): the times are inflated for both drivers alike; sizes are not affected.",
+        ]
+    failed = errors([r for r in results if r.key in DRIVERS])
+    if failed:
+        parts += ["", "Failures in this run:", "", failed]
+    return "\n".join(parts)
 
 
 def _ratio_chars(ours: int, peers: list[int]) -> str:
@@ -257,7 +390,8 @@ def document(results: list[Result], clicks: int, warmup: int, repeat: int, load:
     info = machine()
     info["1-minute load average during the run"] = load.describe()
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    ours = next((r for r in results if r.key == "tabmcp"), None)
+    ours = ours_of(results)
+    drivers = drivers_section(results, clicks, warmup, repeat, load)
     parts = [
         "# Benchmarks: tabmcp against Playwright MCP and Chrome DevTools MCP",
         "",
@@ -265,7 +399,7 @@ def document(results: list[Result], clicks: int, warmup: int, repeat: int, load:
         "",
         *[f"- {k}: {v}" for k, v in info.items()],
         f"- tabmcp {tabmcp_version()}",
-        *[f"- {r.label} {r.version}" for r in results if r.key != "tabmcp"],
+        *[f"- {r.label} {r.version}" for r in results if r.key in PEERS],
         "",
         "## Results",
         "",
@@ -317,7 +451,10 @@ def document(results: list[Result], clicks: int, warmup: int, repeat: int, load:
         ".venv/bin/python -m bench.run --help",
         "```",
         "",
-        "See `bench/README.md`. The run rewrites this file when all three servers were measured.",
+        "See `bench/README.md`. The run rewrites this file when all three servers were measured; the",
+        "section on tabmcp's two drivers is rewritten whenever both drivers were measured.",
         "",
     ]
+    if drivers:
+        parts += [doc_sections.block("drivers", drivers)]
     return "\n".join(parts)

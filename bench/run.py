@@ -1,7 +1,9 @@
 """Entry point: ``python -m bench.run`` (or ``.venv/bin/python bench/run.py``) from the repo root.
 
-Runs Playwright MCP, Chrome DevTools MCP and tabmcp one after another against the same local pages, prints
-the table, and (when all three ran) writes docs/benchmarks.md. Progress goes to stderr, the table to stdout.
+Runs Playwright MCP, Chrome DevTools MCP and tabmcp (on its extension driver, and on its CDP driver:
+``tabmcp-cdp``) one after another against the same local pages, prints the tables, and writes
+docs/benchmarks.md: the whole file when the peers and tabmcp ran, only its section on the two drivers
+(``<!-- bench:drivers -->``) when both drivers ran without the peers. Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -20,10 +22,22 @@ if __package__ in (None, ""):  # run as a script: make `bench` and the repo impo
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import doc_sections
-from bench.adapters import ALL
+from bench.adapters import ALL, DRIVERS, PEERS
 from bench.cases import Result, measure
 from bench.coverage import page_controls
-from bench.report import REPO, LoadWatch, coverage_misses, document, errors, table, tool_states
+from bench.report import (
+    REPO,
+    LoadWatch,
+    coverage_misses,
+    document,
+    driver_pair,
+    drivers_section,
+    drivers_table,
+    errors,
+    ours_of,
+    table,
+    tool_states,
+)
 from bench.site import DOC_PAGE, BenchSite
 
 DEFAULT_PEERS = Path(os.environ.get("TABMCP_BENCH_PEERS", Path.home() / ".cache" / "tabmcp-bench" / "peers"))
@@ -41,7 +55,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--warmup", type=int, default=3, help="untimed clicks first (default 3)")
     p.add_argument("--repeat", type=int, default=3, help="snapshots per page for the time median (default 3)")
     p.add_argument("--peers-dir", type=Path, default=DEFAULT_PEERS, help="where bench/setup.sh installed the peers")
-    p.add_argument("--doc", type=Path, help="write the report here (default: docs/benchmarks.md after a full run)")
+    p.add_argument(
+        "--doc",
+        type=Path,
+        help="write the report here (default: docs/benchmarks.md after a full run, "
+        "or its drivers section after a run of both drivers)",
+    )
     p.add_argument("--no-doc", action="store_true", help="do not write the report")
     p.add_argument("--json", type=Path, help="also dump the raw figures as JSON here")
     p.add_argument("--server-log", type=Path, help="the servers' stderr (default: a temp file, shown on failure)")
@@ -55,7 +74,7 @@ async def run(args: argparse.Namespace) -> list[Result]:
     with BenchSite() as site, log_path.open("w") as errlog:
         log(f"pages at {site.url('')}; server stderr → {log_path}")
         controls = None
-        if "tabmcp" in args.only:
+        if any(k in args.only for k in DRIVERS):
             controls = await page_controls(site.doc_url(DOC_PAGE))
             log(f"{DOC_PAGE}: {len(controls)} visible links, buttons and fields (Playwright count)")
         for key in [k for k in ALL if k in args.only]:
@@ -67,7 +86,7 @@ async def run(args: argparse.Namespace) -> list[Result]:
                     clicks=args.clicks,
                     warmup=args.warmup,
                     repeat=args.repeat,
-                    controls=controls if key == "tabmcp" else None,
+                    controls=controls if key in DRIVERS else None,
                     log=log,
                 )
             )
@@ -90,9 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     with LoadWatch() as load:
         results = asyncio.run(run(args))
     out = [table(results, args.clicks)]
-    ours = next((r for r in results if r.key == "tabmcp"), None)
+    ours = ours_of(results)
     if ours and ours.tool_lists:
-        out += ["", "tabmcp tools/list by state:", tool_states(ours)]
+        out += ["", f"{ours.label} tools/list by state:", tool_states(ours)]
+    if driver_pair(results):
+        out += ["", "tabmcp's two drivers:", drivers_table(results, args.clicks)]
     if coverage_misses(results):
         out += ["", coverage_misses(results)]
     if errors(results):
@@ -102,12 +123,35 @@ def main(argv: list[str] | None = None) -> int:
         args.server_log_used.unlink(missing_ok=True)  # a temp file nobody needs when all went well
     if args.json:
         args.json.write_text(json.dumps(plain(results), indent=1))
-    target = args.doc or (REPO / "docs" / "benchmarks.md" if set(args.only) == set(ALL) else None)
-    if target and not args.no_doc:
-        old = target.read_text() if target.exists() else ""  # issue 4's sections (bench/doc_sections.py) stay
-        target.write_text(doc_sections.carry(document(results, args.clicks, args.warmup, args.repeat, load), old))
-        log(f"wrote {target}")
+    if not args.no_doc:
+        write_doc(args, results, load)
     return 1 if any(r.error for r in results) else 0
+
+
+def write_doc(args: argparse.Namespace, results: list[Result], load: LoadWatch) -> None:
+    """A full run (peers and tabmcp) rewrites the document, carrying the other entry points' blocks over;
+    a run of both drivers without the peers replaces only its own block, so the peers' figures stay."""
+    full = {*PEERS, DRIVERS[0]} <= set(args.only)
+    drivers_only = not full and driver_pair(results) is not None
+    target = args.doc or (REPO / "docs" / "benchmarks.md" if full or drivers_only else None)
+    if not target:
+        return
+    old = target.read_text() if target.exists() else ""
+    if drivers_only:
+        new = put_before_blocks(old, "drivers", drivers_section(results, args.clicks, args.warmup, args.repeat, load))
+    else:  # issue 4's sections (bench/doc_sections.py) stay
+        new = doc_sections.carry(document(results, args.clicks, args.warmup, args.repeat, load), old)
+    target.write_text(new)
+    log(f"wrote {target}")
+
+
+def put_before_blocks(text: str, key: str, body: str) -> str:
+    """Block ``key`` replaced in place, or, when new, put right after issue 3's part (before the other
+    entry points' blocks) where a full run would write it, rather than at the end of the file."""
+    first = doc_sections.BLOCK.search(text)
+    if any(m.group("key") == key for m in doc_sections.BLOCK.finditer(text)) or not first:
+        return doc_sections.put(text, key, body)
+    return text[: first.start()] + doc_sections.block(key, body) + "\n" + text[first.start() :]
 
 
 if __name__ == "__main__":

@@ -243,7 +243,12 @@
     if (!custom && !SHADOW_HOST_TAGS.has(tag)) return null;
     const open = el.shadowRoot;
     if (open) return open;
-    if (chromeDom && (custom || closedHosts.has(el))) {
+    if (!chromeDom) {
+      // the CDP driver: page_hooks.js, in this same world, kept the closed roots
+      const kept = globalThis[Symbol.for('tabmcp.closedShadowRoots')];
+      return kept instanceof WeakMap ? kept.get(el) || null : null;
+    }
+    if (custom || closedHosts.has(el)) {
       try {
         return chromeDom.openOrClosedShadowRoot(el) || null;
       } catch {

@@ -221,10 +221,17 @@
   // elements (chrome.dom.openOrClosedShadowRoot needs to know where to look) and the roots a text
   // search must visit.
 
+  // Under the CDP driver the agent shares this world and has no chrome.dom to open closed roots
+  // with, so they are kept for it here (docs/scaling.md: a page can reach them too). The driver's
+  // binding exists before this script runs; the extension never has it.
+  const closedRoots = typeof window.__tabmcpHostPost === 'function' ? new WeakMap() : null;
+  if (closedRoots) defineProperty(window, Symbol.for('tabmcp.closedShadowRoots'), { value: closedRoots });
+
   if (typeof attachShadow === 'function') {
     Element.prototype.attachShadow = {
       attachShadow(init) {
         const root = attachShadow.call(this, init);
+        if (closedRoots && init && init.mode === 'closed') closedRoots.set(this, root);
         emit(SHADOW_EVENT, { mode: init && init.mode === 'closed' ? 'closed' : 'open' }, this);
         return root;
       },

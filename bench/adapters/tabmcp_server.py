@@ -1,5 +1,9 @@
 """tabmcp, launched the way an MCP host launches it (``tabmcp serve``), driving headless Chromium.
 
+Two drivers, two adapters: ``Tabmcp`` launches Chromium with the extension (the default driver),
+``TabmcpCdp`` sets ``TABMCP_BROWSER=chromium`` so tabmcp launches Chromium itself and drives it over CDP
+(docs/scaling.md). Everything else (tools, calls, figures) is the same, which is what makes the two comparable.
+
 Page tools are listed only while a tab is focused (docs/page-agent.md §8), so ``open`` uses
 ``open_tab`` (focus on) and ``close_page`` closes that tab again.
 """
@@ -29,11 +33,14 @@ class Tabmcp(Adapter):
     label = "tabmcp"
     package = "tabmcp"
 
-    def make_server(self) -> StdioServer:
-        command, prefix = tabmcp_command()
+    def server_env(self) -> dict[str, str]:
         env = {"TABMCP_WS_PORT": "0", "TABMCP_HEADLESS": "true", "TABMCP_BROWSER_PATH": CHROMIUM}
         env["TABMCP_PAIRING_TOKEN"] = secrets.token_urlsafe(32)  # it pairs the browser it launches
-        return StdioServer(command, [*prefix, "serve"], cwd=self.scratch, errlog=self.errlog, env=env)
+        return env
+
+    def make_server(self) -> StdioServer:
+        command, prefix = tabmcp_command()
+        return StdioServer(command, [*prefix, "serve"], cwd=self.scratch, errlog=self.errlog, env=self.server_env())
 
     async def start(self) -> None:
         await self.server.call("connect_browser", {"launch": True})
@@ -84,3 +91,13 @@ class Tabmcp(Adapter):
 
     async def click(self, ref: str, name: str) -> Call:
         return await self.server.call("interact", {"action": "click", "ref": ref})
+
+
+class TabmcpCdp(Tabmcp):
+    """The CDP driver: no extension, no bridge; ``connect_browser {launch: true}`` launches Chromium itself."""
+
+    key = "tabmcp-cdp"
+    label = "tabmcp (CDP)"
+
+    def server_env(self) -> dict[str, str]:
+        return {**super().server_env(), "TABMCP_BROWSER": "chromium"}

@@ -28,6 +28,9 @@ from tabmcp.demo.sites import SiteServer
 from tabmcp.tools import CATALOG
 from tests.integration.conftest import serve
 
+# every test here runs on the extension and on the CDP driver (docs/scaling.md)
+pytestmark = pytest.mark.usefixtures("driver_kind")
+
 SECRET = "tok-SECRET-42"
 PASSWORD = "hunter2-pass"
 PIN = "9876-pin"

@@ -16,10 +16,14 @@ import re
 from typing import Any
 
 import anyio
+import pytest
 
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
 from tests.integration.conftest import CORE_FOCUSED, serve
+
+# every test here runs on the extension and on the CDP driver (docs/scaling.md)
+pytestmark = pytest.mark.usefixtures("driver_kind")
 
 QUIET = 1.0  # how long a notification that must not come gets (the agent's debounce is 0.3 s)
 SETTLE = 10.0  # how long a page of ours may take to load or to show its results

@@ -15,10 +15,14 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
 from tests.integration.conftest import CORE_FOCUSED, serve
+
+# every test here runs on the extension and on the CDP driver (docs/scaling.md)
+pytestmark = pytest.mark.usefixtures("driver_kind")
 
 QUIET = 0.8  # how long a notification that must not come gets to show up anyway
 

@@ -10,10 +10,14 @@ through the page's own execute(), and get list_changed exactly when the set chan
 from __future__ import annotations
 
 import anyio
+import pytest
 
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
 from tests.integration.conftest import CORE_FOCUSED, serve
+
+# every test here runs on the extension and on the CDP driver (docs/scaling.md)
+pytestmark = pytest.mark.usefixtures("driver_kind")
 
 QUIET = 0.8  # how long a notification that must not come gets to show up anyway
 

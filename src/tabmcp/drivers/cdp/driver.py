@@ -54,6 +54,8 @@ POLL_S = 0.1
 MAX_CAPTURE_SIDE = 16_384
 MAX_EVALUATE_CHARS = 4_000_000
 MARGIN_S = 5.0
+CLOSE_SETTLE_S = 0.25
+ERROR_PAGE_WAIT_MS = 2_000
 TRUSTED_ACTIONS = {"click", "dblclick", "hover", "fill", "type", "clear", "press", "check", "uncheck"}
 TRUSTED_NAVIGATING = {"click", "dblclick", "press", "check", "uncheck"}
 EVERY_FRAME_STATES = {"hidden", "detached"}
@@ -277,6 +279,8 @@ class CdpDriver:
                     watcher.failed(request)
                 else:
                     watcher.finished(request)
+        if failed and frame is record.page.main_frame and "ERR_ABORTED" not in (request.failure or ""):
+            record.failed_url = request.url
         if failed and frame is record.page.main_frame and record.status == "loading":
             record.status = "complete"  # an error page, or the navigation was replaced
             self._emit(record, s.TabUpdated(record.tab()))
@@ -308,6 +312,16 @@ class CdpDriver:
             watcher.removed()
         if self._tabs.pop(record.id, None) is not None:
             self._by_page.pop(record.page, None)
+            if record.closing:  # closed by the driver itself: the browser is there
+                self._emit(record, s.TabClosed(record.id))
+            else:
+                self._spawn(self._report_close(record))
+
+    async def _report_close(self, record: TabRecord) -> None:
+        """A dying browser closes every page just before its connection drops: those tabs are not
+        closed one by one for the client, the link going down says it all at once."""
+        await asyncio.sleep(CLOSE_SETTLE_S)
+        if self._browser is not None and self._browser.is_connected():
             self._emit(record, s.TabClosed(record.id))
 
     def _on_agent_message(self, source: Mapping[str, Any], payload: object) -> None:
@@ -415,9 +429,11 @@ class CdpDriver:
         record = self._record(page, announce=True)
         try:
             await page.goto(url, wait_until="load", timeout=OPEN_TAB_TIMEOUT_MS)
+            record.status = "complete"
         except PlaywrightTimeout:
             log.info("open_tab: %s still loading after %d ms", url, OPEN_TAB_TIMEOUT_MS)  # answered as loading
         except PlaywrightError as exc:
+            record.closing = True
             await page.close()
             raise self._goto_error(exc, url) from None
         try:  # the blank page Playwright opens first is not a page the model can go back to
@@ -426,7 +442,6 @@ class CdpDriver:
             log.debug("resetting the new tab's history: %s", exc)
         if focus:
             await page.bring_to_front()
-        record.status = "complete" if page.url and record.status != "loading" else record.status
         try:
             record.title = await page.title()
         except PlaywrightError:
@@ -440,6 +455,7 @@ class CdpDriver:
 
     async def close_tab(self, tab_id: int) -> None:
         record = self._tab(tab_id)
+        record.closing = True
         await self._guarded(record.page.close())
 
     def _goto_error(self, exc: PlaywrightError, url: str) -> BridgeError:
@@ -550,7 +566,7 @@ class CdpDriver:
         dialogs = answer.get("dialogs") if isinstance(answer.get("dialogs"), list) else []
         return {
             "navigated": navigated,
-            "url": record.page.url,
+            "url": record.url,
             "title": record.title,
             "dialogs": dialogs,
             "sensitive": answer.get("sensitive") is True,
@@ -726,9 +742,12 @@ class CdpDriver:
                 p.ErrorCode.TIMEOUT, f'The navigation to {what} did not reach "{wait_until}" within {timeout_ms} ms'
             ) from None
         except PlaywrightError as exc:
-            raise self._goto_error(exc, url or page.url) from None
+            error = self._goto_error(exc, url or page.url)
+            if error.code == p.ErrorCode.NAVIGATION_FAILED:
+                await _error_page_shown(page)
+            raise error from None
         await self._refresh(record)
-        return {"url": page.url, "title": record.title}
+        return {"url": record.url, "title": record.title}
 
     async def _go_in_history(self, record: TabRecord, go: str | None, wait_until: str, timeout_ms: int) -> None:
         """Exactly one entry back or forward, followed by a watcher: a page restored from the
@@ -1012,6 +1031,15 @@ async def _first_start(watchers: Sequence[NavigationWatcher | None], seconds: fl
     finally:
         for wait in waits:
             wait.cancel()
+
+
+async def _error_page_shown(page: Page) -> None:
+    """Chrome commits its error page just after the failure is reported; waiting for it keeps that
+    late commit from interrupting the next navigation."""
+    try:
+        await page.wait_for_url(lambda url: url.startswith("chrome-error:"), timeout=ERROR_PAGE_WAIT_MS)
+    except PlaywrightError:
+        pass
 
 
 def _first_line(exc: BaseException) -> str:

@@ -48,7 +48,7 @@ class Run:
 async def run_plan(driver: CdpDriver, record: TabRecord, steps: list[p.Step]) -> dict[str, Any]:
     run = Run(record.watch(), any(s.action == "extract" for s in steps))
     try:
-        run.start_url = record.page.url
+        run.start_url = record.url
         run.watch_token = await _start_watch(record)
         outcomes = []
         for index, step in enumerate(steps):
@@ -97,7 +97,7 @@ async def _summary(record: TabRecord, run: Run) -> dict[str, Any]:
     except BridgeError as exc:
         if exc.code == p.ErrorCode.NO_TAB:
             raise
-        url = record.page.url
+        url = record.url
         return {"url": url, "title": record.title, "navigated": url != run.start_url, "text": ""}
     url = page.get("url") if isinstance(page.get("url"), str) else ""
     navigated = page.get("navigated") is True if run.watch_token else url != run.start_url
@@ -224,6 +224,6 @@ async def _extract_step(record: TabRecord, step: p.Step, run: Run) -> None:
 async def _navigate_step(driver: CdpDriver, record: TabRecord, step: p.Step) -> None:
     if not isinstance(step.value, str) or not step.value:
         raise BridgeError(p.ErrorCode.BAD_MESSAGE, '"navigate" needs "value" as a URL string')
-    url = urljoin(record.page.url, step.value)
+    url = urljoin(record.url, step.value)
     timeout_ms = step.timeoutMs if step.timeoutMs is not None else NAVIGATION_TIMEOUT_MS
     await driver.navigate_record(record, url, None, "load", timeout_ms)

@@ -63,16 +63,24 @@ class TabRecord:
     status: str = "loading"
     title: str = ""
     announced: bool = False
+    closing: bool = False  # the driver closes it (close_tab, a failed open_tab)
+    failed_url: str = ""  # the page Chrome shows its error page for
     network: Network = field(default_factory=Network)
     console: ConsoleBuffer = field(default_factory=ConsoleBuffer)
     dialogs: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     watchers: set[NavigationWatcher] = field(default_factory=set)
 
+    @property
+    def url(self) -> str:
+        """As Chrome's tab strip shows it: the URL that failed, not its chrome-error:// page."""
+        url = self.page.url
+        return self.failed_url if url.startswith("chrome-error:") and self.failed_url else url
+
     def tab(self) -> s.Tab:
         return s.Tab(
             id=self.id,
             title=self.title,
-            url=self.page.url,
+            url=self.url,
             status="complete" if self.status == "complete" else "loading",
             window_id=self.window_id,
             opener_id=self.opener_id,
