@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import io
 import json
 import logging
@@ -54,6 +55,7 @@ POLL_S = 0.1
 MAX_CAPTURE_SIDE = 16_384
 MAX_EVALUATE_CHARS = 4_000_000
 MARGIN_S = 5.0
+TITLE_TIMEOUT_S = 2.0
 CLOSE_SETTLE_S = 0.25
 ERROR_PAGE_WAIT_MS = 2_000
 TRUSTED_ACTIONS = {"click", "dblclick", "hover", "fill", "type", "clear", "press", "check", "uncheck"}
@@ -414,9 +416,18 @@ class CdpDriver:
         name = "Chrome" if self.settings.browser == "chrome" else "Chromium"
         for context in browser.contexts:
             await self._prepare(context)
+        # tabs open before the link get their titles read in the background (_announce), too late for
+        # this answer, and nothing reports them later: read them now
+        await asyncio.gather(*(self._read_title(r) for r in list(self._tabs.values()) if not r.title))
         for record in self._tabs.values():
             record.announced = True
         return s.Browser(name=name, version=browser.version), [r.tab() for r in self._tabs.values()]
+
+    async def _read_title(self, record: TabRecord) -> None:
+        """Bounded: a page stuck in a dialog or a busy script does not hold up connect_browser (it is
+        listed without a title until its next load reports one)."""
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            record.title = await asyncio.wait_for(record.page.title(), TITLE_TIMEOUT_S)
 
     async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
         return await self._guarded(self._open_tab(url, focus, workspace), OPEN_TAB_TIMEOUT_MS / 1000 + MARGIN_S)
@@ -442,10 +453,8 @@ class CdpDriver:
             log.debug("resetting the new tab's history: %s", exc)
         if focus:
             await page.bring_to_front()
-        try:
+        with contextlib.suppress(PlaywrightError):
             record.title = await page.title()
-        except PlaywrightError:
-            pass
         return record.tab()
 
     async def focus_tab(self, tab_id: int) -> s.Tab:
@@ -476,10 +485,8 @@ class CdpDriver:
 
     async def _wait_while_loading(self, record: TabRecord) -> None:
         if record.status == "loading":
-            try:
+            with contextlib.suppress(PlaywrightError):  # still loading: the agent reads what is there
                 await record.page.wait_for_load_state("load", timeout=LOADING_WAIT_S * 1000)
-            except PlaywrightError:
-                pass  # still loading: the agent reads what is there
 
     async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
         record = self._tab(tab_id)
@@ -691,10 +698,8 @@ class CdpDriver:
                     await page.keyboard.press("End")
                     if action.get("text"):
                         await page.keyboard.insert_text(action["text"])
-        try:  # one round trip lets the dialogs the input opened be reported first
+        with contextlib.suppress(PlaywrightError):  # one round trip: the dialogs the input opened arrive first
             await resolved.frame.evaluate("0")
-        except PlaywrightError:
-            pass
         return {"ok": True, "dialogs": record.dialogs_since(since), "sensitive": sensitive}
 
     # ------------------------------------------------------------- Driver: navigation and waits
@@ -757,7 +762,9 @@ class CdpDriver:
         index = history["currentIndex"] + (-1 if go == "back" else 1)
         which = "previous" if go == "back" else "next"
         if not 0 <= index < len(history["entries"]):
-            raise BridgeError(p.ErrorCode.NAVIGATION_FAILED, f"Cannot go {go}: there is no {which} page in this tab's history")
+            raise BridgeError(
+                p.ErrorCode.NAVIGATION_FAILED, f"Cannot go {go}: there is no {which} page in this tab's history"
+            )
         watcher = record.watch()
         try:
             await session.send("Page.navigateToHistoryEntry", {"entryId": history["entries"][index]["id"]})
@@ -1036,10 +1043,8 @@ async def _first_start(watchers: Sequence[NavigationWatcher | None], seconds: fl
 async def _error_page_shown(page: Page) -> None:
     """Chrome commits its error page just after the failure is reported; waiting for it keeps that
     late commit from interrupting the next navigation."""
-    try:
+    with contextlib.suppress(PlaywrightError):
         await page.wait_for_url(lambda url: url.startswith("chrome-error:"), timeout=ERROR_PAGE_WAIT_MS)
-    except PlaywrightError:
-        pass
 
 
 def _first_line(exc: BaseException) -> str:
