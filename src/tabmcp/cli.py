@@ -46,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--browser", choices=["chromium", "chrome"],
                        help="launch this browser and drive it over CDP, without the extension "
                             "(--browser-path picks the executable)")
+    serve.add_argument("--webmcp-native", action=argparse.BooleanOptionalAction, default=None,
+                       help="launch the browser with Chromium's own WebMCP (--enable-features=WebMCP)")
     serve.add_argument("--share-browser-context", action=argparse.BooleanOptionalAction, default=None,
                        help="CDP driver over HTTP: every client uses the browser's default context")
     serve.add_argument("--headless", action=argparse.BooleanOptionalAction, default=None,

@@ -105,6 +105,11 @@ class Settings(BaseSettings):
         description="Launch this browser and drive it over CDP, without the extension (browser_path picks "
         "the executable).",
     )
+    webmcp_native: bool = Field(
+        False,
+        description="Launch the browser with Chromium's own WebMCP (--enable-features=WebMCP); page_hooks.js "
+        "then wraps the browser's document.modelContext instead of installing its polyfill.",
+    )
     share_browser_context: bool = Field(
         False,
         description="CDP driver with several clients: all use the browser's default context (one profile) "

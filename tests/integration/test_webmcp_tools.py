@@ -9,6 +9,8 @@ through the page's own execute(), and get list_changed exactly when the set chan
 
 from __future__ import annotations
 
+import json
+
 import anyio
 import pytest
 
@@ -28,14 +30,30 @@ async def no_change_since(client: StdioSession, before: int) -> None:
 
 
 def page_tools(names: list[str]) -> list[str]:
-    return [n for n in names if n not in CORE_FOCUSED]
+    return [n for n in names if n not in CORE_FOCUSED and n != "evaluate"]
 
 
-async def test_webmcp_tools_are_listed_called_and_followed(sites: SiteServer, server_log: object) -> None:
-    async with serve(server_log, ws_port="0") as client:
+NATIVE_FACTS = """(async () => ({
+  native: typeof ModelContext === 'function' && document.modelContext instanceof ModelContext,
+  names: (await document.modelContext.getTools()).map((t) => t.name).sort(),
+}))()"""
+
+
+@pytest.mark.parametrize("webmcp", ["polyfill", "native"])
+async def test_webmcp_tools_are_listed_called_and_followed(sites: SiteServer, server_log: object, webmcp: str) -> None:
+    """Both ways a page declares tools: tabmcp's polyfill, or Chromium's own WebMCP
+    (--enable-features=WebMCP), which the page hooks wrap; the client sees no difference."""
+    native = webmcp == "native"
+    settings = {"webmcp_native": "true", "enable_evaluate": "true"} if native else {}
+    async with serve(server_log, ws_port="0", **settings) as client:
         await client.call_ok("connect_browser", {"launch": True})
         await client.call_ok("open_tab", {"url": sites.url("webmcp/index.html")})
         await client.wait_changes(2)
+        if native:  # the tools live in the browser's own registry, not in a polyfill
+            shown = text_of(await client.call("evaluate", {"expression": NATIVE_FACTS}))
+            facts = json.loads(shown.split("value: ", 1)[1])
+            # the browser's registry holds the script-registered tools and the declarative form
+            assert facts == {"native": True, "names": ["add_todo", "complete_todo", "list_todos", "search_todos"]}
         tools = {t.name: t for t in await client.tools()}
         declared = ["list_todos", "add_todo", "complete_todo", "search_todos"]
         assert page_tools(list(tools))[: len(declared)] == declared  # page-declared tools come first

@@ -31,6 +31,9 @@ BASE_FLAGS = [
 ]
 
 
+WEBMCP_FLAG = "--enable-features=WebMCP"  # Chromium's own WebMCP (document.modelContext, CDP WebMCP domain)
+
+
 class LaunchError(RuntimeError):
     pass
 
@@ -66,6 +69,11 @@ def chromium_args(extension_dir: Path, *, as_root: bool) -> list[str]:
     if as_root:
         args.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox on
     return args
+
+
+def feature_flags(settings: Settings) -> list[str]:
+    """Browser features a launched browser gets from the settings, whichever driver launches it."""
+    return [WEBMCP_FLAG] if settings.webmcp_native else []
 
 
 class ChromiumLauncher:
@@ -106,7 +114,7 @@ class ChromiumLauncher:
                 str(profile),
                 executable_path=executable,
                 headless=self.settings.resolved_headless(),
-                args=chromium_args(extension_dir, as_root=os.geteuid() == 0),
+                args=[*chromium_args(extension_dir, as_root=os.geteuid() == 0), *feature_flags(self.settings)],
                 ignore_default_args=["--disable-extensions"],
             )
         except PlaywrightError as exc:

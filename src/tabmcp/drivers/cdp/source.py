@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from tabmcp.config import Settings
-from tabmcp.drivers.launch import BASE_FLAGS, LaunchError
+from tabmcp.drivers.launch import BASE_FLAGS, LaunchError, feature_flags
 
 log = logging.getLogger(__name__)
 DEVTOOLS_LINE = re.compile(r"DevTools listening on (ws://\S+)")
@@ -47,6 +47,7 @@ class LaunchedBrowser:
             self._scratch = tempfile.mkdtemp(prefix="tabmcp-cdp-")
             profile = Path(self._scratch)
         args = [executable, *BASE_FLAGS, "--remote-debugging-port=0", f"--user-data-dir={profile}", WINDOW_SIZE]
+        args += feature_flags(self.settings)
         if self.settings.resolved_headless():
             args.append("--headless=new")
         if os.geteuid() == 0:
