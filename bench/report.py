@@ -191,7 +191,12 @@ def _same_or_ratio(cdp: int, ext: int) -> str:
     return "same" if cdp == ext else _times(cdp, ext)
 
 
-def drivers_table(results: list[Result], clicks: int) -> str:
+def _ms(snap: PageSnap | None) -> str:
+    """Milliseconds: the two drivers' snapshot times differ by less than the peers' table's 10 ms steps."""
+    return f"{snap.median_seconds * 1000:,.0f} ms" if snap else "—"
+
+
+def drivers_table(results: list[Result], clicks: int, repeat: int) -> str:
     """One column per driver and the ratio CDP / extension; empty unless both drivers were measured."""
     pair = driver_pair(results)
     if not pair:
@@ -224,7 +229,7 @@ def drivers_table(results: list[Result], clicks: int) -> str:
         c: PageSnap | None = getattr(cdp, which)
         kb = _kb(results, which)
         ratio = f"**{_times(c.median_seconds, e.median_seconds)}**" if e and c else ""
-        row(f"snapshot of `{page}` ({kb}): time to first result, median", _secs(ext, which), _secs(cdp, which), ratio)
+        row(f"snapshot of `{page}` ({kb}): time to first result, median of {repeat}", _ms(e), _ms(c), ratio)
         size = [f"{n(s.first.first_chars)} chars" if s else "—" for s in (e, c)]
         row(
             f"snapshot of `{page}`: first result size",
@@ -248,9 +253,12 @@ def drivers_table(results: list[Result], clicks: int) -> str:
     return "\n".join(lines)
 
 
-def drivers_section(results: list[Result], clicks: int, warmup: int, repeat: int, load: LoadWatch) -> str:
-    """The marked block ``drivers`` of docs/benchmarks.md; empty unless both drivers were measured."""
-    body = drivers_table(results, clicks)
+def drivers_section(
+    results: list[Result], clicks: int, warmup: int, repeat: int, load: LoadWatch, rounds: int = 1
+) -> str:
+    """The marked block ``drivers`` of docs/benchmarks.md; empty unless both drivers were measured.
+    ``clicks`` and ``repeat`` are per round; the medians are over all rounds' samples."""
+    body = drivers_table(results, clicks * rounds, repeat * rounds)
     if not body:
         return ""
     info = machine()
@@ -258,8 +266,9 @@ def drivers_section(results: list[Result], clicks: int, warmup: int, repeat: int
     parts = [
         "## tabmcp's two drivers: extension and CDP (issue 6)",
         "",
-        f"Measured {today} by `.venv/bin/python -m bench.run --only tabmcp tabmcp-cdp` (`bench/run.py`): the",
-        "cases above, on tabmcp's two drivers, in one run, one after the other.",
+        f"Measured {today} by `.venv/bin/python -m bench.run --only tabmcp tabmcp-cdp{rounds_flag(rounds)}`",
+        "(`bench/run.py`): the cases above, on tabmcp's two drivers, in one run;",
+        f"{rounds_text(rounds)}.",
         "",
         f"- tabmcp {tabmcp_version()}",
         f"- {info['cpu']}; {info['chromium']}",
@@ -274,8 +283,9 @@ def drivers_section(results: list[Result], clicks: int, warmup: int, repeat: int
         "",
         body,
         "",
-        f"Click: {warmup} warm-up clicks, then the median of {clicks}; snapshot times: the median of {repeat}",
-        "snapshot(s) to the first result; sizes from the first snapshot after opening the page.",
+        f"Click: in each round, {warmup} warm-up clicks, then {clicks} timed ones; the median is over all rounds'",
+        f"clicks ({clicks * rounds}). Snapshot times: {repeat} snapshot(s) to the first result per page and round,",
+        "median over all rounds; `open_tab` times: the median of the rounds; sizes and paging from the first round.",
     ]
     busiest = max(load.samples)
     if busiest > BUSY_LOAD:
@@ -386,12 +396,23 @@ def tabmcp_version() -> str:
     return f"{version} ({commit}{', uncommitted changes' if dirty and dirty != '?' else ''})"
 
 
-def document(results: list[Result], clicks: int, warmup: int, repeat: int, load: LoadWatch) -> str:
+def rounds_flag(rounds: int) -> str:
+    return f" --rounds {rounds}" if rounds > 1 else ""
+
+
+def rounds_text(rounds: int) -> str:
+    if rounds == 1:
+        return "one server after the other"
+    return f"{rounds} rounds, each server once per round, the order reversed every other round"
+
+
+def document(results: list[Result], clicks: int, warmup: int, repeat: int, load: LoadWatch, rounds: int = 1) -> str:
+    """``clicks`` and ``repeat`` are per round (``--rounds``); the medians are over all rounds' samples."""
     info = machine()
     info["1-minute load average during the run"] = load.describe()
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     ours = ours_of(results)
-    drivers = drivers_section(results, clicks, warmup, repeat, load)
+    drivers = drivers_section(results, clicks, warmup, repeat, load, rounds)
     parts = [
         "# Benchmarks: tabmcp against Playwright MCP and Chrome DevTools MCP",
         "",
@@ -403,7 +424,7 @@ def document(results: list[Result], clicks: int, warmup: int, repeat: int, load:
         "",
         "## Results",
         "",
-        table(results, clicks),
+        table(results, clicks * rounds),
         "",
     ]
     busiest = max(load.samples)
@@ -437,6 +458,7 @@ def document(results: list[Result], clicks: int, warmup: int, repeat: int, load:
         "  `snapshot {cursor}` until there is no `next`; `interact {action: click, ref}`.",
         f"- Click: open the counter page, snapshot, find the button's ref, {warmup} warm-up clicks, then",
         f"  {clicks} timed clicks; a last snapshot must show the count ({warmup + clicks}) in the page title.",
+        *([f"- {rounds} rounds ({rounds_text(rounds)}): medians over all rounds' samples."] if rounds > 1 else []),
         f"- Snapshots: the first snapshot after opening the page gives the sizes; {repeat} snapshot(s) give",
         "  the median time to the first result. Size is the characters of the result's text; for tabmcp, the",
         "  sum over all pages of the cursor.",

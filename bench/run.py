@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -23,7 +24,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` and the repo impo
 
 from bench import doc_sections
 from bench.adapters import ALL, DRIVERS, PEERS
-from bench.cases import Result, measure
+from bench.cases import Clicks, PageSnap, Result, measure
 from bench.coverage import page_controls
 from bench.report import (
     REPO,
@@ -54,6 +55,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--clicks", type=int, default=30, help="timed clicks (default 30)")
     p.add_argument("--warmup", type=int, default=3, help="untimed clicks first (default 3)")
     p.add_argument("--repeat", type=int, default=3, help="snapshots per page for the time median (default 3)")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure every server this many times, alternating them (the order reversed every other round), "
+        "and take the medians over all rounds: background load then hits each server alike (default 1)",
+    )
     p.add_argument("--peers-dir", type=Path, default=DEFAULT_PEERS, help="where bench/setup.sh installed the peers")
     p.add_argument(
         "--doc",
@@ -64,7 +72,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-doc", action="store_true", help="do not write the report")
     p.add_argument("--json", type=Path, help="also dump the raw figures as JSON here")
     p.add_argument("--server-log", type=Path, help="the servers' stderr (default: a temp file, shown on failure)")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.rounds < 1:
+        p.error("--rounds must be at least 1")
+    return args
 
 
 async def run(args: argparse.Namespace) -> list[Result]:
@@ -77,20 +88,60 @@ async def run(args: argparse.Namespace) -> list[Result]:
         if any(k in args.only for k in DRIVERS):
             controls = await page_controls(site.doc_url(DOC_PAGE))
             log(f"{DOC_PAGE}: {len(controls)} visible links, buttons and fields (Playwright count)")
-        for key in [k for k in ALL if k in args.only]:
-            adapter = ALL[key](args.peers_dir, errlog)
-            results.append(
-                await measure(
-                    adapter,
-                    site,
-                    clicks=args.clicks,
-                    warmup=args.warmup,
-                    repeat=args.repeat,
-                    controls=controls if key in DRIVERS else None,
-                    log=log,
+        keys = [k for k in ALL if k in args.only]
+        rounds: dict[str, list[Result]] = {k: [] for k in keys}
+        for number in range(args.rounds):
+            if args.rounds > 1:
+                log(f"round {number + 1} of {args.rounds}")
+            for key in keys if number % 2 == 0 else keys[::-1]:
+                adapter = ALL[key](args.peers_dir, errlog)
+                rounds[key].append(
+                    await measure(
+                        adapter,
+                        site,
+                        clicks=args.clicks,
+                        warmup=args.warmup,
+                        repeat=args.repeat,
+                        controls=controls if key in DRIVERS else None,
+                        log=log,
+                    )
                 )
-            )
+        results = [merge(rounds[k]) for k in keys]
     return results
+
+
+def merge(runs: list[Result]) -> Result:
+    """One server's rounds as one result: every sample pooled, sizes, lists and coverage from the first
+    round (they do not change between rounds), the first failure if any round failed."""
+    first = runs[0]
+    failed = next((r for r in runs if r.error), None)
+    if len(runs) == 1 or failed:
+        return failed or first
+    clicks = [r.clicks for r in runs if r.clicks]
+    return dataclasses.replace(
+        first,
+        clicks=Clicks(
+            [ms for c in clicks for ms in c.samples_ms],
+            first.clicks.warmup,
+            all(c.verified for c in clicks),
+            first.clicks.result_chars,
+        )
+        if first.clicks
+        else None,
+        doc=_pool([r.doc for r in runs]),
+        big=_pool([r.big for r in runs]),
+    )
+
+
+def _pool(snaps: list[PageSnap | None]) -> PageSnap | None:
+    kept = [s for s in snaps if s]
+    if not kept:
+        return None
+    return dataclasses.replace(
+        kept[0],
+        open_seconds=statistics.median(s.open_seconds for s in kept),
+        seconds=[t for s in kept for t in s.seconds],
+    )
 
 
 def plain(value: Any) -> Any:
@@ -108,12 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     with LoadWatch() as load:
         results = asyncio.run(run(args))
-    out = [table(results, args.clicks)]
+    clicks, repeat = args.clicks * args.rounds, args.repeat * args.rounds  # samples behind each median
+    out = [table(results, clicks)]
     ours = ours_of(results)
     if ours and ours.tool_lists:
         out += ["", f"{ours.label} tools/list by state:", tool_states(ours)]
     if driver_pair(results):
-        out += ["", "tabmcp's two drivers:", drivers_table(results, args.clicks)]
+        out += ["", "tabmcp's two drivers:", drivers_table(results, clicks, repeat)]
     if coverage_misses(results):
         out += ["", coverage_misses(results)]
     if errors(results):
@@ -138,9 +190,10 @@ def write_doc(args: argparse.Namespace, results: list[Result], load: LoadWatch) 
         return
     old = target.read_text() if target.exists() else ""
     if drivers_only:
-        new = put_before_blocks(old, "drivers", drivers_section(results, args.clicks, args.warmup, args.repeat, load))
+        section = drivers_section(results, args.clicks, args.warmup, args.repeat, load, args.rounds)
+        new = put_before_blocks(old, "drivers", section)
     else:  # issue 4's sections (bench/doc_sections.py) stay
-        new = doc_sections.carry(document(results, args.clicks, args.warmup, args.repeat, load), old)
+        new = doc_sections.carry(document(results, args.clicks, args.warmup, args.repeat, load, args.rounds), old)
     target.write_text(new)
     log(f"wrote {target}")
 
