@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import io
 import json
 import logging
@@ -125,6 +126,11 @@ class CdpDriver:
             self._browser.on(
                 "disconnected", lambda _b: self._on_disconnected("the browser's DevTools connection closed")
             )
+            if self.policy is not None:
+                try:
+                    await self._guard_redirects(self._browser)
+                except PlaywrightError as exc:  # an endpoint that refuses browser-wide interception
+                    log.warning("redirects into refused pages are stopped only once loaded: %s", _first_line(exc))
             for context in self._browser.contexts:
                 await self._prepare(context)
             self._lost.clear()
@@ -249,9 +255,27 @@ class CdpDriver:
         except PlaywrightError:
             opener = None
         record.opener_id = self._by_page[opener].id if opener is not None and opener in self._by_page else None
+        blocked = await self._blocked_first_page(record) if announce else None
         record.announced = True
         if announce and record.id in self._tabs:
             self._events.put_nowait(s.TabCreated(record.tab()))
+            if blocked is not None:  # after TabCreated: the runtime knows the tab and its opener by then
+                self._emit(record, NavigationBlocked(record.id, blocked, self._blocked[blocked]))
+
+    async def _blocked_first_page(self, record: TabRecord) -> str | None:
+        """The URL a new tab (a popup) was refused before the driver knew the tab: its route came
+        with no frame to tell whose it was. Chrome's target keeps that URL under its error page."""
+        if self.policy is None or not record.page.url.startswith("chrome-error:"):
+            return None
+        try:
+            info = await (await self._session(record)).send("Target.getTargetInfo")
+        except PlaywrightError:
+            return None
+        url = str(info.get("targetInfo", {}).get("url", ""))
+        if url not in self._blocked:
+            return None
+        record.failed_url = url
+        return url
 
     def _emit(self, record: TabRecord, event: object) -> None:
         if record.announced and self.linked:
@@ -283,9 +307,17 @@ class CdpDriver:
                     watcher.finished(request)
         if failed and frame is record.page.main_frame and "ERR_ABORTED" not in (request.failure or ""):
             record.failed_url = request.url
+        if failed and request.redirected_from is not None and request.url in self._blocked:
+            # a redirect's next hop, refused by _on_paused: Playwright's route never saw it
+            self._emit(record, NavigationBlocked(record.id, request.url, self._blocked[request.url]))
         if failed and frame is record.page.main_frame and record.status == "loading":
             record.status = "complete"  # an error page, or the navigation was replaced
-            self._emit(record, s.TabUpdated(record.tab()))
+            tab = record.tab()
+            if record.failed_url == request.url:
+                # Chrome shows its error page for that URL next: so does the tab, already (a tab
+                # still at the page it left would end the runtime's memory of the block)
+                tab = dataclasses.replace(tab, url=request.url)
+            self._emit(record, s.TabUpdated(tab))
 
     def _on_navigated(self, record: TabRecord, frame: Any) -> None:
         for watcher in list(record.watchers):
@@ -355,12 +387,35 @@ class CdpDriver:
             verdict = self.policy.check(request.url)
             if not verdict.allowed and verdict.code == "NAVIGATION_BLOCKED":
                 self._blocked[request.url] = verdict.reason
+                # a popup's first page has no frame yet: _announce reports it
                 record = self._by_page.get(_frame_of(request).page) if _frame_of(request) is not None else None
                 if record is not None:
                     self._emit(record, NavigationBlocked(record.id, request.url, verdict.reason))
                 await route.abort("blockedbyclient")
                 return
         await route.fallback()
+
+    async def _guard_redirects(self, browser: Browser) -> None:
+        """Playwright continues a redirect's next hop itself, without asking the routes: the browser-wide
+        Fetch domain holds every document request, and refuses the hops the policy refuses."""
+        session = await browser.new_browser_cdp_session()
+        session.on("Fetch.requestPaused", lambda event: self._spawn(self._on_paused(session, event)))
+        pattern = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}
+        await session.send("Fetch.enable", {"patterns": [pattern]})
+
+    async def _on_paused(self, session: CDPSession, event: dict[str, Any]) -> None:
+        assert self.policy is not None
+        url = event["request"]["url"]
+        verdict = self.policy.check(url) if event.get("redirectedRequestId") else None
+        try:
+            if verdict is not None and not verdict.allowed and verdict.code == "NAVIGATION_BLOCKED":
+                self._blocked[url] = verdict.reason
+                refusal = {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
+                await session.send("Fetch.failRequest", refusal)
+            else:
+                await session.send("Fetch.continueRequest", {"requestId": event["requestId"]})
+        except PlaywrightError as exc:
+            log.debug("paused request %s: %s", url, exc)
 
     def _require_browser(self) -> Browser:
         if self._browser is None or not self.linked:
@@ -615,7 +670,10 @@ class CdpDriver:
         reached = await watcher.wait(lambda: watcher.reached(wait_until), seconds)
         outcome = watcher.outcome
         if outcome is not None and outcome.kind == "error":
-            raise self._navigation_error(outcome, what)
+            error = self._navigation_error(outcome, what)
+            if watcher.frame is watcher.page.main_frame:
+                await _error_page_shown(watcher.page)  # its late commit would interrupt the next navigation
+            raise error
         if outcome is not None and outcome.kind == "removed":
             raise BridgeError(p.ErrorCode.NO_TAB, f"The tab closed while {what} loaded")
         if not reached:
@@ -748,8 +806,10 @@ class CdpDriver:
             ) from None
         except PlaywrightError as exc:
             error = self._goto_error(exc, url or page.url)
-            if error.code == p.ErrorCode.NAVIGATION_FAILED:
+            if error.code in (p.ErrorCode.NAVIGATION_FAILED, p.ErrorCode.NAVIGATION_BLOCKED):
                 await _error_page_shown(page)
+            if error.code == p.ErrorCode.NAVIGATION_BLOCKED and record.failed_url in self._blocked:
+                error = self._goto_error(exc, record.failed_url)  # a redirect's refused hop: name that page
             raise error from None
         await self._refresh(record)
         return {"url": record.url, "title": record.title}
