@@ -10,9 +10,10 @@ import os
 import signal
 import socket
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from playwright.async_api import BrowserContext, Playwright, async_playwright
 
@@ -143,6 +144,30 @@ class OwnBrowser:
 @pytest.fixture
 async def own_browser_port() -> AsyncIterator[int]:
     yield free_port()
+
+
+async def eventually(
+    check: Callable[[], Awaitable[bool]], what: str, timeout: float = 15.0, every: float = 0.1
+) -> None:
+    """Poll a condition the browser makes true asynchronously (bounded: never hangs)."""
+    with anyio.move_on_after(timeout):
+        while not await check():
+            await anyio.sleep(every)
+        return
+    raise AssertionError(f"timed out waiting for: {what}")
+
+
+async def tab_id_for(client: StdioSession, url: str) -> int:
+    """The id of the tab at ``url``, once list_tabs shows it (a tab the user opened)."""
+    found: list[int] = []
+
+    async def listed() -> bool:
+        tabs = (await client.call_ok("list_tabs"))["tabs"]
+        found[:] = [t["id"] for t in tabs if t["url"] == url]
+        return bool(found)
+
+    await eventually(listed, f"a tab at {url} in list_tabs")
+    return found[0]
 
 
 def kill_browser_using(profile: Path) -> int:

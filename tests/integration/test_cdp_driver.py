@@ -14,7 +14,7 @@ import os
 import signal
 import subprocess
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import CORE_FOCUSED, free_port, kill_browser_using, serve
+from tests.integration.conftest import CORE_FOCUSED, eventually, free_port, kill_browser_using, serve, tab_id_for
 
 CHROMIUM = "/usr/bin/chromium"
 CORE_TABS = ["list_tabs", "open_tab", "focus_tab"]
@@ -113,25 +113,6 @@ async def user_connection(endpoint: str) -> AsyncIterator[Browser]:
             await browser.close()  # disconnects only: the browser is the test's to kill
 
 
-async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 10.0) -> None:
-    """Poll a condition the browser makes true asynchronously (bounded: never hangs)."""
-    with anyio.move_on_after(timeout):
-        while not await check():
-            await anyio.sleep(0.1)
-        return
-    raise AssertionError(f"timed out waiting for: {what}")
-
-
-async def tab_id_for(client: StdioSession, url: str) -> int:
-    found: list[int] = []
-
-    async def listed() -> bool:
-        tabs = (await client.call_ok("list_tabs"))["tabs"]
-        found[:] = [t["id"] for t in tabs if t["url"] == url]
-        return bool(found)
-
-    await eventually(listed, f"a tab at {url} in list_tabs")
-    return found[0]
 
 
 async def page_at(browser: Browser, url: str) -> Page:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from mcp import Client
 
 from tabmcp.demo.client import StdioSession, data_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import kill_browser_using, serve
+from tests.integration.conftest import eventually, kill_browser_using, serve
 from tests.integration.http_harness import HttpServer, text_of
 from tests.integration.test_navigation_policy import PLUGIN, SECRET, Origin, Sites, blocked_notes, refused
 
@@ -51,6 +51,7 @@ document.getElementById("storage").textContent = "storage=[" + (localStorage.get
 </body></html>"""
 FRAMED_PAGE = """<!doctype html><html><head><title>Framed</title></head><body>
 <h1>Framed</h1><iframe id="inner" src="{secret}"></iframe></body></html>"""
+
 
 
 # ----------------------------------------------------------------------------- the parts
@@ -153,13 +154,6 @@ async def launched_by_tabmcp(profile: Path) -> AsyncIterator[None]:
     finally:
         kill_browser_using(profile)
 
-
-async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 15.0) -> None:
-    with anyio.move_on_after(timeout):
-        while not await check():
-            await anyio.sleep(0.2)
-        return
-    raise AssertionError(f"timed out waiting for: {what}")
 
 
 def ok(result: types.CallToolResult) -> dict[str, Any]:

@@ -14,19 +14,18 @@ import io
 import json
 import struct
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 import pytest_asyncio
 from PIL import Image
 
 from tabmcp import protocol as p
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import DRIVERS, free_port
+from tests.integration.conftest import DRIVERS, eventually, free_port
 from tests.integration.linked import Linked, fails, linked_browser
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -141,13 +140,6 @@ async def extension_env() -> AsyncIterator[Env]:
     async with pages_and_browser("extension") as linked:
         yield linked
 
-
-async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 10.0) -> None:
-    with anyio.move_on_after(timeout):
-        while not await check():
-            await anyio.sleep(0.1)
-        return
-    raise AssertionError(f"timed out waiting for: {what}")
 
 
 def rows(snapshot: dict[str, Any], role: str | None = None, name: str | None = None) -> list[dict[str, Any]]:

@@ -7,19 +7,18 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import anyio
 import mcp_types as types
 import pytest
 from playwright.async_api import Page
 
 from tabmcp.demo.client import StdioSession, data_of, text_of
 from tabmcp.policy import NavigationPolicy
-from tests.integration.conftest import OwnBrowser, serve
+from tests.integration.conftest import OwnBrowser, eventually, serve
 
 SECRET = "TOP SECRET CONTENT"
 START_PAGE = """<!doctype html><html><head><title>Start</title></head><body>
@@ -41,6 +40,7 @@ PLUGIN = """
 from tabmcp.introspect.api import Introspector, PageTool, ToolHints, navigate
 
 NO_ARGS = {"type": "object", "properties": {}, "additionalProperties": False}
+
 
 
 class Leaving(Introspector):
@@ -115,13 +115,6 @@ def sites() -> Iterator[Sites]:
     made.allowed.close()
     made.blocked.close()
 
-
-async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 15.0) -> None:
-    with anyio.move_on_after(timeout):
-        while not await check():
-            await anyio.sleep(0.2)
-        return
-    raise AssertionError(f"timed out waiting for: {what}")
 
 
 async def refused(client: StdioSession, tool: str, args: dict[str, Any], code: str) -> str:

@@ -7,38 +7,18 @@ extension's reconnect back-off is part of every test here.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable
 
 import anyio
 from playwright.async_api import Page
 
-from tabmcp.demo.client import StdioSession, text_of
+from tabmcp.demo.client import text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import CORE_FOCUSED, OwnBrowser, serve
+from tests.integration.conftest import CORE_FOCUSED, OwnBrowser, serve, tab_id_for
 
 CORE_TABS = ["list_tabs", "open_tab", "focus_tab"]
 QUIET = 0.7
 
 
-async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 10.0) -> None:
-    """Poll a condition the browser makes true asynchronously (bounded: never hangs)."""
-    with anyio.move_on_after(timeout):
-        while not await check():
-            await anyio.sleep(0.1)
-        return
-    raise AssertionError(f"timed out waiting for: {what}")
-
-
-async def tab_id_for(client: StdioSession, url: str) -> int:
-    found: list[int] = []
-
-    async def listed() -> bool:
-        tabs = (await client.call_ok("list_tabs"))["tabs"]
-        found[:] = [t["id"] for t in tabs if t["url"] == url]
-        return bool(found)
-
-    await eventually(listed, f"a tab at {url} in list_tabs")
-    return found[0]
 
 
 async def test_user_driven_browser(sites: SiteServer, server_log: object, own_browser_port: int) -> None:

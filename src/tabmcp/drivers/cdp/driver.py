@@ -58,6 +58,7 @@ MAX_EVALUATE_CHARS = 4_000_000
 MARGIN_S = 5.0
 TITLE_TIMEOUT_S = 2.0
 CLOSE_SETTLE_S = 0.25
+BLOCKS_KEPT = 200
 ERROR_PAGE_WAIT_MS = 2_000
 TRUSTED_ACTIONS = {"click", "dblclick", "hover", "fill", "type", "clear", "press", "check", "uncheck"}
 TRUSTED_NAVIGATING = {"click", "dblclick", "press", "check", "uncheck"}
@@ -386,7 +387,7 @@ class CdpDriver:
         if request.is_navigation_request():
             verdict = self.policy.check(request.url)
             if not verdict.allowed and verdict.code == "NAVIGATION_BLOCKED":
-                self._blocked[request.url] = verdict.reason
+                self._remember_block(request.url, verdict.reason)
                 # a popup's first page has no frame yet: _announce reports it
                 record = self._by_page.get(_frame_of(request).page) if _frame_of(request) is not None else None
                 if record is not None:
@@ -409,13 +410,20 @@ class CdpDriver:
         verdict = self.policy.check(url) if event.get("redirectedRequestId") else None
         try:
             if verdict is not None and not verdict.allowed and verdict.code == "NAVIGATION_BLOCKED":
-                self._blocked[url] = verdict.reason
+                self._remember_block(url, verdict.reason)
                 refusal = {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
                 await session.send("Fetch.failRequest", refusal)
             else:
                 await session.send("Fetch.continueRequest", {"requestId": event["requestId"]})
         except PlaywrightError as exc:
             log.debug("paused request %s: %s", url, exc)
+
+    def _remember_block(self, url: str, reason: str) -> None:
+        """Why ``url`` was refused, for the error of the navigation that asked for it (the newest few)."""
+        self._blocked.pop(url, None)
+        self._blocked[url] = reason
+        while len(self._blocked) > BLOCKS_KEPT:
+            del self._blocked[next(iter(self._blocked))]
 
     def _require_browser(self) -> Browser:
         if self._browser is None or not self.linked:
