@@ -40,3 +40,31 @@ def test_extension_path_points_at_the_manifest(capsys: pytest.CaptureFixture[str
     folder = Path(capsys.readouterr().out.strip())
     assert (folder / "manifest.json").is_file()
     assert (folder / "background.js").is_file() and (folder / "agent.js").is_file()
+
+
+def test_driver_flags_select_the_cdp_driver(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("TABMCP_BROWSER", "TABMCP_CDP_ENDPOINT", "TABMCP_BROWSER_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    assert not settings_from(_parser().parse_args(["serve"])).uses_cdp  # the extension by default
+    remote = settings_from(_parser().parse_args(["serve", "--cdp-endpoint", "http://127.0.0.1:9222"]))
+    assert remote.uses_cdp and remote.cdp_endpoint == "http://127.0.0.1:9222"
+    chrome = tmp_path / "chrome"
+    chrome.write_text("")
+    launched = settings_from(
+        _parser().parse_args(
+            [
+                "serve",
+                "--browser",
+                "chrome",
+                "--browser-path",
+                str(chrome),
+                "--share-browser-context",
+                "--webmcp-native",
+            ]
+        )
+    )
+    assert launched.uses_cdp and launched.browser == "chrome"
+    assert launched.resolved_browser_path() == str(chrome)
+    assert launched.share_browser_context and launched.webmcp_native
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["serve", "--browser", "firefox"])

@@ -126,7 +126,7 @@ class ExtensionDriver:
     # ------------------------------------------------------------- page agent
 
     async def snapshot(self, tab_id: int, mode: p.SnapshotMode = "interactive") -> dict[str, Any]:
-        frame = _frame(p.Snapshot, tabId=tab_id, mode=mode)
+        frame = wire_request(p.Snapshot, tabId=tab_id, mode=mode)
         reply = await self.bridge.request(frame)
         try:
             data = p.SnapshotData.model_validate(_data(reply, "snapshot"))
@@ -136,7 +136,7 @@ class ExtensionDriver:
         return {"url": data.url, "title": data.title, "docId": data.docId, "nodes": data.nodes, "frames": data.frames}
 
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: p.WaitUntil = "load") -> dict[str, Any]:
-        frame = _frame(p.Act, **{**action, "tabId": tab_id, "waitUntil": wait_until})
+        frame = wire_request(p.Act, **{**action, "tabId": tab_id, "waitUntil": wait_until})
         timeout = (frame.timeoutMs if frame.timeoutMs is not None else ACT_TIMEOUT_MS) / 1000
         return await self._ask(frame, timeout + ACT_NAVIGATION_S + BRIDGE_MARGIN)
 
@@ -148,11 +148,11 @@ class ExtensionDriver:
         wait_until: p.WaitUntil = "load",
         timeout_ms: int = 15_000,
     ) -> dict[str, Any]:
-        frame = _frame(p.Navigate, tabId=tab_id, url=url, go=go, waitUntil=wait_until, timeoutMs=timeout_ms)
+        frame = wire_request(p.Navigate, tabId=tab_id, url=url, go=go, waitUntil=wait_until, timeoutMs=timeout_ms)
         return await self._ask(frame, frame.timeoutMs / 1000 + BRIDGE_MARGIN)
 
     async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
-        frame = _frame(p.WaitFor, **{**condition, "tabId": tab_id, "timeoutMs": timeout_ms})
+        frame = wire_request(p.WaitFor, **{**condition, "tabId": tab_id, "timeoutMs": timeout_ms})
         longest = max(frame.timeoutMs, frame.timeMs or 0)
         return await self._ask(frame, longest / 1000 + BRIDGE_MARGIN)
 
@@ -166,17 +166,17 @@ class ExtensionDriver:
     ) -> dict[str, Any]:
         # PNG has no quality setting: dropped here rather than refused on the wire
         jpeg_quality = quality if fmt == "jpeg" else None
-        frame = _frame(p.Screenshot, tabId=tab_id, kind=kind, target=target, format=fmt, quality=jpeg_quality)
+        frame = wire_request(p.Screenshot, tabId=tab_id, kind=kind, target=target, format=fmt, quality=jpeg_quality)
         return await self._ask(frame, SCREENSHOT_TIMEOUT + BRIDGE_MARGIN)
 
     async def console(
         self, tab_id: int, after_seq: int = 0, levels: Sequence[p.ConsoleLevel] | None = None
     ) -> dict[str, Any]:
-        frame = _frame(p.Console, tabId=tab_id, afterSeq=after_seq, levels=list(levels) if levels else None)
+        frame = wire_request(p.Console, tabId=tab_id, afterSeq=after_seq, levels=list(levels) if levels else None)
         return await self._ask(frame)
 
     async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
-        frame = _frame(p.Evaluate, tabId=tab_id, expression=expression, timeoutMs=timeout_ms)
+        frame = wire_request(p.Evaluate, tabId=tab_id, expression=expression, timeoutMs=timeout_ms)
         return await self._ask(frame, frame.timeoutMs / 1000 + BRIDGE_MARGIN)
 
     async def _ask(self, frame: p.ServerRequest, timeout: float | None = None) -> dict[str, Any]:
@@ -206,7 +206,7 @@ def plan_timeout(steps: Sequence[p.Step]) -> float:
     return total + BRIDGE_MARGIN
 
 
-def _frame(model: type[p.Frame], **fields: Any) -> Any:
+def wire_request(model: type[p.Frame], **fields: Any) -> Any:
     """Build a request; arguments the wire refuses are a BAD_MESSAGE, like a refusal by the extension."""
     try:
         return model.model_validate({k: v for k, v in fields.items() if v is not None})

@@ -36,7 +36,7 @@ from tabmcp.drivers.cdp.keys import playwright_key
 from tabmcp.drivers.cdp.navigation import NavigationWatcher, navigation_error
 from tabmcp.drivers.cdp.source import LaunchedBrowser
 from tabmcp.drivers.cdp.tabs import TabRecord
-from tabmcp.drivers.extension import _frame, plan_timeout
+from tabmcp.drivers.extension import plan_timeout, wire_request
 from tabmcp.drivers.launch import LaunchError
 from tabmcp.page.capture import PageCapture
 from tabmcp.policy import NavigationPolicy
@@ -572,7 +572,7 @@ class CdpDriver:
         return await self._guarded(run(), self.settings.request_timeout)
 
     async def snapshot(self, tab_id: int, mode: p.SnapshotMode = "interactive") -> dict[str, Any]:
-        _frame(p.Snapshot, tabId=tab_id, mode=mode)
+        wire_request(p.Snapshot, tabId=tab_id, mode=mode)
         record = self._tab(tab_id)
 
         async def run() -> dict[str, Any]:
@@ -594,7 +594,7 @@ class CdpDriver:
     # ------------------------------------------------------------- Driver: actions
 
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: p.WaitUntil = "load") -> dict[str, Any]:
-        frame = _frame(p.Act, **{**action, "tabId": tab_id, "waitUntil": wait_until})
+        frame = wire_request(p.Act, **{**action, "tabId": tab_id, "waitUntil": wait_until})
         if frame.action == "press" and frame.trusted:
             playwright_key(frame.key or "")  # refused up front, like the extension
         record = self._tab(tab_id)
@@ -778,7 +778,7 @@ class CdpDriver:
         wait_until: p.WaitUntil = "load",
         timeout_ms: int = 15_000,
     ) -> dict[str, Any]:
-        frame = _frame(p.Navigate, tabId=tab_id, url=url, go=go, waitUntil=wait_until, timeoutMs=timeout_ms)
+        frame = wire_request(p.Navigate, tabId=tab_id, url=url, go=go, waitUntil=wait_until, timeoutMs=timeout_ms)
         record = self._tab(tab_id)
         return await self._guarded(
             self.navigate_record(record, frame.url, frame.go, frame.waitUntil, frame.timeoutMs),
@@ -841,7 +841,7 @@ class CdpDriver:
             record.unwatch(watcher)
 
     async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
-        frame = _frame(p.WaitFor, **{**condition, "tabId": tab_id, "timeoutMs": timeout_ms})
+        frame = wire_request(p.WaitFor, **{**condition, "tabId": tab_id, "timeoutMs": timeout_ms})
         record = self._tab(tab_id)
         longest = max(frame.timeoutMs, frame.timeMs or 0)
 
@@ -949,7 +949,7 @@ class CdpDriver:
         quality: int | None = None,
     ) -> dict[str, Any]:
         jpeg_quality = quality if fmt == "jpeg" else None
-        _frame(p.Screenshot, tabId=tab_id, kind=kind, target=target, format=fmt, quality=jpeg_quality)
+        wire_request(p.Screenshot, tabId=tab_id, kind=kind, target=target, format=fmt, quality=jpeg_quality)
         record = self._tab(tab_id)
         return await self._guarded(self._screenshot(record, kind, target, fmt, jpeg_quality), 30 + MARGIN_S)
 
@@ -1023,7 +1023,7 @@ class CdpDriver:
     async def console(
         self, tab_id: int, after_seq: int = 0, levels: Sequence[p.ConsoleLevel] | None = None
     ) -> dict[str, Any]:
-        _frame(p.Console, tabId=tab_id, afterSeq=after_seq, levels=list(levels) if levels else None)
+        wire_request(p.Console, tabId=tab_id, afterSeq=after_seq, levels=list(levels) if levels else None)
         record = self._tab(tab_id)
 
         async def run() -> dict[str, Any]:
@@ -1040,7 +1040,7 @@ class CdpDriver:
         return await self._guarded(run(), self.settings.request_timeout)
 
     async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
-        frame = _frame(p.Evaluate, tabId=tab_id, expression=expression, timeoutMs=timeout_ms)
+        frame = wire_request(p.Evaluate, tabId=tab_id, expression=expression, timeoutMs=timeout_ms)
         record = self._tab(tab_id)
         limit = frame.timeoutMs or 10_000
         return await self._guarded(self._evaluate(record, frame.expression, limit), limit / 1000 + MARGIN_S)
