@@ -2306,8 +2306,21 @@
     for (const watch of watches.values()) watch.observer.observe(root, WATCH_OPTIONS);
   }
 
+  // The page's title as it changes (a script renaming its tab), for the CDP driver: the extension
+  // hears titles from tabs.onUpdated, headless Chromium's targets do not report them.
+  let lastTitle = null;
+
+  function noteTitle() {
+    if (typeof globalThis[HOST_BINDING] !== 'function') return;
+    const title = document.title;
+    if (title === lastTitle) return;
+    lastTitle = title;
+    post({ type: 'title', title: title.slice(0, 500) });
+  }
+
   function startLiveUpdates() {
     live.observer = new MutationObserver((records) => {
+      noteTitle();
       if (live.fingerprint === null) return; // no baseline yet: nothing can have changed for anyone
       if (live.dirty && document.readyState === 'loading') return; // already marked; nothing to re-arm yet
       if (isLiveRelevant(records)) markLive('mutation');

@@ -20,7 +20,7 @@ import pytest
 
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import CORE_FOCUSED, serve
+from tests.integration.conftest import CORE_FOCUSED, eventually, serve
 
 # every test here runs on the extension and on the CDP driver (docs/scaling.md)
 pytestmark = pytest.mark.usefixtures("driver_kind")
@@ -223,3 +223,21 @@ async def test_tool_counts_of_tabs_that_are_not_focused(sites: SiteServer, serve
         await client.call_ok("select_flight", {"index": 1})
         await client.call_ok("focus_tab", {"tabId": mail})
         assert (await tool_counts(client)) == {mail: 6, flights_id: 1}
+
+
+async def test_a_title_the_page_sets_reaches_list_tabs(sites: SiteServer, server_log: object) -> None:
+    """A script that renames its page (no load, no change of tools) shows in list_tabs, as the tab
+    strip shows it: the extension hears it from tabs.onUpdated, the CDP driver from the target."""
+    async with serve(server_log, ws_port="0", enable_evaluate="true") as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        tab = (await client.call_ok("open_tab", {"url": sites.url("mail/index.html")}))["tab"]
+        renamed = "Inbox (3 unread)"
+        assert tab["title"] != renamed
+        later = f"setTimeout(() => {{ document.title = {renamed!r}; }}, 300), 1"
+        await client.call_ok("evaluate", {"expression": later})
+
+        async def shown() -> bool:
+            tabs = (await client.call_ok("list_tabs"))["tabs"]
+            return [t["title"] for t in tabs if t["id"] == tab["id"]] == [renamed]
+
+        await eventually(shown, f"the title {renamed!r} in list_tabs")

@@ -375,6 +375,11 @@ class CdpDriver:
                 record.console.add(entry)
         elif kind == "dialog":
             record.note_dialog(message.get("dialog"))
+        elif kind == "title" and source.get("frame") is record.page.main_frame:
+            title = message.get("title")
+            if isinstance(title, str) and title != record.title:
+                record.title = title[:500]
+                self._emit(record, s.TabUpdated(record.tab()))
         elif kind == "toolsChanged" and source.get("frame") is record.page.main_frame:
             reason = message.get("reason") if message.get("reason") in ("mutation", "history", "webmcp") else "mutation"
             version = message.get("version")
