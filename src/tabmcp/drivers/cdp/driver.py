@@ -1019,11 +1019,10 @@ class CdpDriver:
         return {**image, "clip": {"x": x, "y": y, "width": width, "height": height}}
 
     async def _session(self, record: TabRecord) -> CDPSession:
-        session = getattr(record, "session", None)
-        if session is None:
-            session = await record.page.context.new_cdp_session(record.page)
-            record.session = session  # type: ignore[attr-defined]
-        return session
+        """The tab's own CDP session, opened on first use (screenshots, evaluate, history)."""
+        if record.session is None:
+            record.session = await record.page.context.new_cdp_session(record.page)
+        return record.session
 
     async def console(
         self, tab_id: int, after_seq: int = 0, levels: Sequence[p.ConsoleLevel] | None = None

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from playwright.async_api import Frame, Page
+from playwright.async_api import CDPSession, Frame, Page
 
 from tabmcp import state as s
 from tabmcp.drivers.cdp.agent import PageAgent
@@ -65,6 +65,7 @@ class TabRecord:
     announced: bool = False
     closing: bool = False  # the driver closes it (close_tab, a failed open_tab)
     failed_url: str = ""  # the page Chrome shows its error page for
+    session: CDPSession | None = None
     network: Network = field(default_factory=Network)
     console: ConsoleBuffer = field(default_factory=ConsoleBuffer)
     dialogs: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
