@@ -390,13 +390,13 @@ class CdpDriver:
         """The navigation policy in the browser: pages and frames it refuses are never requested."""
         assert self.policy is not None
         if request.is_navigation_request():
-            verdict = self.policy.check(request.url)
-            if not verdict.allowed and verdict.code == "NAVIGATION_BLOCKED":
-                self._remember_block(request.url, verdict.reason)
+            reason = self._refusal(request.url)
+            if reason is not None:
                 # a popup's first page has no frame yet: _announce reports it
-                record = self._by_page.get(_frame_of(request).page) if _frame_of(request) is not None else None
+                frame = _frame_of(request)
+                record = self._by_page.get(frame.page) if frame is not None else None
                 if record is not None:
-                    self._emit(record, NavigationBlocked(record.id, request.url, verdict.reason))
+                    self._emit(record, NavigationBlocked(record.id, request.url, reason))
                 await route.abort("blockedbyclient")
                 return
         await route.fallback()
@@ -412,10 +412,8 @@ class CdpDriver:
     async def _on_paused(self, session: CDPSession, event: dict[str, Any]) -> None:
         assert self.policy is not None
         url = event["request"]["url"]
-        verdict = self.policy.check(url) if event.get("redirectedRequestId") else None
         try:
-            if verdict is not None and not verdict.allowed and verdict.code == "NAVIGATION_BLOCKED":
-                self._remember_block(url, verdict.reason)
+            if event.get("redirectedRequestId") and self._refusal(url) is not None:
                 refusal = {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
                 await session.send("Fetch.failRequest", refusal)
             else:
@@ -423,8 +421,18 @@ class CdpDriver:
         except PlaywrightError as exc:
             log.debug("paused request %s: %s", url, exc)
 
+    def _refusal(self, url: str) -> str | None:
+        """Why the policy refuses ``url`` as a page, remembered for the error of the navigation that
+        asked for it; None when it may load."""
+        assert self.policy is not None
+        verdict = self.policy.check(url)
+        if verdict.allowed or verdict.code != "NAVIGATION_BLOCKED":
+            return None
+        self._remember_block(url, verdict.reason)
+        return verdict.reason
+
     def _remember_block(self, url: str, reason: str) -> None:
-        """Why ``url`` was refused, for the error of the navigation that asked for it (the newest few)."""
+        """The newest few refusals only."""
         self._blocked.pop(url, None)
         self._blocked[url] = reason
         while len(self._blocked) > BLOCKS_KEPT:
@@ -538,8 +546,7 @@ class CdpDriver:
     def _goto_error(self, exc: PlaywrightError, url: str) -> BridgeError:
         text = str(exc)
         if self.linked and "ERR_BLOCKED_BY_CLIENT" in text:
-            reason = self._blocked.get(url, "blocked by tabmcp's navigation policy")
-            return BridgeError(p.ErrorCode.NAVIGATION_BLOCKED, f"{url} is {reason}" if url not in reason else reason)
+            return self._blocked_error(url)
         error = re.search(r"net::ERR_[A-Z_]+", text)
         if error:
             return BridgeError(p.ErrorCode.NAVIGATION_FAILED, f"Could not load {url}: {error.group(0)}")
@@ -705,12 +712,14 @@ class CdpDriver:
                 )
 
     def _navigation_error(self, outcome: Any, what: str) -> BridgeError:
-        reason = self._blocked.get(outcome.url)
-        if reason and "ERR_BLOCKED_BY_CLIENT" in outcome.error:
-            return BridgeError(
-                p.ErrorCode.NAVIGATION_BLOCKED, reason if outcome.url in reason else f"{outcome.url} is {reason}"
-            )
+        if outcome.url in self._blocked and "ERR_BLOCKED_BY_CLIENT" in outcome.error:
+            return self._blocked_error(outcome.url)
         return navigation_error(outcome, what)
+
+    def _blocked_error(self, url: str) -> BridgeError:
+        """NAVIGATION_BLOCKED naming the page and the rule (the policy's reason names the page already)."""
+        reason = self._blocked.get(url, "blocked by tabmcp's navigation policy")
+        return BridgeError(p.ErrorCode.NAVIGATION_BLOCKED, reason if url in reason else f"{url} is {reason}")
 
     async def trusted_act(self, record: TabRecord, resolved: Resolved, action: dict[str, Any]) -> dict[str, Any]:
         """Real input events (CDP ``Input.*`` through Playwright's mouse and keyboard), at the point the agent gives."""
