@@ -790,9 +790,12 @@
   let parentToken = null;
 
   function snapshot(arg) {
-    const full = !!arg && arg.mode === 'full';
+    // locate: full, plus what tells near-duplicates apart (hint, context) for the description locator
+    const locate = !!arg && arg.mode === 'locate';
+    const full = locate || (!!arg && arg.mode === 'full');
     // mute > 0: text is not gathered (it is already in a name or value, or does not show)
-    const state = { full, rows: [], active: deepActiveElement(), owner: null, text: [], mute: 0 };
+    const state = { full, locate, rows: [], active: deepActiveElement(), owner: null, text: [], mute: 0 };
+    if (locate) state.contexts = new Map(); // ancestor -> its context text (null: too long), once per snapshot
     const root = document.documentElement;
     if (root) walkChildren(root, 0, state);
     if (full) flushText(state);
@@ -877,6 +880,7 @@
       states: statesOf(el, role, state.active),
       depth: state.full ? depth : 0,
     };
+    if (state.locate && isInteractive(el, role, tag, marked)) addLocateHints(row, el, tag, name, state);
     state.rows.push(row);
     if (isFrame) {
       row.frameToken = `${DOC_ID}:${row.ref}`;
@@ -896,6 +900,54 @@
     if (mute) state.mute -= 1;
     flushText(state);
     state.owner = outer;
+  }
+
+  // Locate mode (docs/nl-tools.md): per interactive row, the words a person may use for the element
+  // that are not its name (placeholder, title, alt, input type and name), and the text of the
+  // smallest group around it (a product card, a table row), so that "Add to cart for the Onesie"
+  // finds the right one of three "Add to cart" buttons.
+  const HINT_MAX = 120;
+  const CONTEXT_MAX = 200;
+  const CONTEXT_SCAN = 1000; // raw characters read to decide whether a group's text is short
+  const CONTEXT_LEVELS = 4;
+  // Input types the role already says (or that say nothing a person would use).
+  const UNHINTED_INPUT_TYPES = new Set(['text', 'submit', 'button', 'checkbox', 'radio', 'search', 'reset', 'image']);
+
+  function addLocateHints(row, el, tag, name, state) {
+    const own = name.toLowerCase();
+    const words = [];
+    const add = (text) => {
+      const value = collapse(text || '');
+      if (value && !own.includes(value.toLowerCase()) && !words.includes(value)) words.push(value);
+    };
+    add(el.getAttribute('placeholder'));
+    add(el.getAttribute('title'));
+    add(el.getAttribute('alt'));
+    if (tag === 'input' && !UNHINTED_INPUT_TYPES.has(el.type)) add(el.type);
+    if (FORM_CONTROL_TAGS.has(tag)) add(el.getAttribute('name'));
+    const hint = cut(words.join(' | '), HINT_MAX);
+    if (hint) row.hint = hint;
+    const ownText = LABELABLE_TAGS.has(tag) ? '' : renderedText(el, CONTEXT_MAX);
+    const context = contextOf(el, ownText, state.contexts);
+    if (context) row.context = context;
+  }
+
+  /** The visible text of the nearest ancestor that says more than the element itself, if it is short. */
+  function contextOf(el, ownText, cache) {
+    let node = el;
+    for (let level = 0; level < CONTEXT_LEVELS; level += 1) {
+      node = flatParent(node);
+      if (!node || node === document.body || node === document.documentElement) return '';
+      let text = cache.get(node);
+      if (text === undefined) {
+        text = renderedText(node, CONTEXT_SCAN);
+        if (text.length > CONTEXT_MAX) text = null; // a whole section, not this element's own group
+        cache.set(node, text);
+      }
+      if (text === null) return '';
+      if (text && text !== ownText) return text;
+    }
+    return '';
   }
 
   function walkContent(el, depth, state, shown) {

@@ -347,6 +347,7 @@ const REQUEST_HANDLERS = new Map([
   ['connect', handleConnect],
   ['openTab', handleOpenTab],
   ['focusTab', handleFocusTab],
+  ['activeTab', handleActiveTab],
   ['closeTab', handleCloseTab],
   ['capture', handleCapture],
   ['callTool', handleCallTool],
@@ -1008,6 +1009,8 @@ async function snapshotTab(tabId, mode) {
         states: Array.isArray(node.states) ? node.states.map(String) : [],
         depth: (Number.isInteger(node.depth) && node.depth >= 0 ? node.depth : 0) + baseDepth,
       };
+      if (node.hint) row.hint = String(node.hint); // locate mode only (docs/nl-tools.md)
+      if (node.context) row.context = String(node.context);
       nodes.push(row);
       const child = node.frameToken ? childByToken.get(node.frameToken) : undefined;
       if (child !== undefined && !included.has(child)) splice(child, row.depth + 1);
@@ -1738,6 +1741,14 @@ async function handleFocusTab(msg) {
   return { type: 'result', data: { tab: tabInfo(await getTab(tabId)) } };
 }
 
+/** The tab the user is looking at: the active tab of the window focused last (null: no window). */
+async function handleActiveTab() {
+  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  const fallback = tab ? null : (await chrome.tabs.query({ active: true }))[0];
+  const found = tab || fallback;
+  return { type: 'result', data: { tab: found ? tabInfo(found) : null } };
+}
+
 async function handleCloseTab(msg) {
   const tabId = requireTabId(msg);
   await getTab(tabId);
@@ -2026,7 +2037,7 @@ async function runNavigateStep(tabId, step) {
 
 async function handleSnapshot(msg) {
   const tabId = requireTabId(msg);
-  const mode = optional(msg, 'mode', oneOf(['interactive', 'full']), 'interactive or full as') || 'interactive';
+  const mode = optional(msg, 'mode', oneOf(['interactive', 'full', 'locate']), 'interactive, full or locate as') || 'interactive';
   await waitWhileLoading(tabId, LOADING_WAIT_MS);
   return { type: 'result', data: { snapshot: await snapshotTab(tabId, mode) } };
 }
@@ -2061,7 +2072,9 @@ async function handleAct(msg) {
     const tab = await getTab(tabId);
     const dialogs = Array.isArray(answer.dialogs) ? answer.dialogs : [];
     const sensitive = answer.sensitive === true; // the target is a password field (docs/security.md, Audit log)
-    return { type: 'result', data: { action: { navigated, url: tabInfo(tab).url, title: tab.title || '', dialogs, sensitive } } };
+    const done = { navigated, url: tabInfo(tab).url, title: tab.title || '', dialogs, sensitive };
+    if (answer.scroll && typeof answer.scroll === 'object') done.scroll = answer.scroll; // scroll: where it is now
+    return { type: 'result', data: { action: done } };
   } finally {
     top.dispose();
     if (inFrame) inFrame.dispose();

@@ -115,6 +115,26 @@ class Settings(BaseSettings):
         description="CDP driver with several clients: all use the browser's default context (one profile) "
         "instead of one browser context each.",
     )
+    # --- natural-language tools (issue 7; docs/nl-tools.md) ----------------------------------
+    nl_tools: bool = Field(
+        False,
+        description="List the natural-language tools (ai_tap, ai_input, ai_query…) while a tab is focused, "
+        "and the connection verbs (ai_connect_current_tab, ai_connect_new_tab, ai_disconnect).",
+    )
+    nl_model_base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible chat endpoint (e.g. https://api.openai.com/v1, http://127.0.0.1:11434/v1) "
+        "for ai_query, ai_assert, ai_wait_for, ai_action and unsure locating; without it those tools are not listed.",
+    )
+    nl_model: str | None = Field(None, description="Model name sent to that endpoint (e.g. gpt-4o-mini).")
+    nl_model_api_key: str | None = Field(None, description="API key for that endpoint (sent as a bearer token).")
+    nl_model_timeout: float = Field(30.0, gt=0, description="Seconds to wait for one answer of the model.")
+    nl_model_screenshot: bool = Field(
+        False, description="Send a screenshot of the viewport with the page text (for vision models)."
+    )
+    nl_model_max_page_chars: int = Field(
+        24_000, ge=2000, description="Characters of the page snapshot sent to the model with each question."
+    )
     log_level: str = Field("INFO", description="Logging level (logs go to stderr).")
     record: Path | None = Field(None, description="Append a JSONL recording of the session here.")
 
@@ -122,6 +142,11 @@ class Settings(BaseSettings):
         if self.headless is not None:
             return self.headless
         return not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
+
+    @property
+    def nl_model_configured(self) -> bool:
+        """Whether the model-backed natural-language tools exist (docs/nl-tools.md)."""
+        return self.nl_tools and bool(self.nl_model_base_url) and bool(self.nl_model)
 
     @property
     def uses_cdp(self) -> bool:

@@ -303,6 +303,13 @@ class FocusTab(Frame):
     tabId: int
 
 
+class ActiveTab(Frame):
+    """Which tab the user is looking at: the active tab of the last focused window (``ai_connect_current_tab``)."""
+
+    type: Literal["activeTab"] = "activeTab"
+    id: str = ""
+
+
 class CloseTab(Frame):
     type: Literal["closeTab"] = "closeTab"
     id: str = ""
@@ -332,7 +339,8 @@ class CallTool(Frame):
 # enforces itself (timeoutMs), so its TIMEOUT, which says what was being waited for, arrives
 # before the bridge's generic one.
 
-SnapshotMode = Literal["interactive", "full"]
+# locate: full, plus per row a ``hint`` (placeholder, title…) and ``context`` (its group's text): docs/nl-tools.md
+SnapshotMode = Literal["interactive", "full", "locate"]
 WaitUntil = Literal["load", "domcontentloaded", "networkidle"]
 ActionName = Literal[
     "click", "dblclick", "hover", "fill", "type", "clear", "select", "check", "uncheck", "press", "scroll", "submit"
@@ -475,6 +483,7 @@ ServerMessage = Annotated[
     | Connect
     | OpenTab
     | FocusTab
+    | ActiveTab
     | CloseTab
     | Capture
     | CallTool
@@ -489,8 +498,8 @@ ServerMessage = Annotated[
     Field(discriminator="type"),
 ]
 ServerRequest = (
-    Connect | OpenTab | FocusTab | CloseTab | Capture | CallTool | Snapshot | Act | Navigate | WaitFor | Screenshot
-    | Console | Evaluate
+    Connect | OpenTab | FocusTab | ActiveTab | CloseTab | Capture | CallTool | Snapshot | Act | Navigate | WaitFor
+    | Screenshot | Console | Evaluate
 )
 
 # ----------------------------------------------------------------- page-agent answers
@@ -516,12 +525,18 @@ class Dialog(Frame):
     answer: str | bool | None = None
 
 
+class ScrollPosition(Frame):
+    x: float = 0
+    y: float = 0
+
+
 class ActionData(Frame):
     navigated: bool = False
     url: str = ""
     title: str = ""
     dialogs: list[Dialog] = []
     sensitive: bool = False  # fill/type hit a password field: the server's audit log redacts the text
+    scroll: ScrollPosition | None = None  # scroll: where the page (or the element it scrolled) is now
 
 
 class PageData(Frame):

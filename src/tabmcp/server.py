@@ -475,13 +475,27 @@ class App:
     def _unavailable(self, runtime: Runtime, name: str) -> types.CallToolResult:
         state = runtime.state
         available = runtime.visible_tool_names()
-        known = {t.name for t in self.catalog}
-        why = (
-            f"Tool '{name}' is not available in the current state ({state.mode})"
-            if name in known
-            else f"Unknown tool '{name}' (page tools change with the focused page)"
-        )
-        return _error(f"{why}. Available tools: {', '.join(available)}.", {"availableTools": available})
+        known = {t.name: t for t in self.catalog}
+        data: dict[str, Any] = {"availableTools": available}
+        if name not in known:
+            why = f"Unknown tool '{name}' (page tools change with the focused page)"
+        else:
+            why = f"Tool '{name}' is not available in the current state ({state.mode})"
+            hint = _how_to_reach(known[name], state.mode, available)
+            if hint:
+                why += f": {hint}"
+                data["code"] = "NOT_CONNECTED"
+        return _error(f"{why}. Available tools: {', '.join(available)}.", data)
+
+
+def _how_to_reach(tool: CoreTool, mode: s.Mode, available: list[str]) -> str:
+    """What gets a stale call's tool back: the browser link, or a tab to work on."""
+    if mode == s.Mode.DISCONNECTED:
+        return "not connected to a browser; call connect_browser first"
+    if s.Mode.FOCUSED in tool.available_in and mode != s.Mode.FOCUSED:
+        ways = [t for t in ("ai_connect_current_tab", "ai_connect_new_tab", "focus_tab", "open_tab") if t in available]
+        return "not connected to a tab; call " + " or ".join(ways) + " first"
+    return ""
 
 
 def _validation_message(exc: ValidationError) -> str:

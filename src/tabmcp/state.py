@@ -117,6 +117,11 @@ class TabFocused:
 
 
 @dataclass(frozen=True)
+class FocusReleased:
+    """No tab is focused any more; the tabs stay open (``ai_disconnect``: the client lets go of its tab)."""
+
+
+@dataclass(frozen=True)
 class PageToolsChanged:
     tab_id: int
     tools: tuple[PageTool, ...]
@@ -130,6 +135,7 @@ Event = (
     | TabClosed
     | TabCrashed
     | TabFocused
+    | FocusReleased
     | PageToolsChanged
 )
 
@@ -215,6 +221,8 @@ def apply(state: BrowserState, event: Event) -> BrowserState:
                 return state
             tabs[tab_id] = replace(tabs[tab_id], tools=tools)
             return _with_tabs(state, tabs, focused_tab_id=tab_id)
+        case FocusReleased():
+            return replace(state, focused_tab_id=None)
         case PageToolsChanged(tab_id=tab_id, tools=tools):
             if tab_id not in tabs:
                 return state

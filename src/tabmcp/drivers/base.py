@@ -78,6 +78,10 @@ class Driver(Protocol):
 
     async def focus_tab(self, tab_id: int) -> Tab: ...
 
+    async def active_tab(self) -> Tab | None:
+        """The tab the user is looking at (the active tab of the last focused window), if any."""
+        ...
+
     async def close_tab(self, tab_id: int) -> None: ...
 
     async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:

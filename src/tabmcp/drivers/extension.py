@@ -96,6 +96,15 @@ class ExtensionDriver:
         reply = await self.bridge.request(p.FocusTab(tabId=tab_id))
         return tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
 
+    async def active_tab(self) -> s.Tab | None:
+        tab = _data(await self.bridge.request(p.ActiveTab()), "tab")
+        if tab is None:
+            return None
+        try:
+            return tab_from_wire(p.TabInfo.model_validate(tab))
+        except ValidationError as exc:
+            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"the extension's active tab: {_errors(exc)}") from None
+
     async def close_tab(self, tab_id: int) -> None:
         await self.bridge.request(p.CloseTab(tabId=tab_id))
 

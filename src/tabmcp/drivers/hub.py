@@ -191,6 +191,15 @@ class DriverView:
     async def focus_tab(self, tab_id: int) -> s.Tab:
         return await self.hub.driver.focus_tab(self._check(tab_id))
 
+    async def active_tab(self) -> s.Tab | None:
+        """The browser's active tab if this workspace may see it; another client's tab is not named."""
+        tab = await self.hub.driver.active_tab()
+        if tab is not None and not self.may_see(tab.id):
+            raise BridgeError(
+                ErrorCode.NO_TAB, "The tab the browser shows is not one this client may use (another client's tab)"
+            )
+        return tab
+
     async def close_tab(self, tab_id: int) -> None:
         await self.hub.driver.close_tab(self._check(tab_id))
 

@@ -27,7 +27,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tabmcp.guard import confirm
 from tabmcp.guard.audit import AuditEntry, AuditLog, outcome_of
-from tabmcp.guard.calls import CallFacts, core_tool_facts, interact_facts, page_tool_facts
+from tabmcp.guard.calls import (
+    DESCRIBED_TARGETS,
+    CallFacts,
+    core_tool_facts,
+    described_facts,
+    interact_facts,
+    page_tool_facts,
+)
 from tabmcp.guard.ratelimit import RateLimiter, retry_text
 from tabmcp.guard.redact import Redaction, redact_arguments
 from tabmcp.guard.sensitive import collecting
@@ -189,6 +196,8 @@ def _facts(core: Mapping[str, CoreTool], runtime: Runtime, name: str, args: Mapp
     if name in core:
         if name == "interact":
             return interact_facts(args, _target_name(runtime, args))
+        if name in DESCRIBED_TARGETS:
+            return described_facts(name, args)
         return core_tool_facts(core[name], args)
     page = next((t for t in runtime.state.page_tools if t.name == name), None)
     return page_tool_facts(page) if page is not None else CallFacts()

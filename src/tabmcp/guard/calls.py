@@ -8,6 +8,8 @@ or the tab's latest snapshot) come in; facts go out.
 - A page tool is destructive when its hints say so. A page-declared (WebMCP) tool's hints are the
   page's word, so its name and description are also checked against the destructive words that
   mark forms and buttons (``delete``, ``remove``, ``cancel my order``…).
+- ``ai_tap`` / ``ai_keyboard_press`` (Enter, Space) are destructive when their description has one of
+  those words ("the Delete account button").
 - ``interact`` is destructive when it clicks (or presses a key on) an element whose name has one
   of those words. The name is known for ``role`` + ``name`` targets and for refs of the latest
   snapshot; a CSS target is not resolved beforehand (that would cost a browser round trip).
@@ -72,6 +74,21 @@ def core_tool_facts(tool: CoreToolLike, args: Mapping[str, Any]) -> CallFacts:
     if not tool.hints.destructive:
         return CallFacts()
     return CallFacts(destructive=f"{tool.title.lower()} ({tool.name})")
+
+
+# Natural-language tools that activate an element named in words (docs/nl-tools.md): the words are
+# all that is known before the call; the tool itself refuses a destructive element the words did
+# not name (tools/nl_common.check_not_destructive).
+DESCRIBED_TARGETS = frozenset({"ai_tap", "ai_keyboard_press"})
+
+
+def described_facts(name: str, args: Mapping[str, Any]) -> CallFacts:
+    description = args.get("locate")
+    if not isinstance(description, str) or not DESTRUCTIVE_WORDS.search(description):
+        return CallFacts()
+    if name == "ai_keyboard_press" and str(args.get("key", "")).strip().lower() not in ACTIVATING_KEYS:
+        return CallFacts()
+    return CallFacts(destructive=f'{name.removeprefix("ai_").replace("_", " ")} "{clean(description, MAX_SHOWN_NAME)}"')
 
 
 def interact_facts(args: Mapping[str, Any], target_name: str | None) -> CallFacts:

@@ -49,6 +49,9 @@ CORE_TOOL_NAMES = frozenset(
     (
         *("connect_browser", "list_tabs", "open_tab", "focus_tab", "close_tab", "snapshot", "interact"),
         *("navigate", "wait_for", "screenshot", "console", "evaluate"),
+        # the natural-language tools (nl_tools; docs/nl-tools.md)
+        *("ai_connect_current_tab", "ai_connect_new_tab", "ai_disconnect", "ai_tap", "ai_input", "ai_hover"),
+        *("ai_keyboard_press", "ai_scroll", "ai_query", "ai_assert", "ai_wait_for", "ai_action"),
     )
 )
 UNTRUSTED_TITLE = "Page: "  # a page-declared tool's title, as a client may show titles instead of names

@@ -1,6 +1,6 @@
 """Core tools, one module per capability. Importing this package registers them in CATALOG."""
 
-from tabmcp.tools import act, browser, evaluate, observe, tabs  # noqa: F401  (registration side effect)
+from tabmcp.tools import act, browser, evaluate, nl_act, nl_connect, nl_read, observe, tabs  # noqa: F401  (registration)
 from tabmcp.tools.base import CATALOG, CoreTool, ToolContext, ToolFailure
 
 # The order tools/list shows them in: connecting, tabs, then the page agent, most used first.
@@ -17,6 +17,19 @@ ORDER = (
     "screenshot",
     "console",
     "evaluate",
+    # natural-language tools (nl_tools=true; docs/nl-tools.md)
+    "ai_connect_current_tab",
+    "ai_connect_new_tab",
+    "ai_disconnect",
+    "ai_tap",
+    "ai_input",
+    "ai_hover",
+    "ai_keyboard_press",
+    "ai_scroll",
+    "ai_query",
+    "ai_assert",
+    "ai_wait_for",
+    "ai_action",
 )
 CATALOG.sort(key=lambda t: ORDER.index(t.name))  # a tool missing from ORDER fails here, at import
 

@@ -25,6 +25,7 @@ from tabmcp.protocol import ErrorCode
 log = logging.getLogger(__name__)
 MAX_CANDIDATES = 10
 TOKEN_RETRY_S = 0.05
+LOCATE_FIELDS = ("hint", "context")  # what a locate-mode snapshot row adds
 REF_PATTERN = re.compile(r"^(?:f([1-9]\d*))?(e[1-9]\d*)$")
 
 # Runs in the page: one JSON string crosses faster than the same data as structured values.
@@ -263,6 +264,9 @@ class PageAgent:
                     "states": [str(s) for s in node.get("states") or []],
                     "depth": (depth if isinstance(depth, int) and depth >= 0 else 0) + base_depth,
                 }
+                for extra in LOCATE_FIELDS:  # locate mode only (docs/nl-tools.md)
+                    if node.get(extra):
+                        row[extra] = str(node[extra])
                 nodes.append(row)
                 child = child_by_token.get(node.get("frameToken") or "")
                 if child is not None and child not in included:

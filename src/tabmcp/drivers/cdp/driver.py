@@ -84,6 +84,9 @@ class CdpDriver:
         self._tabs: dict[int, TabRecord] = {}
         self._by_page: dict[Page, TabRecord] = {}
         self._next_id = 1
+        # tab ids in the order they were last shown (a new page, bring_to_front): the last one still
+        # open is the active tab, as far as CDP can tell (it reports no tab switches by the user)
+        self._shown: dict[int, None] = {}
         self._windows: dict[BrowserContext, int] = {}
         self._contexts: dict[str, BrowserContext] = {}  # per client workspace
         self._prepared: set[BrowserContext] = set()
@@ -151,6 +154,7 @@ class CdpDriver:
                 watcher.removed()
         self._tabs.clear()
         self._by_page.clear()
+        self._shown.clear()
         self._contexts.clear()
         self._prepared.clear()
         self._windows.clear()
@@ -239,6 +243,7 @@ class CdpDriver:
         record.status = "complete" if not announce else "loading"
         self._tabs[tab_id] = record
         self._by_page[page] = record
+        self._shown[tab_id] = None
         page.on("request", lambda r: self._on_request(record, r))
         page.on("requestfinished", lambda r: self._on_request_end(record, r, failed=False))
         page.on("requestfailed", lambda r: self._on_request_end(record, r, failed=True))
@@ -345,6 +350,7 @@ class CdpDriver:
     def _on_close(self, record: TabRecord) -> None:
         for watcher in list(record.watchers):
             watcher.removed()
+        self._shown.pop(record.id, None)
         if self._tabs.pop(record.id, None) is not None:
             self._by_page.pop(record.page, None)
             if record.closing:  # closed by the driver itself: the browser is there
@@ -529,6 +535,7 @@ class CdpDriver:
             log.debug("resetting the new tab's history: %s", exc)
         if focus:
             await page.bring_to_front()
+            self._shown_now(record.id)
         with contextlib.suppress(PlaywrightError):
             record.title = await page.title()
         return record.tab()
@@ -536,7 +543,22 @@ class CdpDriver:
     async def focus_tab(self, tab_id: int) -> s.Tab:
         record = self._tab(tab_id)
         await self._guarded(record.page.bring_to_front())
+        self._shown_now(tab_id)
         return record.tab()
+
+    def _shown_now(self, tab_id: int) -> None:
+        self._shown.pop(tab_id, None)
+        self._shown[tab_id] = None
+
+    async def active_tab(self) -> s.Tab | None:
+        """The tab shown last (opened, or brought to front by tabmcp): CDP has no event for a tab the
+        user switches to, so on a remote browser this is tabmcp's view (docs/scaling.md)."""
+        self._require_browser()
+        for tab_id in reversed(self._shown):
+            record = self._tabs.get(tab_id)
+            if record is not None:
+                return record.tab()
+        return None
 
     async def close_tab(self, tab_id: int) -> None:
         record = self._tab(tab_id)
@@ -646,13 +668,16 @@ class CdpDriver:
             record.unwatch(in_frame)
         await self._refresh(record)
         dialogs = answer.get("dialogs") if isinstance(answer.get("dialogs"), list) else []
-        return {
+        done = {
             "navigated": navigated,
             "url": record.url,
             "title": record.title,
             "dialogs": dialogs,
             "sensitive": answer.get("sensitive") is True,
         }
+        if isinstance(answer.get("scroll"), dict):  # scroll: where the page (or the element) is now
+            done["scroll"] = answer["scroll"]
+        return done
 
     async def settle_action(
         self,
