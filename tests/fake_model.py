@@ -133,7 +133,7 @@ def fake_model() -> Iterator[FakeModel]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(model))
     server.daemon_threads = True
     model.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield model

@@ -80,6 +80,16 @@ def _parser() -> argparse.ArgumentParser:
                        help="tool calls one client may make per minute (default 600; 0: no limit)")
     serve.add_argument("--rate-limit-burst", type=int, metavar="N",
                        help="calls a client may make at once before the rate applies (default 60)")
+    # natural-language tools (docs/nl-tools.md); the model's key only as TABMCP_NL_MODEL_API_KEY (not in ps)
+    serve.add_argument("--nl-tools", action=argparse.BooleanOptionalAction, default=None,
+                       help="list ai_tap, ai_input, ai_query… and the ai_connect_* verbs (off by default)")
+    serve.add_argument("--nl-model-base-url", metavar="URL",
+                       help="OpenAI-compatible endpoint for ai_query, ai_assert, ai_wait_for, ai_action "
+                            "(e.g. https://api.openai.com/v1; key in TABMCP_NL_MODEL_API_KEY)")
+    serve.add_argument("--nl-model", metavar="NAME", help="model name for that endpoint (e.g. gpt-4o-mini)")
+    serve.add_argument("--nl-model-timeout", type=float, metavar="SECONDS", help="one answer's limit (default 30)")
+    serve.add_argument("--nl-model-screenshot", action=argparse.BooleanOptionalAction, default=None,
+                       help="send the model a screenshot with the page text (vision models)")
     serve.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (logs go to stderr)")
     serve.add_argument("--http", metavar="HOST:PORT",
                        help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (several clients)")

@@ -102,6 +102,17 @@ PAGES: dict[str, str] = {
 <p id="going">Going away soon</p>
 <div id="shy" style="display: none">Shy text</div>
 """,
+    "locate.html": """<!doctype html><title>Locate</title>
+<div class="card"><b>Red apple</b> $1.20 <button>Add</button></div>
+<div class="card"><b>Green pear</b> $0.90 <button>Add</button></div>
+<input id="q" placeholder="Find fruit" aria-label="Query">
+<button style="display: none">Add</button>
+<div id="box" role="region" aria-label="Box" tabindex="0" style="height: 60px; overflow: auto">
+  <p style="height: 400px; margin: 0">Tall</p>
+</div>
+<div style="height: 2000px"></div>
+<iframe id="same" src="inner.html?who=same" width="360" height="160"></iframe>
+""",
     "shots.html": """<!doctype html><title>Shots</title>
 <body style="margin: 0">
 <div id="red" style="width: 200px; height: 100px; background: rgb(255, 0, 0)"></div>
@@ -207,6 +218,49 @@ async def test_snapshot_splices_same_and_cross_origin_frames_with_prefixed_refs(
     again = await env.driver.snapshot(tab)  # same elements, same refs
     assert [n["ref"] for n in again["nodes"]] == names
     await env.driver.close_tab(tab)
+
+
+async def test_locate_snapshots_add_hints_and_the_group_around_each_control(env: Env) -> None:
+    """The natural-language tools' snapshot (docs/nl-tools.md): full rows plus hint and context."""
+    tab = await env.open("locate.html")
+    snap = await env.driver.snapshot(tab, "locate")
+    adds = [n for n in rows(snap, "button", "Add") if n["ref"].startswith("e")]
+    assert [n["context"] for n in adds] == ["Red apple $1.20 Add", "Green pear $0.90 Add"]  # not the hidden third
+    assert one(snap, "textbox", "Query")["hint"] == "Find fruit"
+    assert "Red apple $1.20" in [n["name"] for n in rows(snap, "text")]
+    inner = one(snap, "textbox", "same field")  # rows from a frame carry their fields too
+    assert inner["ref"].startswith("f1") and inner["context"] == "same field"
+    assert "context" not in one(snap, "button", "Inner button")  # its group is the whole body: none
+    full = await env.driver.snapshot(tab, "full")  # the other modes are unchanged
+    assert not any("hint" in n or "context" in n for n in full["nodes"])
+    assert [n["ref"] for n in full["nodes"]] == [n["ref"] for n in snap["nodes"]]
+    await env.driver.close_tab(tab)
+
+
+async def test_a_scroll_says_where_the_page_or_the_element_now_is(env: Env) -> None:
+    tab = await env.open("locate.html")
+    box = one(await env.driver.snapshot(tab), "region", "Box")["ref"]
+    done = await env.driver.act(tab, {"action": "scroll", "direction": "down", "amount": 100, "target": {"ref": box}})
+    assert done["scroll"] == {"x": 0, "y": 100}
+    far = await env.driver.act(tab, {"action": "scroll", "direction": "down", "amount": 10**6, "target": {"ref": box}})
+    assert far["scroll"]["y"] == 340  # clamped at the end: 400 px of content in a 60 px box
+    page = await env.driver.act(tab, {"action": "scroll", "direction": "down", "amount": 500})
+    assert page["scroll"] == {"x": 0, "y": 500}
+    clicked = await env.driver.act(tab, {"action": "click", "target": {"ref": box}})
+    assert clicked.get("scroll") is None  # only a scroll reports one
+    await env.driver.close_tab(tab)
+
+
+async def test_the_active_tab_is_the_one_shown_last(env: Env) -> None:
+    first = await env.open("nav1.html")
+    second = await env.open("nav2.html")
+    active = await env.driver.active_tab()
+    assert active is not None and active.id == second
+    await env.driver.focus_tab(first)
+    active = await env.driver.active_tab()
+    assert active is not None and active.id == first and active.url == env.url("nav1.html")
+    await env.driver.close_tab(first)
+    await env.driver.close_tab(second)
 
 
 async def test_acting_on_frame_refs(env: Env) -> None:

@@ -68,3 +68,14 @@ def test_driver_flags_select_the_cdp_driver(monkeypatch: pytest.MonkeyPatch, tmp
     assert launched.share_browser_context and launched.webmcp_native
     with pytest.raises(SystemExit):
         _parser().parse_args(["serve", "--browser", "firefox"])
+
+
+def test_natural_language_flags_and_the_model_key_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABMCP_NL_MODEL_API_KEY", "sk-from-env")
+    args = ["serve", "--nl-tools", "--nl-model-base-url", "http://127.0.0.1:11434/v1", "--nl-model", "llama3"]
+    settings = settings_from(_parser().parse_args([*args, "--nl-model-timeout", "12"]))
+    assert settings.nl_tools and settings.nl_model_configured
+    assert (settings.nl_model, settings.nl_model_timeout, settings.nl_model_api_key) == ("llama3", 12.0, "sk-from-env")
+    no_model = settings_from(_parser().parse_args(["serve", "--nl-tools"]))
+    assert no_model.nl_tools and not no_model.nl_model_configured  # ai_query… are not listed then
+    assert not settings_from(_parser().parse_args(["serve"])).nl_tools  # off by default

@@ -9,7 +9,14 @@ import pytest
 
 from tabmcp import state as s
 from tabmcp.config import Settings
-from tabmcp.guard.calls import core_tool_facts, interact_facts, page_tool_facts, password_arguments
+from tabmcp.guard.calls import (
+    DESCRIBED_TARGETS,
+    core_tool_facts,
+    described_facts,
+    interact_facts,
+    page_tool_facts,
+    password_arguments,
+)
 from tabmcp.guard.sensitive import collecting
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.introspect.webmcp import imperative_tool
@@ -77,6 +84,17 @@ def test_interact_that_does_not_activate_or_is_not_destructive() -> None:
     assert interact_facts({"action": "fill", "ref": "e1", "text": "x"}, "Delete reason").destructive is None
     assert interact_facts({"action": "press", "ref": "e1", "key": "Tab"}, "Delete").destructive is None
     assert interact_facts({"action": "click", "css": "#x"}, None).destructive is None  # not resolved beforehand
+
+
+def test_natural_language_taps_are_destructive_when_their_words_say_so() -> None:
+    tap = described_facts("ai_tap", {"locate": "the Delete account button"})
+    assert tap.destructive == 'tap "the Delete account button"'
+    assert described_facts("ai_tap", {"locate": "the Save button"}).destructive is None
+    enter = described_facts("ai_keyboard_press", {"key": "Enter", "locate": "the remove item button"})
+    assert enter.destructive == 'keyboard press "the remove item button"'
+    assert described_facts("ai_keyboard_press", {"key": "Tab", "locate": "the delete button"}).destructive is None
+    assert described_facts("ai_tap", {}).destructive is None  # malformed arguments fail later, not here
+    assert {"ai_tap", "ai_keyboard_press"} == DESCRIBED_TARGETS
 
 
 async def test_a_password_field_is_noted_even_when_the_call_then_fails_on_where_it_landed() -> None:

@@ -86,6 +86,42 @@ def test_evaluate_exists_only_when_the_settings_enable_it() -> None:
     assert "evaluate" not in {t.name for t in s.visible_core_tools(connected(tab(1)), enabled)}
 
 
+NL_TOOLS = [t for t in ALL_TOOLS if t.enabled(Settings(nl_tools=True))]
+WITH_MODEL = Settings(nl_tools=True, nl_model_base_url="http://m/v1", nl_model="m")
+NL_MODEL_TOOLS = [t for t in ALL_TOOLS if t.enabled(WITH_MODEL)]
+NL_ELEMENT = {"ai_tap", "ai_input", "ai_hover", "ai_keyboard_press", "ai_scroll"}
+NL_MODEL = {"ai_query", "ai_assert", "ai_wait_for", "ai_action"}
+
+
+def test_natural_language_tools_follow_their_settings_and_the_state() -> None:
+    def names(state: s.BrowserState, catalog: list[Any]) -> set[str]:
+        return {t.name for t in s.visible_core_tools(state, catalog)} - core_names(state)
+
+    assert not {t.name for t in CATALOG} & (NL_ELEMENT | NL_MODEL)  # off by default
+    assert names(s.BrowserState(), NL_MODEL_TOOLS) == set()
+    assert names(connected(), NL_TOOLS) == {"ai_connect_new_tab"}
+    assert names(connected(tab(1)), NL_TOOLS) == {"ai_connect_new_tab", "ai_connect_current_tab"}
+    verbs = {"ai_connect_new_tab", "ai_connect_current_tab", "ai_disconnect"}
+    assert names(focused(1, (), tab(1)), NL_TOOLS) == verbs | NL_ELEMENT  # the model's tools need a model
+    assert names(focused(1, (), tab(1)), NL_MODEL_TOOLS) == verbs | NL_ELEMENT | NL_MODEL
+    # a model without nl_tools lists nothing
+    no_switch = Settings(nl_model_base_url="http://m/v1", nl_model="m")
+    assert not [t for t in ALL_TOOLS if t.enabled(no_switch) and t.name.startswith("ai_")]
+
+
+def test_releasing_focus_keeps_the_tabs_and_changes_the_list() -> None:
+    state = focused(1, (page_tool(),), tab(1), tab(2))
+    moved = step(state, s.FocusReleased())
+    assert moved.list_changed
+    assert moved.state.mode is s.Mode.CONNECTED_TABS
+    assert set(moved.state.tabs) == {1, 2}
+    assert moved.state.page_tools == ()
+    assert moved.state.tabs[1].tools == (page_tool(),)  # its tools are kept for list_tabs' count
+    again = step(moved.state, s.FocusReleased())
+    assert not again.list_changed and again.state == moved.state
+    assert s.apply(s.BrowserState(), s.FocusReleased()) == s.BrowserState()  # not connected: nothing to release
+
+
 def test_page_tools_are_visible_only_for_the_focused_tab() -> None:
     inbox, flights = page_tool("search_inbox"), page_tool("search_flights")
     state = focused(1, (inbox,), tab(1), tab(2))

@@ -26,7 +26,6 @@ model can pick, or the configured model is asked); nothing good enough is *not f
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -39,6 +38,7 @@ Outcome = Literal["found", "ambiguous", "not_found"]
 FOUND_AT = 0.6  # the best score must reach this…
 LEAD = 0.08  # …and beat the next by this much
 NOT_FOUND_BELOW = 0.45
+UNEXPLAINED_BELOW = 0.3  # a word that fits the best element less than this is not accounted for
 TIE = 0.04  # within this of the best, candidates are the same to an ordinal ("the second …")
 MAX_CANDIDATES = 5
 REF = re.compile(r"^\s*(f[1-9][0-9]*)?e[1-9][0-9]*\s*$")
@@ -155,6 +155,9 @@ _ORDINALS = {
 }  # fmt: skip
 # "sign in", "log out", "check out": one word to a person, and "in" here is not a place.
 _PHRASAL = re.compile(r"\b(log|sign|check|opt)[\s-]+(in|out|on|off|up)\b")
+# "3rd" is one word to a person but two tokens ("3", "rd"): spelled out before reading ("third").
+_NUMBERED = re.compile(r"\b([1-9]|10)(?:st|nd|rd|th)\b")
+_SPELLED = {n: w for w, n in _ORDINALS.items() if w.isalpha() and n > 0}
 _QUOTED = re.compile(r"[\"“”'‘’«»]([^\"“”‘’«»]{1,200})[\"“”'‘’«»]")
 # Interactive roles a click or hover is meant for; anything else is less likely what was meant.
 _CONTROL_ROLES = frozenset(
@@ -213,13 +216,15 @@ def read(description: str) -> Description:
     quoted_match = _QUOTED.search(text)
     quoted = quoted_match.group(1).strip() if quoted_match else ""
     folded = _PHRASAL.sub(lambda m: m.group(1) + m.group(2), fold(text)).replace("e-mail", "email")
+    folded = _NUMBERED.sub(lambda m: _SPELLED[int(m.group(1))], folded)
     ordinal = None
     for word in tokens(folded):
         if word in _ORDINALS:
             ordinal = _ORDINALS[word]
             break
     # what it is: role words before the first "in/of/for…" (the rest says where it is)
-    split = _WHERE.search(folded)
+    # ("in", "for"… inside a quoted name are part of the name: 'the "Save for later" link')
+    split = _WHERE.search(_QUOTED.sub(lambda m: " " * len(m.group(0)), folded))
     head, tail = (folded[: split.start()], folded[split.end() :]) if split else (folded, "")
     roles: set[str] = set()
     role_words: list[str] = []
@@ -363,6 +368,11 @@ def decide(view: PageView, description: str, purpose: Purpose = "any") -> Decisi
     if not scored or scored[0].score < NOT_FOUND_BELOW:
         return Decision("not_found", wanted, tuple(scored[:MAX_CANDIDATES]), "nothing on the page fits it well")
     best = scored[0].score
+    close = [c for c in scored if c.score > best - LEAD]
+    unexplained = _unexplained(scored[0].row, wanted)
+    if unexplained and best >= FOUND_AT:  # "Delete account" is not the Delete link of an address
+        words = ", ".join(repr(w) for w in unexplained)
+        return Decision("ambiguous", wanted, tuple(close[:MAX_CANDIDATES]), f"nothing near the best fit says {words}")
     if wanted.ordinal is not None:
         ties = sorted((c for c in scored if c.score >= best - TIE), key=lambda c: c.row.index)
         if best >= FOUND_AT:
@@ -374,7 +384,6 @@ def decide(view: PageView, description: str, purpose: Purpose = "any") -> Decisi
             return Decision(
                 "not_found", wanted, tuple(ties[:MAX_CANDIDATES]), f"only {len(ties)} elements fit it equally well"
             )
-    close = [c for c in scored if c.score > best - LEAD]
     if best >= FOUND_AT and len(close) == 1:
         return Decision("found", wanted, tuple(scored[:MAX_CANDIDATES]))
     if len(close) > 1:
@@ -384,5 +393,7 @@ def decide(view: PageView, description: str, purpose: Purpose = "any") -> Decisi
     return Decision("ambiguous", wanted, tuple(scored[:MAX_CANDIDATES]), "the best fit is not a confident one")
 
 
-def candidates_text(candidates: Sequence[Candidate]) -> str:
-    return "; ".join(f"{c.row.describe()}" + (f" in {c.row.context!r}" if c.row.context else "") for c in candidates)
+def _unexplained(row: Row, wanted: Description) -> list[str]:
+    """Words of the description that nothing about the element accounts for: it may be another element
+    the page does not show (a hidden one), so the element is not taken on trust."""
+    return [w for w in wanted.words if w not in _PLACE_WORDS and _word_fit(row, w) < UNEXPLAINED_BELOW]

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from tabmcp.introspect.text import without_formatting
-from tabmcp.nl.words import Bag, join_texts
+from tabmcp.nl.words import Bag, join_texts, normal
 from tabmcp.page.toon import clean
 
 MAX_FIELD = 500
@@ -179,9 +179,12 @@ class PageView:
         """What a person reads in a row: its name, or its descendants' names and text."""
         if row.name and (row.is_text or not self.children(row)):
             return row.name
-        parts = [row.name] if row.name and row.role not in TABLE_ROLES | LIST_ROLES else []
-        parts += [d.name or d.value for d in self.descendants(row) if d.is_text or not self.children(d)]
-        return join_texts(parts)
+        inner = join_texts(d.name or d.value for d in self.descendants(row) if d.is_text or not self.children(d))
+        # a name taken from the content is read once: a cell "Edit" holding an Edit button reads "Edit"
+        from_content = f"{normal(inner)} ".startswith(f"{normal(row.name)} ")
+        if not row.name or row.role in TABLE_ROLES | LIST_ROLES or from_content:
+            return inner
+        return join_texts((row.name, inner))
 
     def heading_before(self, row: Row) -> str:
         """The nearest heading above a row: what a section of the page is called."""
@@ -259,11 +262,19 @@ def render_for_model(view: PageView, max_chars: int) -> str:
     for shown, row in enumerate(view.rows):
         line = "  " * min(row.depth, 8) + _row_line(row)
         if used + len(line) + 1 > max_chars:
-            lines.append(f"… ({len(view.rows) - shown} more rows cut)")
+            # the note counts too: drop shown rows until it fits
+            while len(lines) > 2 and used + len(_cut_note(len(view.rows) - shown)) > max_chars:
+                used -= len(lines.pop()) + 1
+                shown -= 1
+            lines.append(_cut_note(len(view.rows) - shown))
             break
         lines.append(line)
         used += len(line) + 1
     return "\n".join(lines)
+
+
+def _cut_note(rows: int) -> str:
+    return f"… ({rows} more rows cut)"
 
 
 def _row_line(row: Row) -> str:

@@ -103,7 +103,8 @@ def read_locate(answer: str, view: PageView) -> tuple[str | None, str]:
     ref = data.get("ref")
     if ref is None:
         return None, _reason(data)
-    if not isinstance(ref, str) or view.by_ref(ref.strip()) is None:
+    # text rows have ref "": an empty ref names no element, though by_ref("") finds one of them
+    if not isinstance(ref, str) or not ref.strip() or view.by_ref(ref.strip()) is None:
         raise AnswerError(f"the model named {ref!r}, which is not a ref of an element on the page")
     return ref.strip(), _reason(data)
 
@@ -141,7 +142,7 @@ def assertion_question(assertion: str) -> str:
 
 def read_assertion(answer: str) -> tuple[bool, str]:
     data = _object(answer)
-    verdict = data.get("pass", data.get("passed", data.get("result")))
+    verdict = next((data[k] for k in ("pass", "passed", "result") if data.get(k) is not None), None)
     if not isinstance(verdict, bool):
         raise AnswerError('the model\'s answer has no "pass": true/false')
     return verdict, _reason(data)

@@ -25,6 +25,7 @@ from tabmcp.nl.page import PageView, Table
 from tabmcp.nl.words import (
     STOPWORDS,
     Bag,
+    contains_phrase,
     content_tokens,
     number_in,
     numbers_in,
@@ -391,14 +392,15 @@ def table_cell(view: PageView, attribute: Sequence[str], entity: Sequence[str]) 
 
 def smallest_region(view: PageView, entity: Sequence[str]) -> str | None:
     """The shortest piece of text on the page (a text row, a table row, a list item, a card) that
-    names every word of the entity; None when none does, or two different ones tie."""
+    names every word of the entity; None when none does, or when two that name it are apart (not one
+    inside the other: "Sauce Labs" names three product cards)."""
     matches = sorted(
         {text for text, _ in view.regions() if text and _fit(entity, text) >= 0.95},
         key=len,
     )
     if not matches:
         return None
-    if len(matches) > 1 and len(matches[1]) == len(matches[0]):
+    if any(not contains_phrase(other, matches[0]) for other in matches[1:]):
         return None
     return matches[0]
 

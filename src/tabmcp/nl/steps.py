@@ -76,7 +76,7 @@ _VERBS = (
     r"untick|hover|mouse|scroll|go|navigate|open|visit|load|wait|verify|assert|ensure|confirm|make|double"
 )
 _AND_VERB = re.compile(rf"\s+(?:and then|and|then|after that|afterwards|finally)\s+(?=(?:{_VERBS})\b)", re.IGNORECASE)
-_SEPARATORS = re.compile(r"\s*(?:[,;\n]|\.\s+|\bthen\b)\s*", re.IGNORECASE)
+_SEPARATORS = re.compile(r"\s*(?:[,;\n]|\.\s+)\s*")
 _LEAD = re.compile(r"^(?:and|then|first|next|finally|after that|afterwards|please)\s+", re.IGNORECASE)
 KEY_NAMES = {
     "enter": "Enter", "return": "Enter", "tab": "Tab", "escape": "Escape", "esc": "Escape", "space": "Space",
@@ -291,18 +291,27 @@ def _model_step(number: int, raw: object) -> ActionStep:
             return ActionStep("navigate", url=text("url", True))
         case "wait":
             ms = raw.get("ms")
-            if isinstance(ms, int) and not isinstance(ms, bool) and 0 <= ms <= MAX_WAIT_MS:
-                return ActionStep("wait", ms=ms)
-            return ActionStep("wait", assertion=text("assertion", True))
+            if ms is None:
+                return ActionStep("wait", assertion=text("assertion", True))
+            if not isinstance(ms, int) or isinstance(ms, bool) or not 0 <= ms <= MAX_WAIT_MS:
+                raise StepError(f"step {number} (wait): ms must be a whole number from 0 to {MAX_WAIT_MS}")
+            return ActionStep("wait", ms=ms)
         case _:
             return ActionStep("assert", assertion=text("assertion", True))
 
 
+_AGENT_KEYS = frozenset(KEY_NAMES.values())
+
+
 def _plain_key(value: object) -> str | None:
     """A key the model wrote the way the page agent names it already ("ArrowDown", "Control+A")."""
-    if isinstance(value, str) and re.fullmatch(r"(?:(?:Control|Shift|Alt|Meta)\+)*[A-Za-z0-9]{1,12}", value):
-        return value
-    return None
+    match = (
+        re.fullmatch(r"((?:(?:Control|Shift|Alt|Meta)\+)*)([A-Za-z0-9]+)", value) if isinstance(value, str) else None
+    )
+    if match is None:
+        return None
+    key = match.group(2)
+    return value if key in _AGENT_KEYS or len(key) == 1 or re.fullmatch(r"F(?:[1-9]|1[0-2])", key) else None
 
 
 def plan_schema() -> dict[str, Any]:

@@ -124,6 +124,8 @@ def stem(word: str) -> str:
     """A crude English stem: plurals and the commonest endings, enough for "names" ~ "name"."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]  # searches → search, boxes → box
     for ending in ("ing", "ed"):
         if len(word) > len(ending) + 3 and word.endswith(ending):
             return word[: -len(ending)]

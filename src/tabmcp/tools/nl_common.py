@@ -135,7 +135,7 @@ def locate_failure(description: str, decision: locating.Decision, note: str = ""
     )
     if decision.outcome == "ambiguous":
         message = (
-            f'"{description}" fits several elements ({decision.why}): {listed}. Call again with locate set to '
+            f'"{description}" does not pick out one element ({decision.why}): {listed}. Call again with locate set to '
             'the ref of the one you mean (e.g. "' + decision.candidates[0].row.ref + '"), or say which one '
             '("the second …", "… in the row of X").' + note
         )
