@@ -214,6 +214,8 @@ SERVER_MESSAGES: list[p.Frame] = [
     p.Act(id="r8", tabId=7, action="click", target=p.Target(ref="f2e3"), trusted=True, waitUntil="networkidle"),
     p.Act(id="r9", tabId=7, action="fill", target=p.Target(role="textbox", name="Email"), text="ada@example.com"),
     p.Act(id="r10", tabId=7, action="select", target=p.Target(css="#cabin"), values=["a", "b"], timeoutMs=0),
+    p.Snapshot(id="r11", tabId=7, mode="locate"),
+    p.ActiveTab(id="r12"),
     p.Act(id="r11", tabId=7, action="press", key="Control+A"),
     p.Act(id="r12", tabId=7, action="scroll", direction="down", amount=300),
     p.Act(id="r13", tabId=7, action="click", target=p.Target(role="button"), dialog="accept", promptText="yes"),
@@ -266,7 +268,7 @@ def documented_server_types() -> set[str]:
 
 
 def test_every_server_type_is_documented_and_has_an_example() -> None:
-    accepted = {m.__name__: m for m in (p.Pong, p.Connect, p.OpenTab, p.FocusTab, p.CloseTab, p.Capture,
+    accepted = {m.__name__: m for m in (p.Pong, p.Connect, p.OpenTab, p.FocusTab, p.ActiveTab, p.CloseTab, p.Capture,
                                          p.CallTool, p.Snapshot, p.Act, p.Navigate, p.WaitFor, p.Screenshot,
                                          p.Console, p.Evaluate, p.ServerError)}
     types = {m.model_fields["type"].default for m in accepted.values()}
@@ -360,6 +362,7 @@ RESULT_DATA_EXAMPLES: dict[str, dict[str, Any]] = {
         "title": "Next",
         "dialogs": [{"type": "confirm", "message": "Sure?", "answer": False}, {"type": "alert", "message": "Hi",
                                                                              "answer": None}],
+        "scroll": {"x": 0, "y": 340},
     },
     "navigate": {"url": "http://127.0.0.1:8000/", "title": "Home"},
     "waitFor": {"met": True, "elapsedMs": 120},
@@ -377,7 +380,7 @@ RESULT_DATA_EXAMPLES: dict[str, dict[str, Any]] = {
 def test_every_page_agent_request_has_a_result_model() -> None:
     assert set(p.RESULT_DATA) == set(RESULT_DATA_EXAMPLES)
     assert set(p.RESULT_DATA) == {m.type for m in SERVER_MESSAGES} - {
-        "pong", "connect", "openTab", "focusTab", "closeTab", "capture", "callTool", "error"
+        "pong", "connect", "openTab", "focusTab", "activeTab", "closeTab", "capture", "callTool", "error"
     }
 
 

@@ -26,11 +26,12 @@ model can pick, or the configured model is asked); nothing good enough is *not f
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from tabmcp.nl.page import EDITABLE_ROLES, PageView, Row
-from tabmcp.nl.words import STOPWORDS, Bag, content_tokens, fold, normal, similarity, tokens
+from tabmcp.nl.words import STOPWORDS, Bag, Fits, PageFits, content_tokens, fold, normal, similarity, tokens
 
 Purpose = Literal["click", "input", "hover", "any", "scroll", "select", "check"]
 Outcome = Literal["found", "ambiguous", "not_found"]
@@ -266,13 +267,17 @@ class Candidate:
         return item
 
 
-def score(row: Row, wanted: Description, purpose: Purpose = "any") -> float:
-    """How well one element fits a description, from 0 to 1."""
+def score(row: Row, wanted: Description, purpose: Purpose = "any", fits: PageFits | None = None) -> float:
+    """How well one element fits a description, from 0 to 1. ``fits``: the description's words against
+    the page's vocabulary (``decide`` works them out once for all the page's elements)."""
     role_fit = _role_fit(row, wanted)
     if wanted.words:
-        found = [_word_fit(row, w) for w in wanted.words]
+        if fits is not None and row.role not in ROLE_WORDS and row.tokens.isdisjoint(fits.any):
+            found = [0.0] * len(wanted.words)  # none of its words fits any word of the description
+        else:
+            found = [_word_fit(row, w, fits.by_word[w] if fits is not None else None) for w in wanted.words]
         cover = sum(found) / len(found)
-        precision = _precision(row, wanted)
+        precision = _precision(row, wanted) if cover > 0 else (0.5 if not row.name_bag.words else 0.0)
         total = 0.55 * cover + 0.2 * precision + 0.25 * role_fit if wanted.roles else 0.8 * cover + 0.2 * precision
         if role_fit >= 0.8 and wanted.phrase and _compact(row.name) in (wanted.phrase, wanted.compact_words):
             total = min(1.0, total + 0.1)  # the description is the element's whole name
@@ -287,14 +292,15 @@ def score(row: Row, wanted: Description, purpose: Purpose = "any") -> float:
     return total * _purpose_fit(row, purpose)
 
 
-def _word_fit(row: Row, word: str) -> float:
+def _word_fit(row: Row, word: str, fits: Fits | None = None) -> float:
+    best: Callable[[Bag], float] = fits.best_in if fits is not None else (lambda bag: bag.best(word))
     return max(
-        row.name_bag.best(word),
-        0.8 * row.hint_bag.best(word),
-        0.75 * row.value_bag.best(word),
+        best(row.name_bag),
+        0.8 * best(row.hint_bag),
+        0.75 * best(row.value_bag),
         0.7 * ROLE_WORDS[row.role].best(word) if row.role in ROLE_WORDS else 0.0,
-        0.75 * row.context_bag.best(word),
-        0.6 * row.section_bag.best(word),
+        0.75 * best(row.context_bag),
+        0.6 * best(row.section_bag),
     )
 
 
@@ -360,8 +366,9 @@ def decide(view: PageView, description: str, purpose: Purpose = "any") -> Decisi
         return Decision("found", wanted, (Candidate(row, 1.0),))
     if not wanted.words and not wanted.roles and not wanted.quoted:
         return Decision("not_found", wanted, why="the description names nothing to look for")
+    fits = PageFits.of(wanted.words, view.vocabulary)
     scored = sorted(
-        (Candidate(row, score(row, wanted, purpose)) for row in view.elements),
+        (Candidate(row, score(row, wanted, purpose, fits)) for row in view.elements),
         key=lambda c: (-c.score, c.row.index),
     )
     scored = [c for c in scored if c.score > 0]

@@ -89,6 +89,12 @@ class Row:
     def section_bag(self) -> Bag:
         return Bag.of(self.section)
 
+    @cached_property
+    def tokens(self) -> frozenset[str]:
+        """Every token (and joined pair) of its texts: a row sharing none with a description is skipped."""
+        bags = (self.name_bag, self.hint_bag, self.value_bag, self.context_bag, self.section_bag)
+        return frozenset().union(*(b.word_set | b.joined_set for b in bags))
+
 
 @dataclass(frozen=True)
 class Table:
@@ -192,6 +198,14 @@ class PageView:
             if other.role == "heading":
                 return other.name
         return ""
+
+    @cached_property
+    def vocabulary(self) -> frozenset[str]:
+        """Every token (and joined pair) of every element's name, hint, value, context and section."""
+        tokens: set[str] = set()
+        for row in self.elements:
+            tokens |= row.tokens
+        return frozenset(tokens)
 
     @cached_property
     def text(self) -> str:

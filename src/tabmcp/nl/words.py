@@ -148,9 +148,10 @@ def similarity(a: str, b: str) -> float:
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     if len(short) >= 3 and long_.startswith(short):
         return 0.8 * (len(short) / len(long_)) ** 0.5
-    if min(len(a), len(b)) >= 4:
-        ratio = SequenceMatcher(None, a, b).ratio()
-        if ratio >= 0.8:
+    # a near spelling: a ratio of 0.8 needs lengths within 2:3, and quick_ratio bounds ratio from above
+    if len(short) >= 4 and 3 * len(short) >= 2 * len(long_):
+        matcher = SequenceMatcher(None, a, b)
+        if matcher.quick_ratio() >= 0.8 and (ratio := matcher.ratio()) >= 0.8:
             return 0.9 * ratio
     return 0.0
 
@@ -161,11 +162,12 @@ class Bag:
 
     words: tuple[str, ...]
     joined: tuple[str, ...]
+    word_set: frozenset[str] = frozenset()
+    joined_set: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, text: str) -> Bag:
-        words = tuple(tokens(text))
-        return cls(words, tuple(a + b for a, b in pairwise(words)))
+        return _bag(text)
 
     def best(self, token: str) -> float:
         """How well the best token of this text matches ``token``."""
@@ -176,6 +178,37 @@ class Bag:
 
     def content(self) -> list[str]:
         return [w for w in self.words if w not in STOPWORDS]
+
+
+@lru_cache(maxsize=32768)
+def _bag(text: str) -> Bag:
+    """Bags are immutable, and a page repeats its texts (a section's heading, a row's cells): made once."""
+    words = tuple(tokens(text))
+    joined = tuple(a + b for a, b in pairwise(words))
+    return Bag(words, joined, frozenset(words), frozenset(joined))
+
+
+class Fits:
+    """One word's similarity to every token of a page, worked out once per page: scoring thousands of
+    elements then only looks at the few tokens of each that fit the word at all."""
+
+    def __init__(self, word: str, vocabulary: Iterable[str]) -> None:
+        self.word = word
+        self.fits = {token: fit for token in vocabulary if (fit := similarity(word, token)) > 0}
+        self._memo: dict[int, float] = {}  # id(bag) -> best: a page repeats its texts, and bags are shared
+
+    def best_in(self, bag: Bag) -> float:
+        """``bag.best(word)``, for a bag whose tokens are all in the vocabulary."""
+        known = self._memo.get(id(bag))
+        if known is not None:
+            return known
+        fits = self.fits
+        score = max((fits[t] for t in bag.word_set & fits.keys()), default=0.0)
+        if score < 1.0 and bag.joined:
+            joined = max((fits[t] for t in bag.joined_set & fits.keys()), default=0.0)
+            score = max(score, 0.95 * joined)
+        self._memo[id(bag)] = score
+        return score
 
 
 def coverage(wanted: Sequence[str], bag: Bag) -> float:
@@ -233,3 +266,18 @@ def contains_phrase(haystack: str, needle: str) -> bool:
 
 def join_texts(texts: Iterable[str]) -> str:
     return " ".join(t for t in texts if t)
+
+
+@dataclass(frozen=True)
+class PageFits:
+    """A description's words against one page: each word's fits, and every token that fits one of them
+    (an element with none of those tokens scores no word, and is not looked at further)."""
+
+    by_word: dict[str, Fits]
+    any: frozenset[str]
+
+    @classmethod
+    def of(cls, words: Iterable[str], vocabulary: Iterable[str]) -> PageFits:
+        vocabulary = tuple(vocabulary)
+        by_word = {word: Fits(word, vocabulary) for word in words}
+        return cls(by_word, frozenset().union(*(f.fits.keys() for f in by_word.values())))

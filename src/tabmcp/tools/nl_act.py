@@ -32,8 +32,8 @@ from tabmcp.tools.nl_common import (
     model_failure,
     read_page,
     scroll,
+    wait_until,
 )
-from tabmcp.tools.nl_read import wait_until
 from tabmcp.tools.targets import toon
 
 FOCUSED = {s.Mode.FOCUSED}
@@ -45,16 +45,12 @@ LOCATE = Field(
 )
 
 
-class TapArgs(Args):
+class LocateArgs(Args):
     locate: str = LOCATE
 
 
 class InputArgs(Args):
     text: str = Field(max_length=20_000, description="Text to enter; an empty string clears the field")
-    locate: str = LOCATE
-
-
-class HoverArgs(Args):
     locate: str = LOCATE
 
 
@@ -91,7 +87,7 @@ async def _acted(ctx: ToolContext, description: str, purpose: Purpose, action: s
 
 
 @tool(title="AI tap", available_in=FOCUSED, requires=NL)
-async def ai_tap(ctx: ToolContext, args: TapArgs) -> Text:
+async def ai_tap(ctx: ToolContext, args: LocateArgs) -> Text:
     """Click the element described in plain words (the page's own words are matched, no screenshot)."""
     return await _acted(ctx, args.locate, "click", "click")
 
@@ -105,7 +101,7 @@ async def ai_input(ctx: ToolContext, args: InputArgs) -> Text:
 
 
 @tool(title="AI hover", available_in=FOCUSED, requires=NL)
-async def ai_hover(ctx: ToolContext, args: HoverArgs) -> Text:
+async def ai_hover(ctx: ToolContext, args: LocateArgs) -> Text:
     """Move the mouse over the element described in plain words."""
     return await _acted(ctx, args.locate, "hover", "hover")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -250,3 +251,30 @@ async def scroll(
     if until:
         result["reachedEnd"] = rounds < SCROLL_ROUNDS
     return result
+
+
+# ----------------------------------------------------------------- waiting
+
+
+async def wait_until(ctx: ToolContext, assertion: str, timeout_ms: int, interval_ms: int) -> str:
+    """Check until the assertion holds; the source of the passing check. TIMEOUT when it never does:
+    the model's own answers are bounded by the time left, so the wait never overruns by a model call."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    checks = 0
+    last = ""
+    while True:
+        checks += 1
+        left = deadline - time.monotonic()
+        checked = await check_assertion(ctx, assertion, model_timeout=max(0.1, left))
+        if checked.passed:
+            return checked.source
+        last = checked.evidence
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        await asyncio.sleep(min(interval_ms / 1000, left))  # then one more check, at the deadline at the latest
+    shown = untrusted.line(last, untrusted.MAX_TITLE * 2)
+    raise ToolFailure(
+        f"Timed out after {timeout_ms} ms ({checks} checks) waiting for: {assertion}. Last check: {shown}",
+        {"code": "TIMEOUT", "checks": checks, "note": untrusted.NOTE},
+    )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import anyio
 from pydantic import Field
 
 from tabmcp import state as s
@@ -20,7 +19,7 @@ from tabmcp.nl import prompts
 from tabmcp.nl import query as queries
 from tabmcp.nl.model import ModelError
 from tabmcp.tools.base import Args, ToolContext, ToolFailure, tool
-from tabmcp.tools.nl_common import NL_MODEL, ask_model, check_assertion, model_failure, read_page
+from tabmcp.tools.nl_common import NL_MODEL, ask_model, check_assertion, model_failure, read_page, wait_until
 
 FOCUSED = {s.Mode.FOCUSED}
 MAX_WAIT_MS = 120_000
@@ -91,27 +90,3 @@ async def ai_wait_for(ctx: ToolContext, args: WaitForArgs) -> dict[str, Any]:
     started = time.monotonic()
     met = await wait_until(ctx, args.assertion, args.timeout_ms, args.check_interval_ms)
     return {"met": args.assertion, "afterMs": round((time.monotonic() - started) * 1000), "source": met}
-
-
-async def wait_until(ctx: ToolContext, assertion: str, timeout_ms: int, interval_ms: int) -> str:
-    """Check until the assertion holds; the source of the passing check. TIMEOUT when it never does:
-    the model's own answers are bounded by the time left, so the wait never overruns by a model call."""
-    deadline = time.monotonic() + timeout_ms / 1000
-    checks = 0
-    last = ""
-    while True:
-        checks += 1
-        left = deadline - time.monotonic()
-        checked = await check_assertion(ctx, assertion, model_timeout=max(0.1, left))
-        if checked.passed:
-            return checked.source
-        last = checked.evidence
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        await anyio.sleep(min(interval_ms / 1000, left))  # then one more check, at the deadline at the latest
-    shown = untrusted.line(last, untrusted.MAX_TITLE * 2)
-    raise ToolFailure(
-        f"Timed out after {timeout_ms} ms ({checks} checks) waiting for: {assertion}. Last check: {shown}",
-        {"code": "TIMEOUT", "checks": checks, "note": untrusted.NOTE},
-    )
