@@ -71,7 +71,7 @@ def test_quoted_text_shown(shop: PageView) -> None:
 def test_quoted_text_absent_fails(shop: PageView) -> None:
     failed = verdict(shop, 'the page shows "Logged in"', "failed")
     assert "'Logged in'" in failed.evidence
-    assert "it shows: Main Home Cart (0)" in failed.evidence  # what the page shows instead…
+    assert "it shows: Home Cart (0) Query Search" in failed.evidence  # what the page shows instead…
     assert failed.evidence.endswith("…")  # …cut to the evidence size
 
 
@@ -182,3 +182,11 @@ def test_field_values(shop: PageView) -> None:
 )
 def test_judgement_is_for_the_model(shop: PageView, assertion: str) -> None:
     assert check(shop, assertion) == Verdict("unknown")
+
+
+def test_a_container_name_is_not_read_twice_and_amounts_may_carry_their_unit(shop: PageView) -> None:
+    """A cell named "Edit" holds the button "Edit": the page shows "Edit" once per row, not "Edit Edit"."""
+    verdict(shop, 'the page shows "Edit Edit"', "failed")
+    verdict(shop, 'the page shows "Fix bug Bob 5 Edit"', "passed")
+    verdict(shop, "the price of Sauce Labs Onesie is 7.99 dollars", "passed")
+    verdict(shop, "the price of Sauce Labs Onesie is 8 dollars", "failed")

@@ -492,3 +492,9 @@ def test_a_word_nothing_near_the_best_fit_says_keeps_even_a_lone_match_from_bein
     assert refs(guarded) == ["e3"]  # offered to pick by ref
     assert found(page, "the Delete link for Home").ref == "e3"  # every word accounted for: found
     assert found(page, "delete the address").ref == "e3"  # "address" is the heading's word
+
+
+def test_apostrophes_inside_words_do_not_quote() -> None:
+    wanted = read("Bob's Edit button in Fix bug's row")
+    assert wanted.quoted == "" and wanted.roles == {"button"}
+    assert read("the 'Save for later' link").quoted == "Save for later"

@@ -25,6 +25,7 @@ from tabmcp.nl.locate import decide, read
 from tabmcp.nl.page import EDITABLE_ROLES, PageView
 from tabmcp.nl.query import collections_named, pick_one, query_words, smallest_region, table_cell
 from tabmcp.nl.words import (
+    QUOTES,
     contains_phrase,
     content_tokens,
     normal,
@@ -48,8 +49,7 @@ class Verdict:
 
 
 UNKNOWN = Verdict("unknown")
-_Q = "\"“”'‘’«»"
-_QUOTED = re.compile(rf"^[{_Q}](.+)[{_Q}]$")
+_QUOTED = re.compile(rf"^[{QUOTES}](.+)[{QUOTES}]$")
 _SHOWS = r"(?:shows?|contains?|displays?|has|includes?|says|reads)"
 _SHOWN = r"(?:shown|visible|displayed|present|on (?:the )?page|on screen|there)"
 _THE = r"^(?:the )?(?:text |message )?"
@@ -190,7 +190,7 @@ def _value(view: PageView, match: re.Match[str]) -> Verdict | None:
     what, (value, _) = match.group("what"), _quoted(match.group("value"))
     if not content_tokens(what) or not value:
         return None
-    expected_number = number_in(value) if re.fullmatch(r"[-−]?[$€£¥]?\s?[0-9][0-9,.]*\s?[€$%]?", value) else None
+    expected_number = number_in(value.split()[0]) if _NUMBER_VALUE.fullmatch(value) else None
     # "the price of X is 7.99": the table cell or the small text that names X
     of = re.match(r"^(?:the\s+)?(?P<attr>.+?)\s+(?:of|for)\s+(?:the\s+)?(?P<entity>.+)$", what, re.IGNORECASE)
     if of is not None:
@@ -216,6 +216,10 @@ def _value(view: PageView, match: re.Match[str]) -> Verdict | None:
     return None
 
 
+# "7.99", "$7.99", "7,99 €", "7.99 dollars": a number, compared as one
+_NUMBER_VALUE = re.compile(
+    r"[-−]?[$€£¥]?\s?[0-9][0-9,.]*(?:\s?[€$%]|\s(?:dollars?|usd|euros?|eur|pounds?|gbp|percent))?", re.IGNORECASE
+)
 _VALUED_ROLES = EDITABLE_ROLES | {"listbox", "checkbox", "radio", "switch", "slider", "button", "link"}
 
 

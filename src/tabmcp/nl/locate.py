@@ -31,7 +31,18 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tabmcp.nl.page import EDITABLE_ROLES, PageView, Row
-from tabmcp.nl.words import STOPWORDS, Bag, Fits, PageFits, content_tokens, fold, normal, similarity, tokens
+from tabmcp.nl.words import (
+    QUOTED,
+    STOPWORDS,
+    Bag,
+    Fits,
+    PageFits,
+    content_tokens,
+    fold,
+    normal,
+    similarity,
+    tokens,
+)
 
 Purpose = Literal["click", "input", "hover", "any", "scroll", "select", "check"]
 Outcome = Literal["found", "ambiguous", "not_found"]
@@ -159,7 +170,6 @@ _PHRASAL = re.compile(r"\b(log|sign|check|opt)[\s-]+(in|out|on|off|up)\b")
 # "3rd" is one word to a person but two tokens ("3", "rd"): spelled out before reading ("third").
 _NUMBERED = re.compile(r"\b([1-9]|10)(?:st|nd|rd|th)\b")
 _SPELLED = {n: w for w, n in _ORDINALS.items() if w.isalpha() and n > 0}
-_QUOTED = re.compile(r"[\"“”'‘’«»]([^\"“”‘’«»]{1,200})[\"“”'‘’«»]")
 # Interactive roles a click or hover is meant for; anything else is less likely what was meant.
 _CONTROL_ROLES = frozenset(
     [
@@ -214,7 +224,7 @@ def read(description: str) -> Description:
     text = " ".join(description.split())
     if REF.match(text):
         return Description(text, (), ref=text.strip())
-    quoted_match = _QUOTED.search(text)
+    quoted_match = QUOTED.search(text)
     quoted = quoted_match.group(1).strip() if quoted_match else ""
     folded = _PHRASAL.sub(lambda m: m.group(1) + m.group(2), fold(text)).replace("e-mail", "email")
     folded = _NUMBERED.sub(lambda m: _SPELLED[int(m.group(1))], folded)
@@ -225,7 +235,7 @@ def read(description: str) -> Description:
             break
     # what it is: role words before the first "in/of/for…" (the rest says where it is)
     # ("in", "for"… inside a quoted name are part of the name: 'the "Save for later" link')
-    split = _WHERE.search(_QUOTED.sub(lambda m: " " * len(m.group(0)), folded))
+    split = _WHERE.search(QUOTED.sub(lambda m: " " * len(m.group(0)), folded))
     head, tail = (folded[: split.start()], folded[split.end() :]) if split else (folded, "")
     roles: set[str] = set()
     role_words: list[str] = []

@@ -209,8 +209,12 @@ class PageView:
 
     @cached_property
     def text(self) -> str:
-        """Everything visible as one text: names, values, and text rows, in page order."""
-        return join_texts(join_texts((r.name, r.value)) for r in self.rows)
+        """Everything visible as one text, in page order: text rows, the names of rows with no rows
+        inside (a container's name repeats its content: a cell "Edit" holds the button "Edit", a region
+        is named by its heading), and values."""
+        return join_texts(
+            join_texts((r.name if r.is_text or not self._children.get(r.index) else "", r.value)) for r in self.rows
+        )
 
     # ------------------------------------------------------------- collections
 

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tabmcp.nl.words import QUOTED, QUOTES
+
 StepKind = Literal[
     "tap", "input", "hover", "press", "scroll", "select", "check", "uncheck", "navigate", "wait", "assert"
 ]
@@ -70,7 +72,7 @@ class ActionStep:
 
 # ----------------------------------------------------------------- plain words
 
-_Q = "\"“”'‘’«»"
+_Q = QUOTES
 _VERBS = (
     r"type|enter|input|write|put|fill|set|clear|empty|press|hit|push|click|tap|select|choose|pick|check|tick|uncheck|"
     r"untick|hover|mouse|scroll|go|navigate|open|visit|load|wait|verify|assert|ensure|confirm|make|double"
@@ -153,7 +155,7 @@ def clauses(prompt: str) -> list[str]:
         kept.append(match.group(0))
         return f"\x00{len(kept) - 1}\x00"
 
-    text = re.sub(rf"[{_Q}][^{_Q}]*[{_Q}]", protect, prompt.strip())
+    text = QUOTED.sub(protect, prompt.strip())
     text = _AND_VERB.sub(", ", text)
     parts = [p.strip().rstrip(".!") for p in _SEPARATORS.split(text)]
     restored = [re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], p) for p in parts]

@@ -61,6 +61,10 @@ STOPWORDS = frozenset(
 )
 _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
 _NUMBER = re.compile(r"(?<![\w.,])([-−])?[$€£¥]?\s?([0-9][0-9,]*(?:\.[0-9]+)?)(?![\w])")
+QUOTES = "\"“”'‘’«»"
+# A quoted text: the quote opens at the start or after a space or bracket and closes before a space,
+# punctuation or the end, so the apostrophes of "Bob's" and "Ann's" do not quote what lies between.
+QUOTED = re.compile(rf"(?:(?<=[\s(\[])|^)[{QUOTES}]([^{QUOTES}]{{1,200}})[{QUOTES}](?=[\s.,;:!?)\]]|$)")
 CURRENCY = re.compile(r"[$€£¥]\s*[0-9]|[0-9]\s*(?:usd|eur|gbp|€|\$)", re.IGNORECASE)
 
 # Words people use for the same thing on a web page (each group is one meaning).
