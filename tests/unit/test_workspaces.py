@@ -54,6 +54,9 @@ class Browser:
         self.calls.append(("snapshot", tab_id))
         return {"nodes": []}
 
+    async def active_tab(self) -> s.Tab | None:
+        return self.tabs[self.next_id] if self.next_id in self.tabs else None  # the newest tab is shown
+
 
 def drain(view: Any) -> list[object]:
     events = []
@@ -123,6 +126,19 @@ async def test_a_view_refuses_tabs_it_may_not_see_with_the_answer_for_a_missing_
     del browser.tabs[tab.id]  # closed while the link was down: forgotten at the next connect
     await a.connect()
     assert hub.owners.owned_by("a") == []
+
+
+async def test_the_browsers_active_tab_is_named_only_to_a_client_that_may_see_it() -> None:
+    browser = Browser()
+    hub = DriverHub(browser)  # type: ignore[arg-type]
+    a, b = hub.view("a", "own"), hub.view("b", "own")
+    assert await a.active_tab() is None
+    tab = await a.open_tab("http://a.test/", True)
+    shown = await a.active_tab()
+    assert shown is not None and shown.id == tab.id
+    with pytest.raises(BridgeError) as refused:
+        await b.active_tab()  # another client's tab: neither named nor focused
+    assert refused.value.code == ErrorCode.NO_TAB and str(tab.id) not in refused.value.message
 
 
 def test_workspace_keys_and_labels() -> None:
