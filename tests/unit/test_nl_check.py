@@ -6,20 +6,10 @@ page does not say it plainly."""
 from __future__ import annotations
 
 import pytest
-from tests.unit.nl_fixtures import one, view
+from tests.unit.nl_fixtures import one
 
 from tabmcp.nl.check import EVIDENCE_MAX, Verdict, check
 from tabmcp.nl.page import PageView
-
-
-@pytest.fixture(scope="module")
-def shop() -> PageView:
-    return view("nl")
-
-
-@pytest.fixture(scope="module")
-def settings() -> PageView:
-    return view("nl-dupes")
 
 
 def verdict(page: PageView, assertion: str, status: str) -> Verdict:

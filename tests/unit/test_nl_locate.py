@@ -6,20 +6,10 @@ recorded in tests/fixtures/snapshots)."""
 from __future__ import annotations
 
 import pytest
-from tests.unit.nl_fixtures import one, rows, view
+from tests.unit.nl_fixtures import one, rows
 
 from tabmcp.nl.locate import FOUND_AT, Decision, Purpose, decide, read, score
 from tabmcp.nl.page import PageView, Row
-
-
-@pytest.fixture(scope="module")
-def shop() -> PageView:
-    return view("nl")
-
-
-@pytest.fixture(scope="module")
-def settings() -> PageView:
-    return view("nl-dupes")
 
 
 def found(page: PageView, description: str, purpose: Purpose = "any") -> Row:

@@ -8,19 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.unit.nl_fixtures import one, snapshot, view
+from tests.unit.nl_fixtures import one, snapshot
 
 from tabmcp.nl.page import PageView, Row, render_for_model
-
-
-@pytest.fixture(scope="module")
-def shop() -> PageView:
-    return view("nl")
-
-
-@pytest.fixture(scope="module")
-def settings() -> PageView:
-    return view("nl-dupes")
 
 
 def text_row(page: PageView, name: str) -> Row:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.unit.nl_fixtures import view
 
 from tabmcp.nl.page import PageView
 from tabmcp.nl.query import ANY, Shape, answer, fits_shape, parse_shape
@@ -17,10 +16,6 @@ STRING = Shape("string")
 NUMBER = Shape("number")
 BOOLEAN = Shape("boolean")
 
-
-@pytest.fixture(scope="module")
-def shop() -> PageView:
-    return view("nl")
 
 
 def ask(page: PageView, query: str) -> Any:

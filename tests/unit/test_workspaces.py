@@ -55,7 +55,7 @@ class Browser:
         return {"nodes": []}
 
     async def active_tab(self) -> s.Tab | None:
-        return self.tabs[self.next_id] if self.next_id in self.tabs else None  # the newest tab is shown
+        return self.tabs.get(self.next_id)  # the newest tab is the one shown
 
 
 def drain(view: Any) -> list[object]:
