@@ -158,7 +158,7 @@ def test_sections_are_the_nearest_heading_above(shop: PageView, settings: PageVi
     assert one(settings, "searchbox", "Search site").section == ""  # above every heading
     assert {r.section for r in shop.elements if r.name == "Edit"} == {"Tasks"}
     assert one(shop, "button", "Login").section == "Login"
-    assert shop.heading_before(shop.tables[0].row) == "Tasks"
+    assert shop.tables[0].row.section == "Tasks"
 
 
 # ----------------------------------------------------------------- for a model

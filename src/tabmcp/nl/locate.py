@@ -143,23 +143,9 @@ _NEAR_ROLES = {frozenset({"button", "link"}), frozenset({"textbox", "searchbox"}
 _WHERE = re.compile(r"\b(in|inside|within|of|for|on|under|below|above|beside|near|next to|from|at)\b")
 # Words that name a place on the page but not any of its text ("in the Fix bug row").
 _PLACE_WORDS = frozenset(
-    [
-        "row",
-        "column",
-        "section",
-        "card",
-        "area",
-        "panel",
-        "part",
-        "page",
-        "form",
-        "list",
-        "table",
-        "item",
-        "box",
-        "group",
-    ]
-)
+    ("row", "column", "section", "card", "area", "panel", "part", "page", "form", "list", "table", "item", "box",
+     "group")
+)  # fmt: skip
 _ORDINALS = {
     "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
     "5th": 5, "sixth": 6, "6th": 6, "seventh": 7, "7th": 7, "eighth": 8, "8th": 8, "ninth": 9, "9th": 9,
@@ -170,30 +156,6 @@ _PHRASAL = re.compile(r"\b(log|sign|check|opt)[\s-]+(in|out|on|off|up)\b")
 # "3rd" is one word to a person but two tokens ("3", "rd"): spelled out before reading ("third").
 _NUMBERED = re.compile(r"\b([1-9]|10)(?:st|nd|rd|th)\b")
 _SPELLED = {n: w for w, n in _ORDINALS.items() if w.isalpha() and n > 0}
-# Interactive roles a click or hover is meant for; anything else is less likely what was meant.
-_CONTROL_ROLES = frozenset(
-    [
-        "button",
-        "link",
-        "textbox",
-        "searchbox",
-        "combobox",
-        "listbox",
-        "option",
-        "checkbox",
-        "radio",
-        "switch",
-        "slider",
-        "spinbutton",
-        "tab",
-        "menuitem",
-        "menuitemcheckbox",
-        "menuitemradio",
-        "treeitem",
-        "generic",
-        "summary",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -345,7 +307,7 @@ def _purpose_fit(row: Row, purpose: Purpose) -> float:
     if purpose == "input":
         return (0.85 if disabled else 1.0) if row.role in EDITABLE_ROLES else 0.3
     if purpose in ("click", "hover", "select", "check"):
-        fit = 1.0 if row.role in _CONTROL_ROLES else 0.75
+        fit = 1.0 if row.interactive else 0.75
         return fit * (0.85 if disabled else 1.0)
     return 1.0
 

@@ -9,7 +9,7 @@ what a person can see is here, so nothing hidden is ever located, counted or quo
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -192,13 +192,6 @@ class PageView:
             return inner
         return join_texts((row.name, inner))
 
-    def heading_before(self, row: Row) -> str:
-        """The nearest heading above a row: what a section of the page is called."""
-        for other in reversed(self.rows[: row.index]):
-            if other.role == "heading":
-                return other.name
-        return ""
-
     @cached_property
     def vocabulary(self) -> frozenset[str]:
         """Every token (and joined pair) of every element's name, hint, value, context and section."""
@@ -233,7 +226,7 @@ class PageView:
                     headers = texts
                 elif texts:
                     data.append(texts)
-            tables.append(Table(row, row.name or self.heading_before(row), headers, tuple(data)))
+            tables.append(Table(row, row.name or row.section, headers, tuple(data)))
         return tables
 
     @cached_property
@@ -244,7 +237,7 @@ class PageView:
                 continue
             items = tuple(text for c in self.children(row) if c.role in ITEM_ROLES and (text := self.text_of(c)))
             if items:
-                lists.append(ItemList(row, row.name or self.heading_before(row), items))
+                lists.append(ItemList(row, row.name or row.section, items))
         return lists
 
     def regions(self) -> Iterator[tuple[str, Row | None]]:
@@ -306,8 +299,3 @@ def _row_line(row: Row) -> str:
     if row.context and row.context != row.name:
         line += f" (in: {row.context})"
     return line
-
-
-def rows_of(view: PageView, refs: Sequence[str]) -> list[Row]:
-    wanted = set(refs)
-    return [r for r in view.rows if r.ref in wanted]

@@ -155,42 +155,10 @@ def answer(view: PageView, shape: Shape, description: str) -> Answer | None:
 
 _COUNT = re.compile(r"\b(how many|number of|count of|count|total number)\b", re.IGNORECASE)
 _NOISE = frozenset(
-    [
-        "list",
-        "lists",
-        "array",
-        "values",
-        "value",
-        "items",
-        "item",
-        "all",
-        "every",
-        "each",
-        "entries",
-        "entry",
-        "names",
-        "data",
-        "records",
-        "record",
-        "row",
-        "rows",
-        "table",
-        "column",
-        "text",
-        "texts",
-        "strings",
-        "string",
-        "numbers",
-        "number",
-        "count",
-        "many",
-        "how",
-        "total",
-        "shown",
-        "page",
-        "visible",
-    ]
-)
+    ("list", "lists", "array", "values", "value", "items", "item", "all", "every", "each", "entries", "entry", "names",
+     "data", "records", "record", "row", "rows", "table", "column", "text", "texts", "strings", "string", "numbers",
+     "number", "count", "many", "how", "total", "shown", "page", "visible")
+)  # fmt: skip
 
 
 def query_words(description: str) -> list[str]:

@@ -10,7 +10,7 @@ the page as it is then.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -336,7 +336,3 @@ def plan_schema() -> dict[str, Any]:
         "wait": {"ms": "milliseconds, or", "assertion": "a condition to wait for"},
         "assert": {"assertion": "a fact that must hold"},
     }
-
-
-def describe_all(steps: Sequence[ActionStep]) -> list[str]:
-    return [s.describe() for s in steps]

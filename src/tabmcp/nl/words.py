@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -19,53 +19,16 @@ from itertools import pairwise
 
 # Words that carry no meaning for finding things on a page.
 STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "this",
-        "that",
-        "these",
-        "those",
-        "its",
-        "it",
-        "is",
-        "are",
-        "be",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "and",
-        "or",
-        "from",
-        "into",
-        "onto",
-        "please",
-        "then",
-        "some",
-        "any",
-        "my",
-        "your",
-        "our",
-        "their",
-        "me",
-        "you",
-        "we",
-        "us",
-    ]
-)
+    ("a", "an", "the", "this", "that", "these", "those", "its", "it", "is", "are", "be", "to", "of", "in", "on", "at",
+     "by", "for", "with", "and", "or", "from", "into", "onto", "please", "then", "some", "any", "my", "your", "our",
+     "their", "me", "you", "we", "us")
+)  # fmt: skip
 _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
 _NUMBER = re.compile(r"(?<![\w.,])([-−])?[$€£¥]?\s?([0-9][0-9,]*(?:\.[0-9]+)?)(?![\w])")
 QUOTES = "\"“”'‘’«»"
 # A quoted text: the quote opens at the start or after a space or bracket and closes before a space,
 # punctuation or the end, so the apostrophes of "Bob's" and "Ann's" do not quote what lies between.
 QUOTED = re.compile(rf"(?:(?<=[\s(\[])|^)[{QUOTES}]([^{QUOTES}]{{1,200}})[{QUOTES}](?=[\s.,;:!?)\]]|$)")
-CURRENCY = re.compile(r"[$€£¥]\s*[0-9]|[0-9]\s*(?:usd|eur|gbp|€|\$)", re.IGNORECASE)
 
 # Words people use for the same thing on a web page (each group is one meaning).
 _SYNONYM_GROUPS: tuple[frozenset[str], ...] = tuple(
@@ -213,13 +176,6 @@ class Fits:
             score = max(score, 0.95 * joined)
         self._memo[id(bag)] = score
         return score
-
-
-def coverage(wanted: Sequence[str], bag: Bag) -> float:
-    """The mean of how well each wanted token is found in the bag (1.0: every one, exactly)."""
-    if not wanted:
-        return 0.0
-    return sum(bag.best(t) for t in wanted) / len(wanted)
 
 
 def number_in(text: str) -> float | None:

@@ -187,10 +187,7 @@ async def check_assertion(ctx: ToolContext, assertion: str, *, model_timeout: fl
             {"code": "MODEL_ERROR"},
         )
     try:
-        if model_timeout is not None:
-            answer = await asyncio.wait_for(ask_model(ctx, prompts.assertion_question(assertion), view), model_timeout)
-        else:
-            answer = await ask_model(ctx, prompts.assertion_question(assertion), view)
+        answer = await asyncio.wait_for(ask_model(ctx, prompts.assertion_question(assertion), view), model_timeout)
         passed, reason = prompts.read_assertion(answer)
     except TimeoutError:
         return Checked(None, "the model did not answer in time", "model")
