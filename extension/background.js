@@ -1943,7 +1943,7 @@ async function runStep(tabId, step, index, run) {
       await PAGE_STEPS.get(step.action)(tabId, fields, run);
       outcome = { ok: true, dialogs: [] };
     } else {
-      outcome = await callAgent(tabId, 'act', actionForStep(fields));
+      outcome = await runActStep(tabId, fields, run);
     }
   } catch (e) {
     if (e instanceof ProtocolError) throw new ProtocolError(e.code, `${prefix} ${e.message}`);
@@ -1951,6 +1951,23 @@ async function runStep(tabId, step, index, run) {
   }
   if (outcome && outcome.ok === false) throw new ProtocolError(outcome.code || 'INTERNAL', `${prefix} ${outcome.message}`);
   return outcome;
+}
+
+/**
+ * An element action step. A submit or click that navigates at once can replace the document
+ * before the agent's answer gets out (a fast local server): with a cross-document navigation
+ * under way that is the step's success, as for `act` (handleAct), and settleAfterStep waits for it.
+ */
+async function runActStep(tabId, step, run) {
+  try {
+    return await callAgent(tabId, 'act', actionForStep(step));
+  } catch (e) {
+    if (e.code !== 'NOT_SCRIPTABLE') throw e;
+    const { watcher } = run;
+    if (!watcher.started) await watcher.waitForStart(NAVIGATION_GRACE_MS);
+    if (!watcher.started || watcher.sameDocument) throw e;
+    return { ok: true, dialogs: [], navigation: { url: '', sameDocument: false } };
+  }
 }
 
 const WEBMCP_TIMEOUT_MS = 30000; // a webmcp step's default (docs/protocol.md, Step)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -165,3 +166,23 @@ async def test_network_idle_waits_for_quiet() -> None:
     assert not await network.idle(loop.time() - 1)  # busy, and the deadline has passed
     loop.call_later(0.05, network.ended, request)
     assert await network.idle(loop.time() + 3)
+
+
+async def test_no_tab_news_after_the_tab_closed() -> None:
+    """A title read under way when a failed open_tab closed its tab must not bring the tab back."""
+    from tabmcp import state as s
+    from tabmcp.config import Settings
+    from tabmcp.drivers.cdp.driver import CdpDriver
+    from tabmcp.drivers.cdp.tabs import TabRecord
+
+    driver = CdpDriver(Settings())
+    driver._linked.set()
+    page = SimpleNamespace(url="http://127.0.0.1:1/")
+    record = TabRecord(3, page, None, 1, announced=True)  # type: ignore[arg-type]
+    driver._tabs[3] = record
+    driver._emit(record, s.TabUpdated(record.tab()))
+    driver._tabs.pop(3)
+    driver._emit(record, s.TabClosed(3))
+    driver._emit(record, s.TabUpdated(record.tab()))  # late: dropped
+    seen = [driver._events.get_nowait() for _ in range(driver._events.qsize())]
+    assert [type(e).__name__ for e in seen] == ["TabUpdated", "TabClosed"]

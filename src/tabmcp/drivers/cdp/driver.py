@@ -284,7 +284,10 @@ class CdpDriver:
         return url
 
     def _emit(self, record: TabRecord, event: object) -> None:
-        if record.announced and self.linked:
+        """News of a tab after its TabClosed would bring it back to life in the state: a title read
+        that was under way when the tab closed (a failed open_tab closes its tab at once) is dropped."""
+        gone = record.id not in self._tabs and not isinstance(event, s.TabClosed)
+        if record.announced and self.linked and not gone:
             self._events.put_nowait(event)
 
     def _on_request(self, record: TabRecord, request: Request) -> None:
