@@ -32,10 +32,11 @@ lint: setup
 test: setup lint
 	$(BIN)/pytest
 
-# On demand, not part of `make test`: tabmcp against Playwright MCP and Chrome DevTools MCP (bench/README.md)
+# On demand, not part of `make test`: every benchmark in bench/ (tabmcp, and the peers Playwright MCP and
+# Chrome DevTools MCP), then docs/benchmarks.md with its charts in docs/benchmarks/ (bench/README.md)
 bench: setup
 	bash bench/setup.sh
-	$(BIN)/python -m bench.run $(BENCH_ARGS)
+	$(BIN)/python -m bench.all $(BENCH_ARGS)
 
 # On demand: the scripted tasks on the demo sites, tabmcp's page tools against Playwright MCP (issue 4)
 bench-tasks: setup

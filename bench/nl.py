@@ -163,16 +163,19 @@ def report(scored: list[tuple[str, int, str, float, str]], mcp: dict[str, Any]) 
     return "\n".join(lines)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=20, help="scorer runs per description (median)")
     parser.add_argument("--clicks", type=int, default=20, help="MCP rounds (median)")
     parser.add_argument("--no-doc", action="store_true", help="print only; leave docs/benchmarks.md alone")
-    args = parser.parse_args()
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    args = parser.parse_args(argv)
     scored = scorer(args.repeat)
     mcp = asyncio.run(through_mcp(args.clicks))
     text = report(scored, mcp)
     print(text)
+    if args.json:
+        args.json.write_text(json.dumps({"scorer": scored, "mcp": mcp}, indent=1))
     if not args.no_doc:
         DOC.write_text(put(DOC.read_text(encoding="utf-8"), "nl", text), encoding="utf-8")
         print(f"\nwrote the nl block of {DOC.relative_to(ROOT)}")

@@ -1,0 +1,126 @@
+"""The benchmark report's pictures (bench/charts.py, bench/glance.py): figures read from the entry points'
+real JSON shapes, charts whose bars are as long as their values say, and the block's place in the doc."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench import glance
+from bench.adapters.base import Snapshot
+from bench.cases import Clicks, PageSnap, Result
+from bench.charts import BACKGROUND, COLOURS, Bar, Chart, Group, render
+from bench.mcp_stdio import ToolList
+from bench.run import plain
+from bench.task_meter import Entry
+from bench.tasks import Run
+from PIL import Image
+
+
+def _snap(page: str, chars: int, first: int, pages: int) -> PageSnap:
+    return PageSnap(page, 300_000, 0.5, Snapshot(chars, pages, first, 0.1, 0.2, "", None, []), [0.1, 0.2, 0.3])
+
+
+def _results() -> list[Result]:
+    ours = Result(
+        "tabmcp",
+        "tabmcp",
+        tool_lists={
+            "at start": ToolList(1, 500, ("connect_browser",)),
+            "connected": ToolList(2, 900, ("list_tabs", "open_tab")),
+            "focused on counter.html": ToolList(10, 8_600, ()),
+        },
+        clicks=Clicks([10.0, 12.0, 14.0, 40.0], 3, True, 14),
+        doc=_snap("functions.html", 15_000, 15_000, 1),
+        big=_snap("genindex-all.html", 700_000, 30_000, 24),
+    )
+    peer = Result(
+        "playwright",
+        "Playwright MCP",
+        tool_lists={"at start": ToolList(25, 21_000, ())},
+        clicks=Clicks([560.0, 570.0, 580.0], 3, True, 245),
+        doc=_snap("functions.html", 260_000, 260_000, 1),
+        big=_snap("genindex-all.html", 3_500_000, 3_500_000, 1),
+    )
+    return [peer, ours]
+
+
+def _bar_lengths(image: Image.Image, colour: tuple[int, int, int]) -> list[int]:
+    """The length in pixels of each bar of one colour, top to bottom (one per run of rows)."""
+    pixels = image.load()
+    lengths, previous = [], 0
+    for y in range(image.height):
+        length = sum(1 for x in range(image.width) if pixels[x, y] == colour)
+        if length and not previous:
+            lengths.append(length)
+        previous = length
+    return lengths
+
+
+def test_figures_come_from_bench_runs_json() -> None:
+    figures = glance.from_run(json.loads(json.dumps(plain(_results()))))
+    lists = {(r["series"], r["state"]): r["chars"] for r in figures["tool_lists"]}
+    assert lists[("tabmcp", "focused on counter.html")] == 8_600 and lists[("Playwright MCP", "at start")] == 21_000
+    clicks = {r["series"]: (r["median_ms"], r["p90_ms"]) for r in figures["clicks"]}
+    assert clicks["tabmcp"] == (13.0, 40.0) and clicks["Playwright MCP"] == (570.0, 580.0)
+    big = next(r for r in figures["snapshots"] if r["series"] == "tabmcp" and r["page"] == "genindex-all.html")
+    assert (big["first_chars"], big["chars"], big["pages"]) == (30_000, 700_000, 24)
+
+
+def test_task_figures_are_summarised_as_the_task_tables_are() -> None:
+    def run(server: str, calls: int, chars: int, ok: bool = True) -> dict[str, object]:
+        entries = [Entry("tools/list", "at start", 500, 0.0, True)] + [
+            Entry("call", f"tool{i}", chars // calls, 0.1, False) for i in range(calls)
+        ]
+        return plain(Run(server, "mail", ok, "" if ok else "boom", {}, entries))
+
+    runs = [run("tabmcp", 2, 1_000), run("tabmcp", 4, 3_000), run("tabmcp", 3, 2_100), run("playwright", 6, 9_000)]
+    rows = {r["series"]: r for r in glance.from_tasks(json.loads(json.dumps(runs)))["tasks"]}
+    assert rows["tabmcp"]["task"] == "Mail" and rows["tabmcp"]["calls"] == 3  # the median of the runs
+    assert rows["tabmcp"]["context_chars"] == 2_100 + 500
+    assert rows["Playwright MCP"]["calls"] == 6
+
+
+def test_bars_are_as_long_as_their_values() -> None:
+    chart = Chart("t", "ms", (Group("", (Bar("tabmcp", 10, "10"), Bar("Playwright MCP", 40, "40"))),))
+    image = render(chart)
+    (ours,) = _bar_lengths(image, COLOURS["tabmcp"])
+    (theirs,) = _bar_lengths(image, COLOURS["Playwright MCP"])
+    assert abs(theirs / ours - 4) < 0.1
+    assert image.getpixel((0, 0)) == BACKGROUND
+
+
+def test_the_part_of_a_bar_is_drawn_darker_in_proportion() -> None:
+    image = render(Chart("t", "chars", (Group("", (Bar("tabmcp", 40, "", part=10),)),)))
+    darker = tuple(round(c * 0.6) for c in COLOURS["tabmcp"])
+    (rest,) = _bar_lengths(image, COLOURS["tabmcp"])
+    (part,) = _bar_lengths(image, darker)
+    assert abs(part / (part + rest) - 0.25) < 0.02
+
+
+def test_a_log_chart_keeps_order_and_shows_small_values() -> None:
+    bars = (Bar("tabmcp", 30_000, ""), Bar("Chrome DevTools MCP", 2_000_000, ""), Bar("Playwright MCP", 3_500_000, ""))
+    image = render(Chart("t", "chars", (Group("page", bars),), log=True))
+    ours, devtools, playwright = (_bar_lengths(image, COLOURS[b.series])[0] for b in bars)
+    assert 0 < ours < devtools < playwright
+    assert devtools / ours < 10  # log: 66× the value is not 66× the length
+
+
+def test_the_report_draws_every_chart_and_places_its_block_before_the_results(tmp_path: Path) -> None:
+    figures = glance.merge(
+        glance.from_run(json.loads(json.dumps(plain(_results())))),
+        glance.from_introspection([{"elements": 1_000, "total_ms": 30.0}, {"elements": 5_000, "total_ms": 60.0}]),
+    )
+    figures["measured"] = "today"
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text("# Benchmarks\n\nheader\n\n## Results\n\ntable\n")
+    paths = glance.write(figures, doc, tmp_path / "benchmarks")
+    assert sorted(p.name for p in paths) == ["clicks.png", "introspection.png", "snapshots.png", "tool-lists.png"]
+    assert all(Image.open(p).format == "PNG" for p in paths)
+    text = doc.read_text()
+    assert text.index("## At a glance") < text.index("## Results")
+    assert "![Click by ref" in text and "(benchmarks/clicks.png)" in text
+    assert "43.8× faster than Playwright MCP" in text  # 570 / 13
+    glance.write(figures, doc, tmp_path / "benchmarks")  # a second run replaces the block, not adds one
+    assert doc.read_text().count("## At a glance") == 1
+    assert json.loads((tmp_path / "benchmarks" / "figures.json").read_text())["measured"] == "today"
