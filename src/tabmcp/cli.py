@@ -1,4 +1,4 @@
-"""Command line: ``tabmcp serve | demo | doctor | token | extension-path``.
+"""Command line: ``tabmcp serve | demo | doctor | token | extension-path | extension-pack``.
 
 Flags override ``TABMCP_*`` environment variables, which override defaults. Logs go to stderr:
 under stdio, stdout is the MCP protocol.
@@ -126,6 +126,11 @@ def _parser() -> argparse.ArgumentParser:
     token.add_argument("--rotate", action="store_true", help="replace the stored token with a new one")
 
     commands.add_parser("extension-path", help="print the folder to load as an unpacked extension")
+    pack = commands.add_parser(
+        "extension-pack", help="write the extension as a zip for the Chrome Web Store and print its path"
+    )
+    pack.add_argument("--out", type=Path, metavar="PATH",
+                      help="zip file or folder to write to (default: tabmcp-extension-VERSION.zip here)")
     return parser
 
 
@@ -180,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(extension_source())
         return 0
+    if args.command == "extension-pack":
+        return pack_extension(args.out)
     parser.print_help()
     return 0
 
@@ -219,6 +226,31 @@ def print_token(settings: Settings, *, rotate: bool = False) -> int:
         "chrome://extensions → tabmcp → Details → Extension options)",
         file=sys.stderr,
     )
+    return 0
+
+
+def pack_extension(out: Path | None) -> int:
+    """The zip's path on stdout (nothing else, so scripts can use it); what to do with it on stderr."""
+    from tabmcp import extension_pack
+    from tabmcp.drivers.launch import LaunchError, extension_source
+
+    try:
+        folder = extension_source()
+        manifest = extension_pack.check_folder(folder)
+        name = extension_pack.default_zip_name(manifest)
+        target = (out or Path.cwd()).expanduser()
+        written = extension_pack.pack(folder, target / name if target.is_dir() else target)
+    except (LaunchError, extension_pack.ExtensionError, OSError) as exc:
+        print(f"tabmcp: {exc}", file=sys.stderr)
+        return 1
+    print(written.resolve())
+    print(
+        "Upload it at https://chrome.google.com/webstore/devconsole. The store gives the extension its own id "
+        "(the manifest's key is left out): start the server with --extension-id THAT_ID so the bridge accepts it.",
+        file=sys.stderr,
+    )
+    if not manifest.get("icons"):
+        print('note: the manifest names no "icons"; the Web Store asks for a 128x128 icon.', file=sys.stderr)
     return 0
 
 
