@@ -113,8 +113,14 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--port", type=int, default=0, help="port for the demo web server (default: any free)")
 
     doctor = commands.add_parser(
-        "doctor", help="check the setup: introspector plugins found and failed (exit code 1 when one failed)"
+        "doctor",
+        help="check the setup: Python, the browser, the extension, the port, pairing, the introspector plugins "
+        "(says how to fix each failure; exit code 1 when one failed)",
     )
+    doctor.add_argument("--ws-host", help="address the bridge would listen on (default 127.0.0.1)")
+    doctor.add_argument("--ws-port", type=int, help="port the bridge would listen on (default 8765)")
+    doctor.add_argument("--browser-path", help="Chromium/Chrome executable to check")
+    doctor.add_argument("--config-dir", type=Path, help="where the pairing token lives (default ~/.config/tabmcp)")
     doctor.add_argument("--introspectors-dir", type=Path, help="extra folder of site introspector modules")
     doctor.add_argument("--page", type=Path, help="a saved page (HTML as the agent captures it) to introspect")
     doctor.add_argument("--url", default="http://localhost/", help="the URL the saved page is treated as")
@@ -175,9 +181,11 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(run_demo(port=args.port))
     if args.command == "doctor":
         from tabmcp.doctor import run_doctor
+        from tabmcp.spinner import Spinner
 
         logging.basicConfig(stream=sys.stderr, level=logging.ERROR)  # doctor prints what the logs would say
-        return run_doctor(settings_from(args), page=args.page, url=args.url, out=sys.stdout)
+        with Spinner(sys.stderr) as progress:
+            return run_doctor(settings_from(args), page=args.page, url=args.url, out=sys.stdout, progress=progress)
     if args.command == "token":
         return print_token(settings_from(args), rotate=args.rotate)
     if args.command == "extension-path":

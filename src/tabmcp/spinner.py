@@ -82,11 +82,14 @@ class Spinner:
             self._draw()
 
     @contextmanager
-    def hold(self) -> Iterator[None]:
-        """Erase the status line while the caller writes its own lines; it comes back after."""
+    def hold(self, then: str | None = None) -> Iterator[None]:
+        """Erase the status line while the caller writes its own lines; it comes back after (saying
+        ``then`` if given: the next step's text, with no flash of the finished one)."""
         with self._lock:
             self._erase()
             yield
+            if then is not None:
+                self.text = then
             self._draw()
 
     def _run(self) -> None:

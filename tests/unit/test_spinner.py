@@ -82,3 +82,15 @@ def test_a_terminal_that_went_away_turns_the_spinner_off() -> None:
     tty.close()
     spin.update("checking")  # writing to a closed stream raises ValueError inside
     assert spin.live is False
+
+
+def test_hold_can_bring_the_line_back_with_the_next_steps_text() -> None:
+    tty = FakeTTY()
+    spin = Spinner(tty, interval=None)
+    spin.update("[1/2] one")
+    with spin.hold(then="[2/2] two"):
+        tty.write("ok one\n")
+    assert tty.getvalue() == frame_line(0, "[1/2] one") + ERASE_LINE + "ok one\n" + frame_line(0, "[2/2] two")
+    with spin.hold(then=""):  # nothing left to do: the line stays empty
+        tty.write("ok two\n")
+    assert tty.getvalue().endswith(ERASE_LINE + "ok two\n")
