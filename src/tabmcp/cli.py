@@ -177,8 +177,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "demo":
         from tabmcp.demo.run import run_demo
+        from tabmcp.spinner import Spinner
 
-        return asyncio.run(run_demo(port=args.port))
+        with Spinner(sys.stderr) as progress:
+            return asyncio.run(run_demo(port=args.port, progress=progress))
     if args.command == "doctor":
         from tabmcp.doctor import run_doctor
         from tabmcp.spinner import Spinner
