@@ -16,15 +16,19 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import os
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
+from websockets.http11 import Request, Response
 
-from tabmcp import pairing
+from tabmcp import __version__, pairing
 from tabmcp import protocol as p
 from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
@@ -51,6 +55,15 @@ BUSY = "another browser is already linked to this tabmcp server; close that one 
 REPLACED = "replaced by a newer connection from this browser"
 TOO_MANY = "too many messages"
 BURST_SECONDS = 2.0  # a connection may send this many seconds' worth of frames at once
+
+
+# a plain HTTP GET (no WebSocket upgrade) from this machine is answered with this line, so that
+# `tabmcp doctor` can tell a running tabmcp from another program holding the port
+IDENTITY = re.compile(r"^tabmcp (?P<version>\S+) extension bridge, pid (?P<pid>\d+)$")
+
+
+def identity() -> str:
+    return f"tabmcp {__version__} extension bridge, pid {os.getpid()}"
 
 
 def close_reason(text: str) -> str:
@@ -172,7 +185,13 @@ class Bridge:
             log.error("extension bridge not started: %s", self.start_error)
             return
         try:
-            self._server = await serve(self._handle, self.host, self.port, max_size=self.max_frame_bytes)
+            self._server = await serve(
+                self._handle,
+                self.host,
+                self.port,
+                max_size=self.max_frame_bytes,
+                process_request=self._identify,
+            )
         except OSError as exc:
             self.start_error = f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}"
             log.error("extension bridge not started: %s", self.start_error)
@@ -237,6 +256,19 @@ class Bridge:
         self._pending.clear()
 
     # ------------------------------------------------------------- connection
+
+    def _identify(self, conn: ServerConnection, request: Request) -> Response | None:
+        """Answer a plain GET (not a WebSocket upgrade) with ``identity()``; let every upgrade through.
+
+        It never reaches ``_handle``, so it is no refusal and changes no state. A web page cannot
+        read the answer (no CORS header), and a DNS name rebound to 127.0.0.1 gets the usual
+        upgrade error instead (the Host must be a loopback address).
+        """
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        if not is_loopback(urlsplit("//" + request.headers.get("Host", "")).hostname or ""):
+            return None
+        return conn.respond(200, identity() + "\n")
 
     async def _handle(self, conn: ServerConnection) -> None:
         try:

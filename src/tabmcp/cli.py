@@ -1,4 +1,4 @@
-"""Command line: ``tabmcp serve | demo | doctor | token | extension-path``.
+"""Command line: ``tabmcp serve | demo | doctor | token | extension-path | extension-pack``.
 
 Flags override ``TABMCP_*`` environment variables, which override defaults. Logs go to stderr:
 under stdio, stdout is the MCP protocol.
@@ -113,8 +113,14 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--port", type=int, default=0, help="port for the demo web server (default: any free)")
 
     doctor = commands.add_parser(
-        "doctor", help="check the setup: introspector plugins found and failed (exit code 1 when one failed)"
+        "doctor",
+        help="check the setup: Python, the browser, the extension, the port, pairing, the introspector plugins "
+        "(says how to fix each failure; exit code 1 when one failed)",
     )
+    doctor.add_argument("--ws-host", help="address the bridge would listen on (default 127.0.0.1)")
+    doctor.add_argument("--ws-port", type=int, help="port the bridge would listen on (default 8765)")
+    doctor.add_argument("--browser-path", help="Chromium/Chrome executable to check")
+    doctor.add_argument("--config-dir", type=Path, help="where the pairing token lives (default ~/.config/tabmcp)")
     doctor.add_argument("--introspectors-dir", type=Path, help="extra folder of site introspector modules")
     doctor.add_argument("--page", type=Path, help="a saved page (HTML as the agent captures it) to introspect")
     doctor.add_argument("--url", default="http://localhost/", help="the URL the saved page is treated as")
@@ -126,6 +132,11 @@ def _parser() -> argparse.ArgumentParser:
     token.add_argument("--rotate", action="store_true", help="replace the stored token with a new one")
 
     commands.add_parser("extension-path", help="print the folder to load as an unpacked extension")
+    pack = commands.add_parser(
+        "extension-pack", help="write the extension as a zip for the Chrome Web Store and print its path"
+    )
+    pack.add_argument("--out", type=Path, metavar="PATH",
+                      help="zip file or folder to write to (default: tabmcp-extension-VERSION.zip here)")
     return parser
 
 
@@ -166,13 +177,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "demo":
         from tabmcp.demo.run import run_demo
+        from tabmcp.spinner import Spinner
 
-        return asyncio.run(run_demo(port=args.port))
+        with Spinner(sys.stderr) as progress:
+            return asyncio.run(run_demo(port=args.port, progress=progress))
     if args.command == "doctor":
         from tabmcp.doctor import run_doctor
+        from tabmcp.spinner import Spinner
 
         logging.basicConfig(stream=sys.stderr, level=logging.ERROR)  # doctor prints what the logs would say
-        return run_doctor(settings_from(args), page=args.page, url=args.url, out=sys.stdout)
+        with Spinner(sys.stderr) as progress:
+            return run_doctor(settings_from(args), page=args.page, url=args.url, out=sys.stdout, progress=progress)
     if args.command == "token":
         return print_token(settings_from(args), rotate=args.rotate)
     if args.command == "extension-path":
@@ -180,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(extension_source())
         return 0
+    if args.command == "extension-pack":
+        return pack_extension(args.out)
     parser.print_help()
     return 0
 
@@ -219,6 +236,31 @@ def print_token(settings: Settings, *, rotate: bool = False) -> int:
         "chrome://extensions → tabmcp → Details → Extension options)",
         file=sys.stderr,
     )
+    return 0
+
+
+def pack_extension(out: Path | None) -> int:
+    """The zip's path on stdout (nothing else, so scripts can use it); what to do with it on stderr."""
+    from tabmcp import extension_pack
+    from tabmcp.drivers.launch import LaunchError, extension_source
+
+    try:
+        folder = extension_source()
+        manifest = extension_pack.check_folder(folder)
+        name = extension_pack.default_zip_name(manifest)
+        target = (out or Path.cwd()).expanduser()
+        written = extension_pack.pack(folder, target / name if target.is_dir() else target)
+    except (LaunchError, extension_pack.ExtensionError, OSError) as exc:
+        print(f"tabmcp: {exc}", file=sys.stderr)
+        return 1
+    print(written.resolve())
+    print(
+        "Upload it at https://chrome.google.com/webstore/devconsole. The store gives the extension its own id "
+        "(the manifest's key is left out): start the server with --extension-id THAT_ID so the bridge accepts it.",
+        file=sys.stderr,
+    )
+    if not manifest.get("icons"):
+        print('note: the manifest names no "icons"; the Web Store asks for a 128x128 icon.', file=sys.stderr)
     return 0
 
 

@@ -12,6 +12,7 @@ def test_demo_walks_the_states() -> None:
     done = subprocess.run([command, *prefix, "demo"], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = done.stdout
+    assert "\r" not in out + done.stderr and "⠋" not in done.stderr  # off a terminal: no progress line at all
     assert "tools.listChanged = True" in out
     assert "page tools: search_flights\n" in out  # the flight search page, before a search
     assert "page tools: search_flights, select_flight" in out  # results listed: select_flight appears

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import json
 import logging
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,10 +19,12 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
+import tabmcp
 from tabmcp import pairing
 from tabmcp import protocol as p
 from tabmcp.bridge import (
     BUSY,
+    IDENTITY,
     MAX_REASON_BYTES,
     NO_ORIGIN,
     TOKEN_MISSING,
@@ -459,3 +463,32 @@ def test_the_frame_budget_allows_a_burst_then_the_rate() -> None:
 def test_a_zero_rate_means_no_limit() -> None:
     budget = TokenBucket(rate=0, burst=0, now=0.0)
     assert all(budget.take(0.0) is None for _ in range(1000))
+
+
+# ----------------------------------------------------------------- identity (tabmcp doctor's port probe)
+
+
+def http_get(port: int, host_header: str) -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+    try:
+        connection.request("GET", "/", headers={"Host": host_header})
+        response = connection.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        connection.close()
+
+
+async def test_a_plain_get_from_this_machine_learns_what_listens(bridge: Bridge) -> None:
+    status, body = await asyncio.to_thread(http_get, bridge.port, f"127.0.0.1:{bridge.port}")
+    assert status == 200
+    found = IDENTITY.match(body.strip())
+    assert found is not None and found["pid"] == str(os.getpid()) and found["version"] == tabmcp.__version__
+    assert await asyncio.to_thread(http_get, bridge.port, f"localhost:{bridge.port}") == (status, body)
+    assert bridge.last_refusal is None  # a probe is no refused extension: connect_browser's hint stays true
+    await a_paired_extension_still_links(bridge)
+
+
+async def test_a_rebound_name_learns_nothing(bridge: Bridge) -> None:
+    status, body = await asyncio.to_thread(http_get, bridge.port, f"evil.example:{bridge.port}")
+    assert status != 200
+    assert "tabmcp" not in body

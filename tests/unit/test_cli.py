@@ -14,7 +14,7 @@ def test_help_names_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     assert exited.value.code == 0
     out = capsys.readouterr().out
-    for command in ("serve", "demo", "extension-path", "claude mcp add tabmcp"):
+    for command in ("serve", "demo", "doctor", "extension-path", "extension-pack", "claude mcp add tabmcp"):
         assert command in out
 
 

@@ -36,9 +36,16 @@ INTROSPECTORS = [Boom(name="boom", kind="site")]
 
 
 @pytest.fixture(autouse=True)
-def no_entry_points(monkeypatch: pytest.MonkeyPatch) -> None:
+def no_entry_points(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     monkeypatch.setattr(registry_module, "entry_points", lambda group: [])
     monkeypatch.delenv("TABMCP_INTROSPECTORS_DIR", raising=False)
+    # the setup checks before the introspectors' pass (test_doctor_checks.py tests them)
+    browser = tmp_path_factory.mktemp("browser") / "chromium"
+    browser.write_text('#!/bin/sh\necho "Chromium 1.0"\n')
+    browser.chmod(0o755)
+    monkeypatch.setenv("TABMCP_BROWSER_PATH", str(browser))
+    monkeypatch.setenv("TABMCP_WS_PORT", "0")
+    monkeypatch.setenv("TABMCP_PAIRING_TOKEN", "doctor-test-token-abcdefghijklmnop")
 
 
 def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
@@ -49,8 +56,8 @@ def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[st
 def test_doctor_lists_the_builtins_and_passes(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines = doctor(capsys)
     assert code == 0
-    assert lines[0].startswith("ok   introspectors: ")
-    rows = [line.split() for line in lines[1 : lines.index("ok   plugins that failed to load: none")]]
+    first = next(i for i, line in enumerate(lines) if line.startswith("ok   introspectors: "))
+    rows = [line.split() for line in lines[first + 1 : lines.index("ok   plugins that failed to load: none")]]
     # the site introspectors of the introspectors/ package (if any) run first, then the built-ins
     assert [row for row in rows if row[2] == "built-in"] == [
         ["page", "webmcp", "built-in", "*"],

@@ -1,7 +1,8 @@
 """``tabmcp demo``: a real MCP session against a real headless browser on the bundled sites.
 
 It plays the client's part (as Claude Code would) and prints, at each step, what the client sees:
-the call, its result, the tool list, and every ``list_changed`` that arrived.
+the call, its result, the tool list, and every ``list_changed`` that arrived. While a step runs (a
+browser starting, a page loading) a spinner on stderr says which; stdout stays the report alone.
 """
 
 from __future__ import annotations
@@ -14,46 +15,57 @@ from typing import Any
 
 from tabmcp.demo.client import StdioSession, pretty, text_of
 from tabmcp.demo.sites import SiteServer
+from tabmcp.spinner import Spinner
 from tabmcp.tools import ORDER
 
 CORE = set(ORDER)  # tab tools and page-agent tools; everything else is made for the page
 
 
-def say(text: str = "") -> None:
-    sys.stdout.write(text + "\n")  # the demo is the client: its stdout is for the person watching
-    sys.stdout.flush()
+QUIET = Spinner(sys.stderr, live=False)
+
+
+def say(text: str = "", progress: Spinner = QUIET) -> None:
+    with progress.hold(then=""):  # the report's line replaces the status; the next wait sets a new one
+        sys.stdout.write(text + "\n")  # the demo is the client: its stdout is for the person watching
+        sys.stdout.flush()
 
 
 class Walk:
-    def __init__(self, client: StdioSession) -> None:
+    def __init__(self, client: StdioSession, progress: Spinner = QUIET) -> None:
         self.client = client
+        self.progress = progress
         self.step_no = 0
         self.seen_changes = 0
+
+    def say(self, text: str = "") -> None:
+        say(text, self.progress)
 
     async def show_tools(self) -> list[str]:
         names = await self.client.tool_names()
         page = [n for n in names if n not in CORE]
         core = [n for n in names if n in CORE]
-        say(f"   tools/list → core: {', '.join(core)}")
+        self.say(f"   tools/list → core: {', '.join(core)}")
         if page:
-            say(f"                page tools: {', '.join(page)}")
+            self.say(f"                page tools: {', '.join(page)}")
         return names
 
     async def step(self, title: str, tool: str, args: dict[str, Any], expect_change: bool) -> dict[str, Any]:
         self.step_no += 1
-        say(f"\n── step {self.step_no}: {title}")
-        say(f"   call {tool}({', '.join(f'{k}={v!r}' for k, v in args.items())})")
+        self.say(f"\n── step {self.step_no}: {title}")
+        self.say(f"   call {tool}({', '.join(f'{k}={v!r}' for k, v in args.items())})")
+        self.progress.update(f"step {self.step_no}: waiting for {tool}…")
         result = await self.client.call(tool, args)
         data = result.structured_content or {}
         label = "error" if result.is_error else "result"
-        say(f"   {label}: " + (pretty(data) if data else text_of(result)).replace("\n", "\n   "))
+        self.say(f"   {label}: " + (pretty(data) if data else text_of(result)).replace("\n", "\n   "))
+        self.progress.update(f"step {self.step_no}: waiting for list_changed…")
         if expect_change:
             await self.client.wait_changes(self.seen_changes + 1)
         else:
             await self._settle()
         fresh = self.client.changes - self.seen_changes
         self.seen_changes = self.client.changes
-        say(f"   notifications/tools/list_changed received: {fresh}")
+        self.say(f"   notifications/tools/list_changed received: {fresh}")
         await self.show_tools()
         return data
 
@@ -63,23 +75,25 @@ class Walk:
         await anyio.sleep(0.5)  # give a (wrong) notification the chance to show up in the printout
 
 
-async def run_demo(port: int = 0) -> int:
+async def run_demo(port: int = 0, progress: Spinner = QUIET) -> int:
     depart = (datetime.date.today() + datetime.timedelta(days=30)).isoformat()
     with SiteServer(port=port) as sites, tempfile.TemporaryFile("w+") as errlog:
-        say(f"Demo sites served at {sites.base_url}")
-        say("Starting `tabmcp serve` over stdio, as an MCP client would…")
+        say(f"Demo sites served at {sites.base_url}", progress)
+        say("Starting `tabmcp serve` over stdio, as an MCP client would…", progress)
+        progress.update("starting tabmcp serve…")
         try:
             # the demo's server launches (and pairs) its own browser: a throwaway token, so the demo
             # never creates or reads the user's stored one
             env = {"TABMCP_WS_PORT": "0", "TABMCP_PAIRING_TOKEN": secrets.token_urlsafe(32)}
             async with StdioSession(env=env, errlog=errlog) as client:
-                await walk_sites(Walk(client), sites, depart)
+                await walk_sites(Walk(client, progress), sites, depart)
+                progress.update("closing the session and its browser…")
         except Exception as exc:
             errlog.seek(0)
-            say(f"\nDemo failed: {type(exc).__name__}: {exc}\n--- server log ---\n{errlog.read()[-4000:]}")
+            say(f"\nDemo failed: {type(exc).__name__}: {exc}\n--- server log ---\n{errlog.read()[-4000:]}", progress)
             return 1
-    say("\nDone: DISCONNECTED → CONNECTED → FOCUSED → CONNECTED, walked with a real browser.")
-    say("Closing the session closed the browser it launched.")
+    say("\nDone: DISCONNECTED → CONNECTED → FOCUSED → CONNECTED, walked with a real browser.", progress)
+    say("Closing the session closed the browser it launched.", progress)
     return 0
 
 
@@ -87,8 +101,8 @@ async def walk_sites(walk: Walk, sites: SiteServer, depart: str) -> None:
     """The main job: a flight search, a mailbox, a code repository and a WebMCP app, each through the
     tools made for its page; one call where a generic browser server needs a snapshot and many clicks."""
     caps = walk.client.init.capabilities.tools
-    say(f"   server advertises tools.listChanged = {caps.list_changed if caps else None}")
-    say("\n── state: DISCONNECTED")
+    walk.say(f"   server advertises tools.listChanged = {caps.list_changed if caps else None}")
+    walk.say("\n── state: DISCONNECTED")
     await walk.show_tools()
     await walk.step("launch headless Chromium with the extension", "connect_browser", {"launch": True},
                     expect_change=True)

@@ -1,0 +1,103 @@
+"""The wheel as ``pipx install tabmcp`` / ``uvx tabmcp`` get it: built from the sources, installed with its
+dependencies into a fresh venv, and run from there, far from the repository.
+
+It proves the wheel carries the extension (inside the package, where ``extension-path`` finds it), the
+site introspectors and the demo sites, and that its declared dependencies are enough to run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import tabmcp
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "src", "extension", "introspectors")  # all a build may need
+STEP_TIMEOUT = 300  # pip may fetch the build backend and the dependencies from the index on a cold cache
+
+
+def run(args: list[str | Path], cwd: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=STEP_TIMEOUT, check=False
+    )
+    assert done.returncode == 0, f"{args} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel (and its dependencies) installed; its bin folder."""
+    root = tmp_path_factory.mktemp("packaging")
+    source = root / "source"  # a copy, so the build's own build/ and egg-info never land in the repository
+    for name in SOURCES:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            source.mkdir(exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
+    run([sys.executable, "-m", "pip", "wheel", source, "--no-deps", "--quiet", "-w", root / "dist"], cwd=root)
+    (wheel,) = (root / "dist").glob("tabmcp-*.whl")
+    run([sys.executable, "-m", "venv", root / "venv"], cwd=root)
+    run([root / "venv" / "bin" / "python", "-m", "pip", "install", "--quiet", wheel], cwd=root)
+    return root / "venv" / "bin"
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TABMCP_", "PYTHON", "VIRTUAL_ENV"))}
+    return {**env, **extra}
+
+
+def site_packages(bin_dir: Path) -> Path:
+    return Path(run([bin_dir / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                    cwd=bin_dir).strip())  # fmt: skip
+
+
+def test_the_console_script_runs_from_the_fresh_venv(installed: Path) -> None:
+    assert run([installed / "tabmcp", "--version"], cwd=installed.parent, env=clean_env()).strip() == (
+        f"tabmcp {tabmcp.__version__}"
+    )
+
+
+def test_extension_path_points_inside_the_installed_package(installed: Path) -> None:
+    folder = Path(run([installed / "tabmcp", "extension-path"], cwd=installed.parent, env=clean_env()).strip())
+    assert folder == site_packages(installed) / "tabmcp" / "extension"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in (REPO / "extension").iterdir())
+    assert json.loads((folder / "manifest.json").read_text())["key"]  # the unpacked copy keeps tabmcp's id
+
+
+def test_extension_pack_writes_the_store_zip_from_the_installed_copy(installed: Path, tmp_path: Path) -> None:
+    printed = run([installed / "tabmcp", "extension-pack", "--out", tmp_path], cwd=tmp_path, env=clean_env())
+    written = Path(printed.strip())
+    assert written == tmp_path / f"tabmcp-extension-{tabmcp.__version__}.zip"
+    with zipfile.ZipFile(written) as archive:
+        names = sorted(archive.namelist())
+        manifest = json.loads(archive.read("manifest.json"))
+    assert names == sorted(p.name for p in (REPO / "extension").iterdir())
+    assert manifest["manifest_version"] == 3 and "key" not in manifest
+
+
+def test_the_installed_package_has_its_plugins_and_demo_sites(installed: Path, tmp_path: Path) -> None:
+    """doctor imports everything a server needs (the dependencies are enough) and finds the site plugins."""
+    config = tmp_path / "config"
+    run([installed / "tabmcp", "token", "--config-dir", config], cwd=tmp_path, env=clean_env())
+    report = run(
+        [installed / "tabmcp", "doctor", "--ws-port", "0", "--config-dir", config], cwd=tmp_path, env=clean_env()
+    )
+    assert f"extension: tabmcp {tabmcp.__version__} (MV3) at {site_packages(installed) / 'tabmcp' / 'extension'}" in (
+        report
+    )
+    for plugin in ("introspectors.code_repo", "introspectors.flight_search", "introspectors.mail_inbox"):
+        assert plugin in report
+    sites = run([installed / "python", "-c", "from tabmcp.demo.sites import SITES; print(SITES)"], cwd=tmp_path,
+                env=clean_env())  # fmt: skip
+    assert Path(sites.strip()).is_relative_to(site_packages(installed))
+    for page in ("flights/index.html", "mail/index.html", "repo/index.html", "webmcp/index.html"):
+        assert (Path(sites.strip()) / page).is_file()
