@@ -7,7 +7,7 @@ CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 
 .PHONY: setup chromium demo test lint clean bench bench-tasks
 
-$(BIN)/tabmcp: pyproject.toml
+$(BIN)/tabmcp: pyproject.toml setup.py
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
 	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); $(SUDO) apt-get update && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); }
