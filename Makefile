@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
+NPM := $(shell command -v npm)
 
-.PHONY: setup chromium demo test lint clean bench bench-tasks
+.PHONY: setup chromium node demo test lint clean bench bench-tasks
 
 $(BIN)/tabmcp: pyproject.toml setup.py
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
@@ -21,7 +22,14 @@ ifeq ($(CHROMIUM),)
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium
 endif
 
-setup: $(BIN)/tabmcp chromium
+# npm installs the MCP Inspector for tests/integration/test_inspector_cli.py (into build/npm/, once)
+node:
+ifeq ($(NPM),)
+	$(SUDO) apt-get update
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y nodejs npm
+endif
+
+setup: $(BIN)/tabmcp chromium node
 
 demo: setup
 	$(BIN)/tabmcp demo

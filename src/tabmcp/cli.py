@@ -90,6 +90,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--nl-model-timeout", type=float, metavar="SECONDS", help="one answer's limit (default 30)")
     serve.add_argument("--nl-model-screenshot", action=argparse.BooleanOptionalAction, default=None,
                        help="send the model a screenshot with the page text (vision models)")
+    serve.add_argument("--tools", choices=["auto", "dynamic", "static"],
+                       help="tool list: dynamic (follows the browser), static (fixed list with list_page_tools and "
+                            "call_page_tool, for clients that ignore list_changed), auto (default: static for "
+                            "clients known to ignore it; docs/clients.md)")
     serve.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (logs go to stderr)")
     serve.add_argument("--http", metavar="HOST:PORT",
                        help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (several clients)")

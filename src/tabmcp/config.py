@@ -135,6 +135,13 @@ class Settings(BaseSettings):
     nl_model_max_page_chars: int = Field(
         24_000, ge=2000, description="Characters of the page snapshot sent to the model with each question."
     )
+    # --- tool list mode (issue 8; docs/clients.md) ------------------------------------------------
+    tools: Literal["auto", "dynamic", "static"] = Field(
+        "auto",
+        description="Tool list: dynamic (follows the browser, sends list_changed), static (fixed: every core tool "
+        "plus list_page_tools and call_page_tool, for clients that ignore list_changed), or auto (static for "
+        "clients known to ignore list_changed, by their clientInfo name; dynamic otherwise).",
+    )
     log_level: str = Field("INFO", description="Logging level (logs go to stderr).")
     record: Path | None = Field(None, description="Append a JSONL recording of the session here.")
 

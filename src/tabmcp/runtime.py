@@ -21,6 +21,7 @@ from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.snapshot import SnapshotStore
 from tabmcp.policy import NavigationPolicy, PolicyWatch, Verdict
+from tabmcp.progress import NO_PROGRESS, Progress
 from tabmcp.protocol import ErrorCode
 from tabmcp.record import NullRecorder, Recorder
 
@@ -145,10 +146,11 @@ class Runtime:
 
     # ------------------------------------------------------------- introspection
 
-    async def introspect(self, tab_id: int) -> tuple[PageTool, ...] | None:
+    async def introspect(self, tab_id: int, progress: Progress = NO_PROGRESS) -> tuple[PageTool, ...] | None:
         """The page tools for a tab, or ``None`` when the page is still the version its current tools
         came from (the agent answers that without serialising anything). A page that cannot be
-        scripted simply has no tools."""
+        scripted simply has no tools. ``progress``: the caller's client hears of the capture and the
+        introspection (a big page takes a while)."""
         tab = self.state.tabs.get(tab_id)
         if tab is not None and tab.url and not self.policy.check(tab.url).allowed:
             log.info("tab %s not introspected: the navigation policy refuses %s", tab_id, tab.url)
@@ -157,6 +159,7 @@ class Runtime:
         known = self._versions.get(tab_id) if tab is not None and tab.tools is not None else None
         stale = tab_id in self._stale_tools
         self._stale_tools.discard(tab_id)  # read from now on: a change during the capture marks it again
+        await progress.step("reading the page")
         try:
             capture = await self.driver.capture(tab_id, self.settings.capture_max_chars, if_changed=known)
         except BridgeError as exc:
@@ -173,15 +176,17 @@ class Runtime:
             self._versions.pop(tab_id, None)
             return ()  # it went there while being read
         reserved = {t.name for t in self.catalog}
+        await progress.step(f"finding the page's tools ({len(capture.html):,} characters of page)")
         tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+        await progress.step(f"{len(tools)} page tools found")
         if capture.version:
             self._versions[tab_id] = capture.version
         else:
             self._versions.pop(tab_id, None)
         return tools
 
-    async def focus(self, tab_id: int) -> s.Transition:
-        tools = await self.introspect(tab_id)
+    async def focus(self, tab_id: int, progress: Progress = NO_PROGRESS) -> s.Transition:
+        tools = await self.introspect(tab_id, progress)
         if tools is None:
             tab = self.state.tabs.get(tab_id)
             tools = tab.tools if tab is not None and tab.tools is not None else ()

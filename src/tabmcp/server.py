@@ -39,9 +39,11 @@ from tabmcp.guard import Guards
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.introspect.registry import Registry
 from tabmcp.policy import NavigationPolicy
+from tabmcp.progress import NO_PROGRESS, Progress, progress_token
 from tabmcp.record import recorder_for
 from tabmcp.resources import BY_URI, RESOURCES
 from tabmcp.runtime import Runtime
+from tabmcp.tool_modes import choose_tools_mode
 from tabmcp.tools import CATALOG, CoreTool, ToolContext, ToolFailure
 from tabmcp.tools.base import Image, Output, Text
 from tabmcp.tools.page_tools import call_page_tool
@@ -63,15 +65,23 @@ class SessionRegistry:
         self._sessions: dict[str, ServerSession] = {}
         self._workspace: dict[str, str] = {}  # session key -> workspace key
         self._subscriptions: dict[str, set[str]] = {}  # session key -> resource URIs
+        self._static: set[str] = set()  # sessions with the fixed tool list: no list_changed for them
         self._on_end = on_end
 
-    def remember(self, ctx: ServerRequestContext[Any, Any], workspace: str = LOCAL) -> str:
+    def remember(self, ctx: ServerRequestContext[Any, Any], workspace: str = LOCAL, *, static: bool = False) -> str:
         key = self._key(ctx)
         if key not in self._sessions:
             ctx.session._connection.exit_stack.push_async_callback(self._forget, key)
         self._sessions[key] = ctx.session
         self._workspace[key] = workspace
+        if static:
+            self._static.add(key)
+        else:
+            self._static.discard(key)
         return key
+
+    def knows(self, ctx: ServerRequestContext[Any, Any]) -> bool:
+        return self._key(ctx) in self._sessions
 
     @staticmethod
     def _key(ctx: ServerRequestContext[Any, Any]) -> str:
@@ -82,6 +92,7 @@ class SessionRegistry:
         self._sessions.pop(key, None)
         self._workspace.pop(key, None)
         self._subscriptions.pop(key, None)
+        self._static.discard(key)
         if self._on_end is not None:
             await self._on_end(key)
 
@@ -101,8 +112,11 @@ class SessionRegistry:
         self._subscriptions.get(self._key(ctx), set()).discard(uri)
 
     async def broadcast(self, workspace: str | None = None) -> None:
-        """``tools/list_changed`` to every session of ``workspace`` (all sessions when None)."""
-        for _key, session in self._of(workspace):
+        """``tools/list_changed`` to every session of ``workspace`` (all sessions when None) whose
+        tool list can change (not to static-mode sessions: their list is fixed)."""
+        for key, session in self._of(workspace):
+            if key in self._static:
+                continue
             with suppress(Exception):  # a connection that just died is not our problem
                 await session.send_tool_list_changed()
 
@@ -316,9 +330,18 @@ class App:
             and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS
         ):
             workspace = self.workspace_for(ctx)
-            session = self.sessions.remember(ctx, workspace.key)
+            static = self.static_for(ctx)
+            if not self.sessions.knows(ctx):
+                choice = choose_tools_mode(self.settings.tools, client_name_of(ctx))
+                log.info("tool list for this client: %s (%s)", choice.mode, choice.why)
+            session = self.sessions.remember(ctx, workspace.key, static=static)
             self.workspaces.attach(workspace.key, session)
         return await call_next(ctx)
+
+    def static_for(self, ctx: ServerRequestContext[Any, Any]) -> bool:
+        """Whether this client gets the fixed tool list (tool_modes.py): by the setting, or in ``auto``
+        by the name it gave in ``initialize`` (a 2026-07-28 client has none: dynamic)."""
+        return choose_tools_mode(self.settings.tools, client_name_of(ctx)).mode == "static"
 
     async def _session_ended(self, session: str) -> None:
         await self.workspaces.detach(session)
@@ -339,7 +362,8 @@ class App:
         """The one notification path: the workspace's handshake-era sessions, and every listen
         stream (a 2026-07-28 stream is not tied to a workspace: a spurious notice costs a re-read)."""
         await self.sessions.broadcast(workspace if self.shared else None)
-        await self.bus.publish(ToolsListChanged())
+        if self.settings.tools != "static":  # with tools=static, no client's list ever changes
+            await self.bus.publish(ToolsListChanged())
 
     async def notify_resources_updated(self, uris: frozenset[str], workspace: str | None = None) -> None:
         for uri in sorted(uris):
@@ -396,6 +420,8 @@ class App:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         runtime = self.workspace_for(ctx).runtime
+        if self.static_for(ctx):  # the same list in every state; page tools through call_page_tool
+            return types.ListToolsResult(tools=[core_tool_listing(t) for t in self.catalog])
         tools = [core_tool_listing(t) for t in self.visible_core_tools(runtime)]
         tools += [page_tool_listing(t) for t in runtime.state.page_tools]
         return types.ListToolsResult(tools=tools)
@@ -409,6 +435,8 @@ class App:
         except MCPError as exc:
             return _error(exc.error.message)
         runtime = workspace.runtime
+        static = self.static_for(ctx)
+        progress = progress_for(ctx)
         self.recorder.write("call", name=name, args=args)
         call = asyncio.current_task()
         if call is not None:
@@ -420,7 +448,7 @@ class App:
                 workspace.key,
                 params,
                 runtime,
-                lambda: self._run_call(runtime, name, args),
+                lambda: self._run_call(runtime, name, args, static=static, progress=progress),
                 label=self.client_of(workspace),
             )
         finally:
@@ -436,21 +464,38 @@ class App:
         per workspace key instead: labels are for people and need not be unique."""
         return workspace.label if self.shared else LOCAL
 
-    async def _run_call(self, runtime: Runtime, name: str, args: dict[str, Any]) -> types.CallToolResult:
+    async def _run_call(
+        self,
+        runtime: Runtime,
+        name: str,
+        args: dict[str, Any],
+        *,
+        static: bool = False,
+        progress: Progress = NO_PROGRESS,
+    ) -> types.CallToolResult:
         """One tool call, every failure turned into an ``isError`` result."""
         try:
             async with runtime.batch():
-                return await self._dispatch_call(runtime, name, args)
+                return await self._dispatch_call(runtime, name, args, static=static, progress=progress)
         except ToolFailure as exc:
             return _error(exc.message, exc.data)
         except Exception as exc:  # the server keeps running whatever a handler does
             log.exception("tool %s failed", name)
             return _error(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", {"code": "INTERNAL"})
 
-    async def _dispatch_call(self, runtime: Runtime, name: str, args: dict[str, Any]) -> types.CallToolResult:
-        """Run the tool by that name if the client can see it now (its list may be stale)."""
-        tool_context = self._tool_context(runtime)
-        core = next((t for t in self.visible_core_tools(runtime) if t.name == name), None)
+    async def _dispatch_call(
+        self,
+        runtime: Runtime,
+        name: str,
+        args: dict[str, Any],
+        *,
+        static: bool = False,
+        progress: Progress = NO_PROGRESS,
+    ) -> types.CallToolResult:
+        """Run the tool by that name if it works now (the client's list may be stale, or static)."""
+        tool_context = self._tool_context(runtime, progress)
+        callable_now = [*self.visible_core_tools(runtime), *(t for t in self.catalog if static and t.static_only)]
+        core = next((t for t in callable_now if t.name == name), None)
         if core is not None:
             try:
                 parsed = core.args_model.model_validate(args)
@@ -460,9 +505,9 @@ class App:
         page = next((t for t in runtime.state.page_tools if t.name == name), None)
         if page is not None:
             return _output(await call_page_tool(tool_context, page, args))
-        return self._unavailable(runtime, name)
+        return self._unavailable(runtime, name, static=static)
 
-    def _tool_context(self, runtime: Runtime) -> ToolContext:
+    def _tool_context(self, runtime: Runtime, progress: Progress = NO_PROGRESS) -> ToolContext:
         return ToolContext(
             runtime=runtime,
             settings=self.settings,
@@ -470,15 +515,23 @@ class App:
             bridge_url=self.bridge.url,
             bridge_error=self.bridge.start_error,
             bridge_refusal=lambda: self.bridge.last_refusal,
+            progress=progress,
         )
 
-    def _unavailable(self, runtime: Runtime, name: str) -> types.CallToolResult:
+    def _unavailable(self, runtime: Runtime, name: str, *, static: bool = False) -> types.CallToolResult:
         state = runtime.state
         available = runtime.visible_tool_names()
         known = {t.name: t for t in self.catalog}
+        if static:  # page tools are reached through call_page_tool, which works in every state
+            pages = [t.name for t in state.page_tools]
+            available = [n for n in available if n not in pages] + [t.name for t in self.catalog if t.static_only]
         data: dict[str, Any] = {"availableTools": available}
         if name not in known:
             why = f"Unknown tool '{name}' (page tools change with the focused page)"
+            if static:
+                why += "; page tools are listed by list_page_tools and run by call_page_tool"
+        elif known[name].static_only:
+            why = f"Tool '{name}' is for clients with a fixed tool list (tools=static); here page tools are listed"
         else:
             why = f"Tool '{name}' is not available in the current state ({state.mode})"
             hint = _how_to_reach(known[name], state.mode, available)
@@ -496,6 +549,14 @@ def _how_to_reach(tool: CoreTool, mode: s.Mode, available: list[str]) -> str:
         ways = [t for t in ("ai_connect_current_tab", "ai_connect_new_tab", "focus_tab", "open_tab") if t in available]
         return "not connected to a tab; call " + " or ".join(ways) + " first"
     return ""
+
+
+def progress_for(ctx: ServerRequestContext[Any, Any]) -> Progress:
+    """The call's progress reporter: the SDK's own ``report_progress`` (it knows how to reach the caller on
+    every transport) when the caller sent a progress token, else one that does nothing."""
+    if progress_token(ctx.meta, ctx.params) is None:
+        return NO_PROGRESS
+    return Progress(ctx.session.report_progress)
 
 
 def _validation_message(exc: ValidationError) -> str:

@@ -91,12 +91,13 @@ def server_log(request: pytest.FixtureRequest) -> Iterator[object]:
         yield log
 
 
-def serve(server_log: object, **settings: str) -> StdioSession:
-    """`tabmcp serve` over stdio with these settings, on the driver the test runs on (``driver_kind``)."""
+def serve(server_log: object, *, client_name: str | None = None, **settings: str) -> StdioSession:
+    """`tabmcp serve` over stdio with these settings, on the driver the test runs on (``driver_kind``);
+    ``client_name``: the clientInfo name the client gives (the SDK's default otherwise)."""
     env = {f"TABMCP_{k.upper()}": v for k, v in {**driver_settings(_active_driver), **settings}.items()}
     env.setdefault("TABMCP_LOG_LEVEL", "DEBUG")
     env.setdefault("TABMCP_PAIRING_TOKEN", PAIRING_TOKEN)
-    return StdioSession(env=env, errlog=server_log)  # type: ignore[arg-type]
+    return StdioSession(env=env, errlog=server_log, client_name=client_name)  # type: ignore[arg-type]
 
 
 class OwnBrowser:

@@ -79,3 +79,13 @@ def test_natural_language_flags_and_the_model_key_from_the_environment(monkeypat
     no_model = settings_from(_parser().parse_args(["serve", "--nl-tools"]))
     assert no_model.nl_tools and not no_model.nl_model_configured  # ai_query… are not listed then
     assert not settings_from(_parser().parse_args(["serve"])).nl_tools  # off by default
+
+
+def test_tools_mode_flag(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TABMCP_TOOLS", raising=False)
+    assert settings_from(_parser().parse_args(["serve"])).tools == "auto"
+    monkeypatch.setenv("TABMCP_TOOLS", "dynamic")
+    assert settings_from(_parser().parse_args(["serve"])).tools == "dynamic"
+    assert settings_from(_parser().parse_args(["serve", "--tools", "static"])).tools == "static"
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["serve", "--tools", "sometimes"])

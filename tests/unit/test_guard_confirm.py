@@ -125,6 +125,27 @@ async def test_accepted_runs_and_is_audited_with_the_password_redacted(tmp_path:
 
 
 @pytest.mark.parametrize("era", ERAS)
+async def test_call_page_tool_is_confirmed_and_redacted_as_the_page_tool_it_runs(tmp_path: Path, era: str) -> None:
+    """Static tool mode: the destructive page tool behind call_page_tool is asked about, and its password
+    argument (inside ``arguments``) never reaches the question or the audit log."""
+    h = Harness(tmp_path, confirm_destructive=True)
+    call = {"name": "delete_account", "arguments": {"password": "hunter2"}}
+    async with h.client(era, "decline") as client:
+        declined = await client.call_tool("call_page_tool", call)
+        searched = await client.call_tool("call_page_tool", {"name": "search", "arguments": {"q": "x"}})
+    assert error_of(declined)["code"] == "DECLINED" and not searched.is_error
+    assert h.ran == [("call_page_tool", {"name": "search", "arguments": {"q": "x"}})]  # only the search ran
+    (question,) = h.asked
+    assert "delete_account" in question and "hunter2" not in question
+    first = h.lines()[0]
+    assert first["tool"] == "call_page_tool" and first["arguments"] == {
+        "name": "delete_account",
+        "arguments": {"password": "[redacted]"},
+    }
+    assert "hunter2" not in h.audit.read_text()
+
+
+@pytest.mark.parametrize("era", ERAS)
 async def test_an_answer_does_not_carry_over_to_a_page_that_changed_while_asking(tmp_path: Path, era: str) -> None:
     h = Harness(tmp_path, confirm_destructive=True)
     h.while_asking.append(lambda: h.navigate_to(OTHER_URL))

@@ -48,7 +48,8 @@ def test_core_tool_is_well_formed(core: CoreTool) -> None:
     assert core.description.strip()
     assert core.title.strip()
     assert isinstance(core.hints, ToolHints)
-    assert core.available_in
+    assert core.available_in or core.static_only  # a static-only tool is in no state (tool_modes.py)
+    assert not (core.available_in and core.static_only)
     assert core.available_in <= set(Mode)
 
 

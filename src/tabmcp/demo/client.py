@@ -31,13 +31,20 @@ def tabmcp_command() -> tuple[str, list[str]]:
 
 
 class StdioSession:
-    def __init__(self, env: dict[str, str] | None = None, errlog: IO[str] | None = None) -> None:
+    """``client_name``: the ``clientInfo.name`` sent in ``initialize`` (the SDK's own by default); tabmcp
+    picks its tool list mode by it (tool_modes.py)."""
+
+    def __init__(
+        self, env: dict[str, str] | None = None, errlog: IO[str] | None = None, client_name: str | None = None
+    ) -> None:
         command, prefix = tabmcp_command()
         self.params = StdioServerParameters(
             command=command, args=[*prefix, "serve"], env={**os.environ, **(env or {})}
         )
         self.errlog = errlog or sys.stderr
+        self.client_info = types.Implementation(name=client_name, version="1.0.0") if client_name else None
         self.changes = 0
+        self.progress_notices = 0  # notifications/progress, whichever call they belong to
         self.resource_updates: list[str] = []  # URIs of notifications/resources/updated, in order
         self._changed = anyio.Event()
         self._stack = AsyncExitStack()
@@ -46,7 +53,7 @@ class StdioSession:
     async def __aenter__(self) -> StdioSession:
         read, write = await self._stack.enter_async_context(stdio_client(self.params, errlog=self.errlog))
         self.session = await self._stack.enter_async_context(
-            ClientSession(read, write, message_handler=self._on_message)
+            ClientSession(read, write, message_handler=self._on_message, client_info=self.client_info)
         )
         self.init = await self.session.initialize()
         return self
@@ -55,6 +62,8 @@ class StdioSession:
         await self._stack.aclose()
 
     async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ProgressNotification):
+            self.progress_notices += 1
         if isinstance(message, types.ResourceUpdatedNotification):
             self.resource_updates.append(str(message.params.uri))
         if isinstance(message, types.ToolListChangedNotification):

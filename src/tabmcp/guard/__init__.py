@@ -34,6 +34,7 @@ from tabmcp.guard.calls import (
     described_facts,
     interact_facts,
     page_tool_facts,
+    proxied,
 )
 from tabmcp.guard.ratelimit import RateLimiter, retry_text
 from tabmcp.guard.redact import Redaction, redact_arguments
@@ -147,6 +148,7 @@ class Guards:
     def _question(self, runtime: Runtime, name: str, args: Mapping[str, Any]) -> str:
         """What the user is asked to allow: the action, the page it acts on now, the arguments
         (empty when the call, as things are now, is not destructive)."""
+        name, args = proxied(name, args) or (name, args)  # the user is asked about the page tool itself
         facts = _facts(self._core, runtime, name, args)
         if facts.destructive is None:
             return ""
@@ -167,7 +169,12 @@ class Guards:
     ) -> None:
         if not self.audit.enabled:
             return
-        shown, redaction = redact_arguments(args, frozenset(sensitive), self.secrets)
+        target = proxied(name, args)
+        if target is None:
+            shown, redaction = redact_arguments(args, frozenset(sensitive), self.secrets)
+        else:  # call_page_tool: the password arguments are those of the page tool, inside ``arguments``
+            inner, redaction = redact_arguments(target[1], frozenset(sensitive), self.secrets)
+            shown = {**{k: redaction.value(v) for k, v in args.items() if k != "arguments"}, "arguments": inner}
         outcome, error = outcome_of(result, redaction)
         self.audit.write(
             AuditEntry(
@@ -190,7 +197,12 @@ class Guards:
 
 
 def _facts(core: Mapping[str, CoreTool], runtime: Runtime, name: str, args: Mapping[str, Any]) -> CallFacts:
-    """Facts of a tool the client can call now; any other call fails as unavailable anyway."""
+    """Facts of a tool the client can call now; any other call fails as unavailable anyway.
+    ``call_page_tool`` runs a page tool: the facts are that page tool's (none for another name)."""
+    target = proxied(name, args)
+    if target is not None:
+        page = next((t for t in runtime.state.page_tools if t.name == target[0]), None)
+        return page_tool_facts(page) if page is not None else CallFacts()
     if name not in runtime.visible_tool_names():
         return CallFacts()
     if name in core:

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.introspect.text import DESTRUCTIVE_WORDS, clean
 
+PROXY = "call_page_tool"  # tools/page_proxy.py, the static tool mode's way to the page tools
 # interact actions that activate their target (a click on "Delete" deletes)
 ACTIVATING = frozenset({"click", "dblclick", "press"})
 ACTIVATING_KEYS = frozenset({"enter", "space", " "})
@@ -56,6 +57,17 @@ def password_arguments(schema: Mapping[str, Any]) -> frozenset[str]:
         for name, prop in properties.items()
         if isinstance(prop, Mapping) and (prop.get("writeOnly") is True or prop.get("format") == "password")
     )
+
+
+def proxied(name: str, args: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+    """The page tool a ``call_page_tool(name, arguments)`` call runs, and its arguments: the call is
+    judged (confirmation, password arguments) as that page tool would be when called directly."""
+    if name != PROXY:
+        return None
+    inner, arguments = args.get("name"), args.get("arguments") or {}
+    if not isinstance(inner, str) or not isinstance(arguments, Mapping):
+        return None
+    return inner.strip(), arguments
 
 
 def page_tool_facts(tool: PageTool) -> CallFacts:

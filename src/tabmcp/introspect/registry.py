@@ -49,6 +49,8 @@ CORE_TOOL_NAMES = frozenset(
     (
         *("connect_browser", "list_tabs", "open_tab", "focus_tab", "close_tab", "snapshot", "interact"),
         *("navigate", "wait_for", "screenshot", "console", "evaluate"),
+        # the static tool mode's page-tool proxies (tools/page_proxy.py)
+        *("list_page_tools", "call_page_tool"),
         # the natural-language tools (nl_tools; docs/nl-tools.md)
         *("ai_connect_current_tab", "ai_connect_new_tab", "ai_disconnect", "ai_tap", "ai_input", "ai_hover"),
         *("ai_keyboard_press", "ai_scroll", "ai_query", "ai_assert", "ai_wait_for", "ai_action"),

@@ -1,6 +1,16 @@
 """Core tools, one module per capability. Importing this package registers them in CATALOG."""
 
-from tabmcp.tools import act, browser, evaluate, nl_act, nl_connect, nl_read, observe, tabs  # noqa: F401  (registration)
+from tabmcp.tools import (  # noqa: F401  (registration)
+    act,
+    browser,
+    evaluate,
+    nl_act,
+    nl_connect,
+    nl_read,
+    observe,
+    page_proxy,
+    tabs,
+)
 from tabmcp.tools.base import CATALOG, CoreTool, ToolContext, ToolFailure
 
 # The order tools/list shows them in: connecting, tabs, then the page agent, most used first.
@@ -10,6 +20,9 @@ ORDER = (
     "open_tab",
     "focus_tab",
     "close_tab",
+    # the page tools' way in for clients that ignore list_changed (static mode only; tool_modes.py)
+    "list_page_tools",
+    "call_page_tool",
     "snapshot",
     "interact",
     "navigate",

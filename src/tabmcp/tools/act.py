@@ -55,18 +55,21 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> Text:
     tab_id = focused_tab_id(ctx)
     if args.url is not None:
         check_url(args.url, ctx.policy)
+    where = untrusted.line(args.url, untrusted.MAX_URL) if args.url else args.go
     try:
-        page = await ctx.runtime.driver.navigate(
-            tab_id,
-            url=args.url.strip() if args.url else None,
-            go=args.go,
-            wait_until=args.wait_until,
-            timeout_ms=ctx.settings.navigation_timeout_ms,
-        )
+        async with ctx.progress.ticking(f"loading {where} (until {args.wait_until})"):
+            page = await ctx.runtime.driver.navigate(
+                tab_id,
+                url=args.url.strip() if args.url else None,
+                go=args.go,
+                wait_until=args.wait_until,
+                timeout_ms=ctx.settings.navigation_timeout_ms,
+            )
     except BridgeError as exc:
         note_blocked(ctx, tab_id, exc)
         raise page_failure(f"navigate to {args.url or args.go}", exc) from None
     await check_landing(ctx, tab_id, page.get("url", ""))
+    await ctx.progress.step("page loaded; finding its tools")
     await ctx.runtime.refresh_page_tools(tab_id)  # the new page's tools are listed when this call returns
     await ctx.runtime.page_changed()
     text = toon(

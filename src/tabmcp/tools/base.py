@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, get_type_hints
 from pydantic import BaseModel, ConfigDict
 
 from tabmcp.introspect.api import ToolHints
+from tabmcp.progress import NO_PROGRESS, Progress
 from tabmcp.state import Mode
 
 if TYPE_CHECKING:
@@ -73,6 +74,8 @@ class ToolContext:
     bridge_error: str | None = None
     # why the bridge last refused a browser (wrong pairing token…), read when no browser links
     bridge_refusal: Callable[[], str | None] = lambda: None
+    # the steps of a long call, for a client that asked (progress.py); does nothing otherwise
+    progress: Progress = NO_PROGRESS
 
     @property
     def policy(self) -> NavigationPolicy:
@@ -130,6 +133,9 @@ class CoreTool:
     handler: Handler
     # A Settings flag that must be true for the tool to exist at all (``evaluate``); None: always.
     requires: str | None = None
+    # Listed only in the static tool mode (tool_modes.py), where it works in every state; declared with
+    # an empty ``available_in``, so the state machine (the dynamic list) never shows it.
+    static_only: bool = False
 
     def enabled(self, settings: Settings) -> bool:
         return self.requires is None or bool(getattr(settings, self.requires))
@@ -150,6 +156,7 @@ def tool(
     idempotent: bool = False,
     open_world: bool = True,
     requires: str | None = None,
+    static_only: bool = False,
 ) -> Callable[[Handler], Handler]:
     def register(handler: Handler) -> Handler:
         args_model = get_type_hints(handler)["args"]
@@ -163,6 +170,7 @@ def tool(
                 hints=ToolHints(read_only, destructive, idempotent, open_world),
                 handler=_noting_policy(handler),
                 requires=requires,
+                static_only=static_only,
             )
         )
         return handler

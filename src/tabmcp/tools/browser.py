@@ -39,6 +39,7 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
     elif ctx.bridge_error:
         raise ToolFailure(f"The extension bridge is not running: {ctx.bridge_error}", dict(NO_BROWSER))
     if not driver.linked and args.launch:
+        await ctx.progress.step("launching the browser", total=3)
         async with ctx.launcher.lock:
             if not driver.linked:  # else another client's launch got there first: use that browser
                 await launch_browser(ctx)
@@ -54,6 +55,7 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
         browser, tabs = await driver.connect()
     except BridgeError as exc:
         raise ToolFailure(f"The browser did not answer: {exc.message}", dict(NO_BROWSER)) from None
+    await ctx.progress.step(f"connected to {browser.name}: {len(tabs)} tabs read")
     await ctx.runtime.dispatch(s.ExtensionConnected(browser, tuple(tabs)))
     return {
         "connected": True,
@@ -74,6 +76,7 @@ async def launch_browser(ctx: ToolContext) -> None:
             f"The browser started but its extension did not connect within {ctx.settings.launch_timeout:g} s.",
             dict(NO_BROWSER),
         )
+    await ctx.progress.step("the browser's extension linked")
     await ctx.launcher.close_initial_pages()
 
 
@@ -83,6 +86,8 @@ async def link_cdp(ctx: ToolContext) -> None:
     async with ctx.launcher.lock:  # several clients (HTTP) may ask at once; one link serves them all
         if driver.linked:
             return
+        where = ctx.settings.cdp_endpoint
+        await ctx.progress.step(f"connecting to {where} over CDP" if where else f"launching {ctx.settings.browser}")
         try:
             await driver.link()
         except BridgeError as exc:

@@ -263,6 +263,7 @@ async def wait_until(ctx: ToolContext, assertion: str, timeout_ms: int, interval
         checks += 1
         left = deadline - time.monotonic()
         checked = await check_assertion(ctx, assertion, model_timeout=max(0.1, left))
+        await ctx.progress.step(f"check {checks}: {'met' if checked.passed else 'not yet'}")
         if checked.passed:
             return checked.source
         last = checked.evidence

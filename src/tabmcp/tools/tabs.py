@@ -92,10 +92,11 @@ async def open_tab(ctx: ToolContext, args: OpenTabArgs) -> dict[str, Any]:
     """Open a new tab at a URL; with focus=true (default) its page tools are loaded."""
     check_url(args.url, ctx.policy)
     try:
-        tab = await ctx.runtime.driver.open_tab(args.url.strip(), args.focus)
+        async with ctx.progress.ticking(f"opening {untrusted.line(args.url, untrusted.MAX_URL)}"):
+            tab = await ctx.runtime.driver.open_tab(args.url.strip(), args.focus)
         await ctx.runtime.dispatch(s.TabCreated(tab))
         if args.focus:
-            await ctx.runtime.focus(tab.id)
+            await ctx.runtime.focus(tab.id, ctx.progress)
     except BridgeError as exc:
         raise _browser_failure(f"Opening {args.url}", exc) from None
     state = ctx.runtime.state
@@ -121,7 +122,7 @@ async def focus_tab(ctx: ToolContext, args: FocusTabArgs) -> dict[str, Any]:
     try:
         tab = await ctx.runtime.driver.focus_tab(args.tab_id)
         await ctx.runtime.dispatch(s.TabUpdated(tab))
-        await ctx.runtime.focus(tab.id)
+        await ctx.runtime.focus(tab.id, ctx.progress)
     except BridgeError as exc:
         raise _browser_failure(f"Focusing tab {args.tab_id}", exc) from None
     state = ctx.runtime.state

@@ -1,0 +1,115 @@
+"""The static tool mode (tool_modes.py, docs/clients.md) as a client that ignores ``list_changed`` uses
+it: `tabmcp serve` over stdio, a real MCP ClientSession, headless Chromium with the real extension, the
+demo flight search. The list never changes and no ``list_changed`` is sent; the page tools are reached
+through ``list_page_tools`` and ``call_page_tool``. ``auto`` picks the mode by the client's name."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Any
+
+from tabmcp.demo.client import StdioSession, text_of
+from tabmcp.demo.sites import SiteServer
+from tests.integration.conftest import serve
+
+STATIC_LIST = [
+    *["connect_browser", "list_tabs", "open_tab", "focus_tab", "close_tab", "list_page_tools", "call_page_tool"],
+    *["snapshot", "interact", "navigate", "wait_for", "screenshot", "console"],
+]
+
+
+async def error_of(client: StdioSession, tool: str, args: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    result = await client.call(tool, args)
+    assert result.is_error, f"{tool}({args}) should have failed: {text_of(result)}"
+    data = result.structured_content or {}
+    return str(data.get("error", text_of(result))), data
+
+
+async def test_static_list_is_fixed_and_reaches_the_page_tools(
+    server_log: object, tmp_path: Path, sites: SiteServer
+) -> None:
+    depart = (datetime.date.today() + datetime.timedelta(days=30)).isoformat()
+    async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile"), tools="static") as client:
+        assert await client.tool_names() == STATIC_LIST
+        listed = {t.name: t for t in await client.tools()}
+        assert listed["list_page_tools"].annotations.read_only_hint is True
+
+        # disconnected: everything is listed, and a call in the wrong state says what to call first
+        nothing = await client.call_ok("list_page_tools")
+        assert nothing["focusedTab"] is None and nothing["tools"] == []
+        assert "connect_browser" in nothing["hint"]
+        message, data = await error_of(client, "list_tabs")
+        assert data["code"] == "NOT_CONNECTED" and "call connect_browser first" in message
+        message, data = await error_of(client, "call_page_tool", {"name": "search_flights", "arguments": {}})
+        assert data["code"] == "NO_TAB" and "connect_browser" in message
+
+        await client.call_ok("connect_browser", {"launch": True})
+        assert await client.tool_names() == STATIC_LIST
+        assert "open_tab" in (await client.call_ok("list_page_tools"))["hint"]  # connected, no tab yet
+
+        opened = await client.call_ok("open_tab", {"url": sites.url("flights/index.html")})
+        assert opened["focused"] is True and "search_flights" in opened["toolsAvailable"]
+        assert await client.tool_names() == STATIC_LIST  # the page's tools are not listed directly
+
+        page = await client.call_ok("list_page_tools")
+        assert page["focusedTab"]["url"] == sites.url("flights/index.html")
+        tools = {t["name"]: t for t in page["tools"]}
+        search = tools["search_flights"]
+        assert search["inputSchema"]["required"] == ["from", "to", "departDate"]
+        assert search["inputSchema"]["properties"]["departDate"]["format"] == "date"
+        assert search["annotations"]["destructiveHint"] is False and search["description"]
+
+        # bad arguments: the field is named, nothing runs
+        message, data = await error_of(
+            client, "call_page_tool", {"name": "search_flights", "arguments": {"from": "SFO", "departDate": depart}}
+        )
+        assert data["code"] == "BAD_ARGUMENTS" and "missing required argument(s): to" in message
+        message, _ = await error_of(
+            client,
+            "call_page_tool",
+            {"name": "search_flights", "arguments": {"from": "SFO", "to": "JFK", "departDate": depart, "seat": 1}},
+        )
+        assert "unknown argument(s) seat" in message
+        message, data = await error_of(client, "call_page_tool", {"name": "search_flights", "arguments": "SFO"})
+        assert "arguments" in message  # not an object: the proxy's own schema says so
+        # an unknown (or stale) name: the page's tools as they are now
+        message, data = await error_of(client, "call_page_tool", {"name": "book_hotel"})
+        assert data["code"] == "UNKNOWN_TOOL" and "search_flights" in data["pageTools"]
+        assert "book_hotel" in message and "search_flights" in message
+        message, _ = await error_of(client, "call_page_tool", {"name": "list_tabs"})
+        assert "core tool" in message
+
+        found = await client.call_ok(
+            "call_page_tool",
+            {"name": "search_flights", "arguments": {"from": "SFO", "to": "JFK", "departDate": depart}},
+        )
+        assert found["tool"] == "search_flights" and found["flights"]
+        # the results brought select_flight: list_page_tools shows it, tools/list stays the same
+        after = [t["name"] for t in (await client.call_ok("list_page_tools"))["tools"]]
+        assert "select_flight" in after and "search_flights" in after
+        assert await client.tool_names() == STATIC_LIST
+
+        await client.call_ok("close_tab")
+        assert await client.tool_names() == STATIC_LIST
+        message, data = await error_of(client, "call_page_tool", {"name": "select_flight", "arguments": {"index": 1}})
+        assert data["code"] == "NO_TAB" and "open_tab" in message
+        assert client.changes == 0  # connecting, focusing, new page tools, closing: no list_changed
+
+
+async def test_auto_mode_picks_by_the_client_name(server_log: Any, tmp_path: Path) -> None:
+    """No browser needed: the list a fresh client sees shows the mode."""
+    async with serve(server_log, ws_port="0", client_name="claude-ai") as desktop:
+        assert await desktop.tool_names() == STATIC_LIST
+    async with serve(server_log, ws_port="0", client_name="some-new-client") as other:
+        assert await other.tool_names() == ["connect_browser"]
+        # a proxy called anyway (a list from a static session, cached) says what it is for
+        message, _ = await error_of(other, "list_page_tools")
+        assert "tools=static" in message and "connect_browser" in message
+    async with serve(server_log, ws_port="0", client_name="claude-ai", tools="dynamic") as forced:
+        assert await forced.tool_names() == ["connect_browser"]
+    server_log.seek(0)
+    log = server_log.read()
+    assert "tool list for this client: static (tools=auto and client 'claude-ai'" in log
+    assert "tool list for this client: dynamic (tools=auto and client 'some-new-client'" in log
+    assert "tool list for this client: dynamic (tools=dynamic)" in log
