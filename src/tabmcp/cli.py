@@ -303,7 +303,7 @@ def install_native_host(args: argparse.Namespace) -> int:
     print(launcher)
     print(
         f"(host {native.HOST_NAME} relays to {socket}; in the extension's options choose "
-        '"Connect through: Native messaging", then restart the browser if it was running)',
+        '"Connect through: Native messaging" and save)',
         file=sys.stderr,
     )
     return 0

@@ -125,7 +125,7 @@ async def test_no_server_is_reported_then_the_link_is_made_when_one_starts(
         assert stored == {"transport": "native"}
 
 
-async def test_a_host_not_installed_is_said_plainly(server_log: object, blocked_port: int, config_dir: Path) -> None:
+async def test_a_host_not_installed_is_said_plainly(blocked_port: int, config_dir: Path) -> None:
     async with OwnBrowser(blocked_port, transport="native") as browser:  # no install-native-host
         options = await browser.context.new_page()
         await options.goto(OPTIONS_URL)
@@ -136,6 +136,15 @@ async def test_a_host_not_installed_is_said_plainly(server_log: object, blocked_
         await eventually(reported, "the options page to say the native host is not installed")
         assert "tabmcp install-native-host" in await link_status(options)
         assert await options.get_attribute("#linkStatus", "data-state") == "refused"
+
+        # installed while the browser runs: saving the options reconnects, and Chrome finds the host now
+        install_host(browser.profile, config_dir)
+        await options.click("#save")
+
+        async def host_runs() -> bool:
+            return (await link_status(options)).startswith("server not found")  # the host answers: no server
+
+        await eventually(host_runs, "the freshly installed host to start without a browser restart")
 
 
 async def test_a_launched_browser_can_link_through_native_messaging(
