@@ -211,7 +211,12 @@ function openLink({ url, token, transport }) {
     },
     close: (event) => onSocketClose(current, event),
   };
-  current.transport = transport === 'native' ? nativeTransport(on) : webSocketTransport(url, on);
+  try {
+    current.transport = transport === 'native' ? nativeTransport(on) : webSocketTransport(url, on);
+  } catch (e) {
+    link = null; // a bad address (or no native messaging): connect() schedules the retry
+    throw e;
+  }
   log('connecting', transport === 'native' ? `through the native host ${NATIVE_HOST}` : `to ${url}`);
 }
 
@@ -273,7 +278,13 @@ function nativeTransport(on) {
   });
   return {
     isOpen: () => open && !done,
-    send: (frame) => port.postMessage(frame),
+    send: (frame) => {
+      try {
+        port.postMessage(frame);
+      } catch (e) {
+        log('dropped (native port gone)', frame.type, e); // its onDisconnect is on the way
+      }
+    },
     close: () => {
       if (done) return;
       done = true; // disconnect() fires no onDisconnect on this side
@@ -298,7 +309,14 @@ function chunkJoiner() {
         parts = [];
         return null;
       }
-      const bytes = Uint8Array.from(atob(msg.data), (c) => c.charCodeAt(0));
+      let bytes;
+      try {
+        bytes = Uint8Array.from(atob(msg.data), (c) => c.charCodeAt(0));
+      } catch {
+        log('dropped a chunk that is not base64');
+        parts = [];
+        return null;
+      }
       size += bytes.length;
       if (size > MAX_CHUNKED_BYTES) {
         log('dropped a chunked frame over', MAX_CHUNKED_BYTES, 'bytes');

@@ -67,6 +67,7 @@ async def test_the_browser_links_and_is_driven_through_native_messaging(
     browser = OwnBrowser(blocked_port, transport="native")  # the launcher's config says: native
     install_host(browser.profile, config_dir)
     settings = {"ws_port": str(blocked_port), "config_dir": str(config_dir), "native_bridge": "true"}
+    settings["enable_evaluate"] = "true"
     async with serve(server_log, **settings) as client, browser:
         connected = await client.call_ok("connect_browser")
         assert connected["connected"] is True
@@ -79,6 +80,11 @@ async def test_the_browser_links_and_is_driven_through_native_messaging(
         assert "SkyHop" in text_of(snapshot)
         tabs = (await client.call_ok("list_tabs"))["tabs"]
         assert sites.url("flights.html") in [t["url"] for t in tabs]
+
+        # a request over Chrome's 1 MiB host-to-extension limit: the host chunks it, the extension joins it
+        big = await client.call("evaluate", {"expression": "'" + "é" * 600_000 + "'.length + 1"})
+        assert not big.is_error, text_of(big)
+        assert "value: 600001" in text_of(big)
 
     log = server_log_text(request.node.name)
     assert f"127.0.0.1:{blocked_port}" in log and "native messaging only" in log  # no TCP bridge at all
