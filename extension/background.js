@@ -1,6 +1,7 @@
 // tabmcp service worker.
 //
-// Connects to the tabmcp server's WebSocket as a client, reports tab events, and answers the
+// Connects to the tabmcp server's WebSocket as a client (or, where local ports are blocked, through
+// the native messaging host: docs/native-messaging.md), reports tab events, and answers the
 // server's requests by driving tabs and the page agent (agent.js). The wire protocol is
 // docs/protocol.md; every frame sent here must match it exactly, because the server validates
 // each one.
@@ -9,6 +10,8 @@
 importScripts('policy.js'); // tabmcpPolicy: the navigation policy's browser rules (docs/security.md)
 
 const DEFAULT_SERVER_URL = 'ws://127.0.0.1:8765';
+const NATIVE_HOST = 'com.tabmcp.bridge'; // written by `tabmcp install-native-host`
+const MAX_CHUNKED_BYTES = 64 * 1024 * 1024; // a server frame the native host had to cut in pieces
 // Written by the Python launcher into its copy of the extension; absent in the repo.
 const CONFIG_FILE = 'tabmcp-config.json';
 
@@ -70,13 +73,14 @@ class ProtocolError extends Error {
 // Server address, pairing token and browser identity
 
 /**
- * Where to connect and the pairing token to present. The options page (chrome.storage.local)
- * wins; a launched browser's copy of the extension carries both in tabmcp-config.json.
+ * Where to connect, through what, and the pairing token to present. The options page
+ * (chrome.storage.local) wins; a launched browser's copy of the extension carries them in
+ * tabmcp-config.json.
  */
 async function resolveLinkSettings() {
   let stored = {};
   try {
-    stored = await chrome.storage.local.get(['serverUrl', 'pairingToken']);
+    stored = await chrome.storage.local.get(['serverUrl', 'pairingToken', 'transport']);
   } catch (e) {
     log('storage.local unavailable', e);
   }
@@ -85,6 +89,7 @@ async function resolveLinkSettings() {
   return {
     url: pick(stored.serverUrl, file.serverUrl) || DEFAULT_SERVER_URL,
     token: pick(stored.pairingToken, file.token).trim(),
+    transport: pick(stored.transport, file.transport) === 'native' ? 'native' : 'websocket',
   };
 }
 
@@ -156,7 +161,10 @@ async function detectBrowser() {
 // ---------------------------------------------------------------------------------------------
 // Connection
 
-/** The live link: {ws, helloSent, confirmed, pingTimer, ready (resolves once hello went out)}. */
+/**
+ * The live link: {transport, helloSent, confirmed, pingTimer, note (what to show while not linked),
+ * ready (resolves once hello went out)}.
+ */
 let link = null;
 let connectInFlight = false;
 let reconnectTimer = null;
@@ -176,7 +184,7 @@ async function connect() {
   connectInFlight = true;
   try {
     const settings = await resolveLinkSettings();
-    openSocket(settings);
+    openLink(settings);
     showLinkStatus();
   } catch (e) {
     log('connect failed', e);
@@ -187,17 +195,146 @@ async function connect() {
   if (reconnectPending) reconnectNow('settings changed while connecting');
 }
 
-function openSocket({ url, token }) {
-  const ws = new WebSocket(url);
+function openLink({ url, token, transport }) {
   let markReady;
   const ready = new Promise((resolve) => { markReady = resolve; });
-  const current = { ws, token, helloSent: false, confirmed: false, pingTimer: null, ready, markReady };
+  const current = {
+    transport: null, token, helloSent: false, confirmed: false, pingTimer: null, note: null, ready, markReady,
+  };
   link = current;
-  ws.onopen = () => onSocketOpen(current).catch((e) => log('open handler failed', e));
-  ws.onmessage = (event) => onSocketMessage(current, event.data).catch((e) => log('message handler failed', e));
-  ws.onclose = (event) => onSocketClose(current, event);
+  const on = {
+    open: () => onSocketOpen(current).catch((e) => log('open handler failed', e)),
+    message: (raw) => onSocketMessage(current, raw).catch((e) => log('message handler failed', e)),
+    status: (text) => {
+      current.note = text;
+      if (link === current) showLinkStatus();
+    },
+    close: (event) => onSocketClose(current, event),
+  };
+  try {
+    current.transport = transport === 'native' ? nativeTransport(on) : webSocketTransport(url, on);
+  } catch (e) {
+    link = null; // a bad address (or no native messaging): connect() schedules the retry
+    throw e;
+  }
+  log('connecting', transport === 'native' ? `through the native host ${NATIVE_HOST}` : `to ${url}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transports: how frames reach the server. Both have one shape, so the protocol handling is one:
+// {isOpen(), send(frame), close(code, reason)}, calling on.open(), on.message(JSON text or frame),
+// on.status(text) and on.close({code, reason, native}).
+
+function webSocketTransport(url, on) {
+  const ws = new WebSocket(url);
+  ws.onopen = () => on.open();
+  ws.onmessage = (event) => on.message(event.data);
+  ws.onclose = (event) => on.close({ code: event.code, reason: event.reason });
   ws.onerror = () => {}; // A close event always follows; that is where we reconnect.
-  log('connecting to', url);
+  return {
+    isOpen: () => ws.readyState === WebSocket.OPEN,
+    send: (frame) => ws.send(JSON.stringify(frame)),
+    close: (code, reason) => ws.close(code, reason),
+  };
+}
+
+/**
+ * Chrome starts `tabmcp native-host`, which relays to the server's local socket. Besides the
+ * server's frames it sends `nativeStatus` (open: linked to the server, so say hello; serverNotFound:
+ * no server yet, it keeps trying; closed: the server's close code and reason, just before it exits)
+ * and `nativeChunk` pieces of a server frame over Chrome's 1 MiB host-to-extension limit.
+ */
+function nativeTransport(on) {
+  let open = false;
+  let done = false;
+  let serverClose = null;
+  const chunks = chunkJoiner();
+  const port = chrome.runtime.connectNative(NATIVE_HOST);
+  port.onMessage.addListener((msg) => {
+    if (msg && msg.type === 'nativeStatus') {
+      if (msg.state === 'open' && !open) {
+        open = true;
+        on.open();
+      } else if (msg.state === 'serverNotFound') {
+        on.status(`server not found: ${msg.message || 'no tabmcp server is running'}`);
+      } else if (msg.state === 'closed') {
+        serverClose = { code: msg.code, reason: msg.reason || '' };
+      }
+      return;
+    }
+    if (msg && msg.type === 'nativeChunk') {
+      const text = chunks.add(msg);
+      if (text !== null) on.message(text);
+      return;
+    }
+    on.message(msg);
+  });
+  port.onDisconnect.addListener(() => {
+    const why = chrome.runtime.lastError ? chrome.runtime.lastError.message : 'the native host exited';
+    if (done) return;
+    done = true;
+    open = false;
+    on.close(serverClose || { code: 1006, reason: why, native: true });
+  });
+  return {
+    isOpen: () => open && !done,
+    send: (frame) => {
+      try {
+        port.postMessage(frame);
+      } catch (e) {
+        log('dropped (native port gone)', frame.type, e); // its onDisconnect is on the way
+      }
+    },
+    close: () => {
+      if (done) return;
+      done = true; // disconnect() fires no onDisconnect on this side
+      open = false;
+      port.disconnect();
+    },
+  };
+}
+
+/** Joins `nativeChunk` pieces (base64 of the frame's UTF-8 bytes, in order) back into the frame's text. */
+function chunkJoiner() {
+  let parts = [];
+  let size = 0;
+  return {
+    add(msg) {
+      if (msg.part === 0) {
+        parts = [];
+        size = 0;
+      }
+      if (msg.part !== parts.length || typeof msg.data !== 'string') {
+        log('dropped a chunk out of order', msg.part, parts.length);
+        parts = [];
+        return null;
+      }
+      let bytes;
+      try {
+        bytes = Uint8Array.from(atob(msg.data), (c) => c.charCodeAt(0));
+      } catch {
+        log('dropped a chunk that is not base64');
+        parts = [];
+        return null;
+      }
+      size += bytes.length;
+      if (size > MAX_CHUNKED_BYTES) {
+        log('dropped a chunked frame over', MAX_CHUNKED_BYTES, 'bytes');
+        parts = [];
+        return null;
+      }
+      parts.push(bytes);
+      if (parts.length < msg.parts) return null;
+      const whole = new Uint8Array(size);
+      let at = 0;
+      for (const part of parts) {
+        whole.set(part, at);
+        at += part.length;
+      }
+      parts = [];
+      return new TextDecoder('utf-8').decode(whole);
+    },
+  };
 }
 
 async function onSocketOpen(current) {
@@ -238,6 +375,13 @@ function onSocketClose(current, event) {
   link = null;
   tabmcpPolicy.clear(); // the policy is the linked server's: it goes with it
   log('socket closed', event.code, event.reason);
+  if (event.native && /not found|forbidden/i.test(event.reason)) {
+    // the host is not installed for this browser, or not for this extension: retrying cannot help
+    refusal = `native host not installed: run \`tabmcp install-native-host\` (${event.reason})`;
+    pauseRetries();
+    showLinkStatus();
+    return;
+  }
   switch (event.code) {
     case CLOSE_NOT_PAIRED: // retrying with the same token cannot help: wait for new settings
       refusal = `not paired: ${event.reason || 'the pairing token is missing or wrong'}`;
@@ -297,7 +441,7 @@ function reconnectNow(why) {
     clearInterval(old.pingTimer);
     old.markReady();
     try {
-      old.ws.close(1000, why);
+      old.transport.close(1000, why);
     } catch (e) {
       log('close failed', e);
     }
@@ -307,12 +451,12 @@ function reconnectNow(why) {
 
 /** linkStatus in chrome.storage.session, for the options page and the popup. */
 function showLinkStatus() {
-  const status = link && link.confirmed ? 'connected' : refusal || 'connecting';
+  const status = link && link.confirmed ? 'connected' : refusal || (link && link.note) || 'connecting';
   chrome.storage.session.set({ linkStatus: status }).catch((e) => log('storage.session', e));
 }
 
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && ('pairingToken' in changes || 'serverUrl' in changes)) {
+  if (area === 'local' && ('pairingToken' in changes || 'serverUrl' in changes || 'transport' in changes)) {
     reconnectNow('settings changed');
   }
 });
@@ -323,7 +467,7 @@ chrome.runtime.onMessage.addListener((message) => {
 });
 
 function isOpen(current) {
-  return Boolean(current) && current.ws.readyState === WebSocket.OPEN;
+  return Boolean(current) && Boolean(current.transport) && current.transport.isOpen();
 }
 
 function sendOn(current, frame) {
@@ -331,7 +475,7 @@ function sendOn(current, frame) {
     log('dropped (socket not open)', frame.type);
     return false;
   }
-  current.ws.send(JSON.stringify(frame));
+  current.transport.send(frame);
   return true;
 }
 
@@ -364,12 +508,14 @@ async function onSocketMessage(current, raw) {
   await current.ready; // `hello` must be the first frame we send.
   const answer = (frame) => sendOn(current, frame);
 
-  let msg;
-  try {
-    msg = JSON.parse(raw);
-  } catch {
-    answer(errorFrame(undefined, 'BAD_MESSAGE', 'Frame is not valid JSON'));
-    return;
+  let msg = raw; // the native port hands over parsed frames; a WebSocket, text
+  if (typeof raw === 'string') {
+    try {
+      msg = JSON.parse(raw);
+    } catch {
+      answer(errorFrame(undefined, 'BAD_MESSAGE', 'Frame is not valid JSON'));
+      return;
+    }
   }
   const isObject = msg !== null && typeof msg === 'object' && !Array.isArray(msg);
   const id = isObject && typeof msg.id === 'string' ? msg.id : undefined;

@@ -1,4 +1,5 @@
-// tabmcp options page: the server address and pairing token, kept in chrome.storage.local, and
+// tabmcp options page: the transport (WebSocket or native messaging), server address and pairing
+// token, kept in chrome.storage.local, and
 // the link's status, which the service worker keeps in chrome.storage.session (`linkStatus`).
 // Saving changed settings makes the service worker reconnect at once (it watches storage);
 // saving unchanged ones asks it to, so "Save and reconnect" always does what it says.
@@ -9,6 +10,7 @@ const DEFAULT_SERVER_URL = 'ws://127.0.0.1:8765';
 const CONFIG_FILE = 'tabmcp-config.json';
 
 const form = document.getElementById('settings');
+const transportInput = document.getElementById('transport');
 const serverInput = document.getElementById('serverUrl');
 const tokenInput = document.getElementById('pairingToken');
 const savedNote = document.getElementById('saved');
@@ -18,7 +20,7 @@ function showStatus(status) {
   const text = typeof status === 'string' && status ? status : 'connecting';
   statusText.textContent = text;
   statusText.dataset.state = text === 'connected' ? 'connected'
-    : text.startsWith('not paired') || text.startsWith('refused') ? 'refused' : 'connecting';
+    : /^(not paired|refused|native host not installed)/.test(text) ? 'refused' : 'connecting';
 }
 
 function note(text, isError = false) {
@@ -26,22 +28,40 @@ function note(text, isError = false) {
   savedNote.classList.toggle('error', isError);
 }
 
-/** The address used when none is saved here: the launcher's, else the default. */
-async function fallbackServerUrl() {
+/** The launcher's tabmcp-config.json, or {} for a copy of the extension the user loaded. */
+async function launcherConfig() {
   try {
     const response = await fetch(chrome.runtime.getURL(CONFIG_FILE));
     if (response.ok) {
       const config = await response.json();
-      if (config && typeof config.serverUrl === 'string' && config.serverUrl) return config.serverUrl;
+      if (config && typeof config === 'object') return config;
     }
   } catch {
     // no config file: a copy of the extension the user loaded, not one tabmcp launched
   }
-  return DEFAULT_SERVER_URL;
+  return {};
+}
+
+/** The address used when none is saved here: the launcher's, else the default. */
+async function fallbackServerUrl() {
+  const config = await launcherConfig();
+  return typeof config.serverUrl === 'string' && config.serverUrl ? config.serverUrl : DEFAULT_SERVER_URL;
+}
+
+/** The transport used when none is saved here: the launcher's, else WebSocket. */
+async function fallbackTransport() {
+  return (await launcherConfig()).transport === 'native' ? 'native' : 'websocket';
+}
+
+/** The server address means nothing to native messaging: the host finds the server's socket. */
+function reflectTransport() {
+  serverInput.disabled = transportInput.value === 'native';
 }
 
 async function load() {
-  const { serverUrl, pairingToken } = await chrome.storage.local.get(['serverUrl', 'pairingToken']);
+  const { serverUrl, pairingToken, transport } = await chrome.storage.local.get(['serverUrl', 'pairingToken', 'transport']);
+  transportInput.value = transport === 'native' || transport === 'websocket' ? transport : await fallbackTransport();
+  reflectTransport();
   serverInput.value = typeof serverUrl === 'string' && serverUrl ? serverUrl : await fallbackServerUrl();
   tokenInput.value = typeof pairingToken === 'string' ? pairingToken : '';
   const { linkStatus } = await chrome.storage.session.get('linkStatus');
@@ -53,16 +73,20 @@ async function save(event) {
   const fallback = await fallbackServerUrl();
   const serverUrl = serverInput.value.trim() || fallback;
   const pairingToken = tokenInput.value.trim();
-  if (!/^wss?:\/\/[^\s/]+/.test(serverUrl)) {
+  const transport = transportInput.value === 'native' ? 'native' : 'websocket';
+  if (transport === 'websocket' && !/^wss?:\/\/[^\s/]+/.test(serverUrl)) {
     note('The server address must look like ws://127.0.0.1:8765', true);
     return;
   }
-  const before = await chrome.storage.local.get(['serverUrl', 'pairingToken']);
+  const before = await chrome.storage.local.get(['serverUrl', 'pairingToken', 'transport']);
   // Only what differs from the fallback is stored, so a launched browser keeps following its launcher.
   const storedUrl = serverUrl === fallback ? '' : serverUrl;
+  const storedTransport = transport === await fallbackTransport() ? '' : transport;
   await store('serverUrl', storedUrl);
   await store('pairingToken', pairingToken); // empty: back to the launcher's token, if any
-  const changed = (before.serverUrl || '') !== storedUrl || (before.pairingToken || '') !== pairingToken;
+  await store('transport', storedTransport);
+  const changed = (before.serverUrl || '') !== storedUrl || (before.pairingToken || '') !== pairingToken
+    || (before.transport || '') !== storedTransport;
   if (!changed) {
     await chrome.runtime.sendMessage({ type: 'tabmcp-reconnect' }).catch(() => {});
   }
@@ -80,6 +104,8 @@ async function store(key, value) {
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'session' && changes.linkStatus) showStatus(changes.linkStatus.newValue);
 });
+
+transportInput.addEventListener('change', reflectTransport);
 
 form.addEventListener('submit', (event) => {
   save(event).catch((e) => note(`Could not save: ${e && e.message ? e.message : e}`, true));

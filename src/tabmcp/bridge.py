@@ -9,6 +9,10 @@ Only tabmcp's extension may link (docs/security.md): the handshake's ``Origin`` 
 ``chrome-extension://`` origin, and the first frame must be a ``hello`` carrying the pairing token
 (``pairing.py``). Anything else is closed with a code and a reason the extension can show. A linked
 socket that sends frames too large or too fast is cut off; the bridge itself always keeps serving.
+
+The same handler also serves a local Unix socket (``native/listener.py``), where the native
+messaging host relays for an extension that cannot reach a TCP port (docs/native-messaging.md): the
+host forwards Chrome's caller origin as ``Origin``, so every check above applies unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -32,6 +37,8 @@ from tabmcp import __version__, pairing
 from tabmcp import protocol as p
 from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
+from tabmcp.native import socket_path
+from tabmcp.native.listener import ListenError, LocalSocket
 from tabmcp.record import NullRecorder, Recorder
 from tabmcp.tokenbucket import TokenBucket
 
@@ -120,6 +127,7 @@ class Bridge:
         max_frames_per_second: float = 500,
         hello_timeout: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
+        native_socket: Path | None = None,
     ) -> None:
         if not token:
             raise ValueError("the bridge needs a pairing token")
@@ -136,7 +144,12 @@ class Bridge:
         self._clock = clock
         self.events: asyncio.Queue[BridgeEvent] = asyncio.Queue()
         self.hello: p.Hello | None = None
+        # why nothing listens (connect_browser reports it); with the native socket up, a TCP failure
+        # alone is only logged (``tcp_error``): that socket is for machines where TCP is blocked
         self.start_error: str | None = None
+        self.tcp_error: str | None = None
+        self.native: LocalSocket | None = LocalSocket(native_socket) if native_socket is not None else None
+        self.native_error: str | None = None
         # why the latest connection was refused (cleared when one links): for "no browser found" hints
         self.last_refusal: str | None = None
         self._server: Server | None = None
@@ -172,18 +185,36 @@ class Bridge:
             allow_remote=settings.ws_allow_remote,
             max_frame_bytes=settings.ws_max_frame_bytes,
             max_frames_per_second=settings.ws_max_frames_per_second,
+            native_socket=socket_path(settings.native_socket, settings.config_dir) if settings.native_bridge else None,
         )
 
     # ------------------------------------------------------------- lifecycle
 
     async def start(self) -> None:
+        self.tcp_error = await self._start_tcp()
+        if self.native is not None:
+            try:
+                await self.native.start(self._handle, max_size=self.max_frame_bytes)
+            except ListenError as exc:
+                self.native_error = str(exc)
+                log.warning("native messaging socket not started: %s", exc)
+            else:
+                log.info("extension bridge also listening on %s (native messaging)", self.native.path)
+        if self.tcp_error is None:
+            return
+        if self.native is None or self.native_error is not None:
+            self.start_error = "; ".join(e for e in (self.tcp_error, self.native_error) if e)
+            log.error("extension bridge not started: %s", self.start_error)
+        else:
+            log.error("extension bridge not listening on TCP (native messaging only): %s", self.tcp_error)
+
+    async def _start_tcp(self) -> str | None:
+        """Listen on the TCP address; the reason it cannot, if it cannot."""
         if not self.allow_remote and not is_loopback(self.host):
-            self.start_error = (
+            return (
                 f"refusing to listen on {self.host}: the extension bridge binds a loopback address only "
                 "(127.0.0.1, ::1, localhost) unless TABMCP_WS_ALLOW_REMOTE=true / --ws-allow-remote"
             )
-            log.error("extension bridge not started: %s", self.start_error)
-            return
         try:
             self._server = await serve(
                 self._handle,
@@ -193,18 +224,19 @@ class Bridge:
                 process_request=self._identify,
             )
         except OSError as exc:
-            self.start_error = f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}"
-            log.error("extension bridge not started: %s", self.start_error)
-            return
+            return f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}"
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("extension bridge listening on %s", self.url)
         if not is_loopback(self.host):
             log.warning("the extension bridge is reachable from other machines (%s)", self.host)
+        return None
 
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        if self.native is not None:
+            await self.native.stop()
         self._fail_pending(p.ErrorCode.DISCONNECTED, "the server is shutting down")
 
     @property
@@ -410,4 +442,6 @@ class Bridge:
 
 def _peer(conn: ServerConnection) -> str:
     address = conn.remote_address
-    return f"{address[0]}:{address[1]}" if address else "?"
+    if isinstance(address, tuple) and len(address) >= 2:
+        return f"{address[0]}:{address[1]}"
+    return "the native messaging host (local socket)" if isinstance(address, str) else "?"

@@ -1,4 +1,5 @@
-"""Command line: ``tabmcp serve | demo | doctor | token | extension-path | extension-pack``.
+"""Command line: ``tabmcp serve | demo | doctor | token | extension-path | extension-pack |
+install-native-host | native-host``.
 
 Flags override ``TABMCP_*`` environment variables, which override defaults. Logs go to stderr:
 under stdio, stdout is the MCP protocol.
@@ -10,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +24,8 @@ Use your own Chrome:  chrome://extensions → Developer mode → Load unpacked �
                       `tabmcp extension-path`; paste `tabmcp token` into the extension's options;
                       then call connect_browser. Or let tabmcp start (and pair) one:
                       connect_browser(launch=true).
+No local ports allowed:  `tabmcp install-native-host`, then choose "Native messaging" in the
+                      extension's options (docs/native-messaging.md).
 Settings also come from TABMCP_* environment variables (e.g. TABMCP_WS_PORT=8765).
 """
 
@@ -112,6 +116,12 @@ def _parser() -> argparse.ArgumentParser:
                        help="also accept this extension id on the bridge (repeatable)")
     serve.add_argument("--ws-allow-remote", action=argparse.BooleanOptionalAction, default=None,
                        help="let the bridge bind a non-loopback --ws-host (the pairing token still applies)")
+    serve.add_argument("--native-bridge", action=argparse.BooleanOptionalAction, default=None,
+                       help="also serve the bridge on a local socket for the native messaging host (default on)")
+    serve.add_argument("--native-socket", type=Path, metavar="PATH",
+                       help="that socket's path (default: bridge.sock in the config dir)")
+    serve.add_argument("--extension-transport", choices=["websocket", "native"],
+                       help="how a browser launched by connect_browser(launch=true) connects (default websocket)")
 
     demo = commands.add_parser("demo", help="run a real MCP session against the bundled demo sites")
     demo.add_argument("--port", type=int, default=0, help="port for the demo web server (default: any free)")
@@ -141,6 +151,29 @@ def _parser() -> argparse.ArgumentParser:
     )
     pack.add_argument("--out", type=Path, metavar="PATH",
                       help="zip file or folder to write to (default: tabmcp-extension-VERSION.zip here)")
+
+    install = commands.add_parser(
+        "install-native-host",
+        help="register the native messaging host with Chrome/Chromium (for machines that block local ports)",
+    )
+    install.add_argument("--browser", choices=["chromium", "chrome", "all"], default="all",
+                         help="which browser's user-level folder (default all)")
+    install.add_argument("--user-data-dir", type=Path, metavar="DIR",
+                         help="a profile started with --user-data-dir=DIR: write DIR/NativeMessagingHosts instead")
+    install.add_argument("--uninstall", action="store_true", help="remove the manifest(s) and the launcher")
+    install.add_argument("--extension-id", dest="extension_ids", action="append", metavar="ID",
+                         help="also allow this extension id (repeatable; tabmcp's own is always allowed)")
+    install.add_argument("--native-socket", type=Path, metavar="PATH",
+                         help="the server's socket (default: bridge.sock in the config dir; as `serve` uses)")
+    install.add_argument("--config-dir", type=Path, help="where the launcher goes (default ~/.config/tabmcp)")
+
+    host = commands.add_parser(
+        "native-host", help="the native messaging host Chrome starts (not run by hand; see install-native-host)"
+    )
+    host.add_argument("origin", nargs="?", help="the caller origin Chrome passes (chrome-extension://ID/)")
+    host.add_argument("--socket", type=Path, help="the server's socket (default: as `serve` resolves it)")
+    host.add_argument("--parent-window", help=argparse.SUPPRESS)  # Chrome on Windows adds it
+    host.add_argument("--config-dir", type=Path, help=argparse.SUPPRESS)
     return parser
 
 
@@ -201,6 +234,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "extension-pack":
         return pack_extension(args.out)
+    if args.command == "install-native-host":
+        return install_native_host(args)
+    if args.command == "native-host":
+        return run_native_host(args)
     parser.print_help()
     return 0
 
@@ -270,3 +307,65 @@ def pack_extension(out: Path | None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def install_native_host(args: argparse.Namespace) -> int:
+    """Write (or remove) the host manifest(s) and launcher; the files touched on stdout."""
+    from tabmcp.native import MAX_SOCKET_PATH, socket_path
+    from tabmcp.native import install as native
+
+    chosen = {"native_socket": args.native_socket, "config_dir": args.config_dir, "extension_ids": args.extension_ids}
+    settings = Settings(**{k: v for k, v in chosen.items() if v is not None})
+    browsers = native.BROWSERS if args.browser == "all" else (args.browser,)
+    platform, home, environ = native.current_platform()
+    try:
+        found = native.targets(
+            browsers, platform=platform, home=home, environ=environ, user_data_dir=args.user_data_dir
+        )
+    except native.UnsupportedPlatform as exc:
+        print(f"tabmcp: {exc}", file=sys.stderr)
+        return 2
+    from tabmcp import pairing
+
+    launcher = native.launcher_path(pairing.resolve_config_dir(settings.config_dir)).absolute()
+    if args.uninstall:
+        every = native.targets(native.BROWSERS, platform=platform, home=home, environ=environ)
+        removed = native.uninstall(found, launcher, others=[t for t in every if t not in found])
+        for path in removed:
+            print(path)
+        if not removed:
+            print("nothing to remove", file=sys.stderr)
+        return 0
+    socket = socket_path(settings.native_socket, settings.config_dir).absolute()
+    if len(os.fsencode(socket)) > MAX_SOCKET_PATH:
+        print(f"tabmcp: socket path too long for a Unix socket: {socket} (use --native-socket)", file=sys.stderr)
+        return 2
+    try:
+        native.install(found, launcher, sys.executable, socket, settings.extension_ids)
+    except OSError as exc:
+        print(f"tabmcp: cannot write the native host files: {exc}", file=sys.stderr)
+        return 1
+    for target in found:
+        print(target.manifest)
+    print(launcher)
+    print(
+        f"(host {native.HOST_NAME} relays to {socket}; in the extension's options choose "
+        '"Connect through: Native messaging" and save)',
+        file=sys.stderr,
+    )
+    return 0
+
+
+def run_native_host(args: argparse.Namespace) -> int:
+    """Chrome's stdio is the channel: logs go to stderr only, at WARNING unless TABMCP_LOG_LEVEL says."""
+    from tabmcp.native import host, socket_path
+
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=os.environ.get("TABMCP_LOG_LEVEL", "WARNING").upper(),
+        format="%(asctime)s tabmcp-native-host %(levelname)s: %(message)s",
+    )
+    path = args.socket or socket_path(Settings().native_socket, args.config_dir or Settings().config_dir)
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(host.run(args.origin, path))
+    return 0

@@ -50,6 +50,20 @@ class Settings(BaseSettings):
     ws_max_frames_per_second: int = Field(
         500, description="Frames per second one extension connection may send before it is cut off."
     )
+    # --- native messaging (issue 8; docs/native-messaging.md) ---------------------------------------
+    native_bridge: bool = Field(
+        True,
+        description="Also serve the bridge on a local (Unix domain) socket, which the native messaging host "
+        "relays to: for machines where the extension cannot reach a local TCP port.",
+    )
+    native_socket: Path | None = Field(
+        None, description="That socket's path (default: bridge.sock in the config dir)."
+    )
+    extension_transport: Literal["websocket", "native"] = Field(
+        "websocket",
+        description="How a browser tabmcp launches connects: websocket, or native (the host manifest is "
+        "written into the launched profile).",
+    )
     http: str | None = Field(None, description="Serve Streamable HTTP on HOST:PORT instead of stdio.")
     http_token: str | None = Field(
         None, description="Bearer token HTTP clients must send; required when HTTP is not on loopback."

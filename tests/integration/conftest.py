@@ -97,26 +97,31 @@ def serve(server_log: object, *, client_name: str | None = None, **settings: str
     env = {f"TABMCP_{k.upper()}": v for k, v in {**driver_settings(_active_driver), **settings}.items()}
     env.setdefault("TABMCP_LOG_LEVEL", "DEBUG")
     env.setdefault("TABMCP_PAIRING_TOKEN", PAIRING_TOKEN)
+    # not the user's real socket in ~/.config/tabmcp: the native messaging tests turn it on in a temp config dir
+    env.setdefault("TABMCP_NATIVE_BRIDGE", "false")
     return StdioSession(env=env, errlog=server_log, client_name=client_name)  # type: ignore[arg-type]
 
 
 class OwnBrowser:
     """Chromium started by the test with the extension loaded, as a user's own browser would be."""
 
-    def __init__(self, ws_port: int, token: str | None = PAIRING_TOKEN) -> None:
+    def __init__(self, ws_port: int, token: str | None = PAIRING_TOKEN, transport: str = "websocket") -> None:
         self.ws_port = ws_port
         self.token = token
+        self.transport = transport
         self.scratch = tempfile.TemporaryDirectory(prefix="tabmcp-test-")
+        self.profile = Path(self.scratch.name) / "profile"
         self.context: BrowserContext
         self._pw: Playwright | None = None
 
     async def __aenter__(self) -> OwnBrowser:
         root = Path(self.scratch.name)
-        extension = prepare_extension(root / "extension", f"ws://127.0.0.1:{self.ws_port}", self.token)
+        url = f"ws://127.0.0.1:{self.ws_port}"
+        extension = prepare_extension(root / "extension", url, self.token, self.transport)
         self._pw = await async_playwright().start()
         try:
             self.context = await self._pw.chromium.launch_persistent_context(
-                str(root / "profile"),
+                str(self.profile),
                 executable_path=Settings().resolved_browser_path(),
                 headless=True,
                 args=chromium_args(extension, as_root=os.geteuid() == 0),

@@ -89,3 +89,28 @@ def test_tools_mode_flag(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings_from(_parser().parse_args(["serve", "--tools", "static"])).tools == "static"
     with pytest.raises(SystemExit):
         _parser().parse_args(["serve", "--tools", "sometimes"])
+
+
+def test_native_messaging_flags(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("TABMCP_NATIVE_BRIDGE", "TABMCP_NATIVE_SOCKET", "TABMCP_EXTENSION_TRANSPORT"):
+        monkeypatch.delenv(name, raising=False)
+    default = settings_from(_parser().parse_args(["serve"]))
+    assert (default.native_bridge, default.native_socket, default.extension_transport) == (True, None, "websocket")
+    monkeypatch.setenv("TABMCP_EXTENSION_TRANSPORT", "native")
+    chosen = settings_from(
+        _parser().parse_args(["serve", "--no-native-bridge", "--native-socket", str(tmp_path / "b.sock")])
+    )
+    assert (chosen.native_bridge, chosen.native_socket, chosen.extension_transport) == (
+        False,
+        tmp_path / "b.sock",
+        "native",
+    )
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["serve", "--extension-transport", "carrier-pigeon"])
+
+
+def test_native_commands_are_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "install-native-host" in out and "native-host" in out

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -47,10 +48,12 @@ def extension_source() -> Path:
     raise LaunchError("tabmcp's extension/ folder was not found next to the package")
 
 
-def prepare_extension(dest: Path, server_url: str, token: str | None = None) -> Path:
+def prepare_extension(dest: Path, server_url: str, token: str | None = None, transport: str = "websocket") -> Path:
     """Copy the extension to ``dest`` and point it at ``server_url``, paired with ``token`` if given.
 
     The copy keeps the manifest's ``key``, so its extension id (and Origin) is tabmcp's own.
+    ``transport="native"`` makes it connect through the native messaging host instead
+    (docs/native-messaging.md; the profile needs the host manifest: ``install_native_host``).
     """
     if dest.exists():
         shutil.rmtree(dest)
@@ -58,10 +61,24 @@ def prepare_extension(dest: Path, server_url: str, token: str | None = None) -> 
     config: dict[str, str] = {"serverUrl": server_url}
     if token:
         config["token"] = token
+    if transport != "websocket":
+        config["transport"] = transport
     config_file = dest / CONFIG_FILE
     config_file.write_text(json.dumps(config))
     config_file.chmod(0o600)  # the token is a secret; the folder is a private temp dir anyway
     return dest
+
+
+def install_native_host(profile: Path, settings: Settings) -> None:
+    """Register the native messaging host in ``profile`` (Chromium reads ``profile/NativeMessagingHosts``)."""
+    from tabmcp import pairing
+    from tabmcp.native import install as native
+    from tabmcp.native import socket_path
+
+    launcher = native.launcher_path(pairing.resolve_config_dir(settings.config_dir)).absolute()
+    socket = socket_path(settings.native_socket, settings.config_dir).absolute()
+    target = native.Target("profile", profile.absolute() / "NativeMessagingHosts")
+    native.install([target], launcher, sys.executable, socket, settings.extension_ids)
 
 
 def chromium_args(extension_dir: Path, *, as_root: bool) -> list[str]:
@@ -106,8 +123,15 @@ class ChromiumLauncher:
             )
         self._scratch = tempfile.TemporaryDirectory(prefix="tabmcp-")
         scratch = Path(self._scratch.name)
-        extension_dir = prepare_extension(scratch / "extension", server_url, self.pairing_token)
+        transport = self.settings.extension_transport
+        extension_dir = prepare_extension(scratch / "extension", server_url, self.pairing_token, transport)
         profile = self.settings.user_data_dir or scratch / "profile"
+        if transport == "native":
+            try:
+                install_native_host(profile, self.settings)
+            except OSError as exc:
+                await self.close()
+                raise LaunchError(f"cannot register the native messaging host in {profile}: {exc}") from None
         self._playwright = await async_playwright().start()
         try:
             self._context = await self._playwright.chromium.launch_persistent_context(
