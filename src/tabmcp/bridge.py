@@ -89,7 +89,9 @@ class LinkLost:
     reason: str
 
 
-BridgeEvent = LinkUp | LinkLost | p.TabCreated | p.TabUpdated | p.TabClosed | p.TabFocused | p.TabCrashed
+BridgeEvent = (
+    LinkUp | LinkLost | p.TabCreated | p.TabUpdated | p.TabClosed | p.TabFocused | p.TabCrashed | p.UserSettings
+)
 
 
 class Bridge:
@@ -230,6 +232,19 @@ class Bridge:
             raise BridgeError(reply.code, reply.message)
         return reply
 
+    async def notify(self, message: p.Controlled) -> bool:
+        """Send a notice that gets no answer; False when no browser is linked to hear it (nothing is queued:
+        a notice says how things are now, and a browser that links later starts from a clean slate)."""
+        conn = self._conn
+        if conn is None or not self.linked:
+            return False
+        self.recorder.write("send", frame=message.model_dump(exclude_none=True))
+        try:
+            await conn.send(p.encode(message))
+        except ConnectionClosed:
+            return False
+        return True
+
     def _fail_pending(self, code: str, why: str) -> None:
         for future, kind in list(self._pending.values()):
             if not future.done():
@@ -272,6 +287,9 @@ class Bridge:
         except ConnectionClosed:
             pass
         finally:
+            said = conn.protocol.close_rcvd
+            if said is not None and said.code == CloseCode.NORMAL_CLOSURE and said.reason:
+                why = f"the browser extension disconnected: {said.reason}"  # e.g. the user's Disconnect
             sent = conn.protocol.close_sent
             if sent is not None and sent.code == CLOSE_TOO_BIG:
                 why = f"the extension sent a frame over {self.max_frame_bytes} bytes (ws_max_frame_bytes)"
