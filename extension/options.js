@@ -1,5 +1,7 @@
 // tabmcp options page: the server address and pairing token, kept in chrome.storage.local, and
 // the link's status, which the service worker keeps in chrome.storage.session (`linkStatus`).
+// "Follow my tab switches" (chrome.storage.local `followTabSwitches`) applies when ticked: the
+// service worker tells the server at once (its `settings` frame), without reconnecting.
 // Saving changed settings makes the service worker reconnect at once (it watches storage);
 // saving unchanged ones asks it to, so "Save and reconnect" always does what it says.
 'use strict';
@@ -13,12 +15,21 @@ const serverInput = document.getElementById('serverUrl');
 const tokenInput = document.getElementById('pairingToken');
 const savedNote = document.getElementById('saved');
 const statusText = document.getElementById('linkStatus');
+const followBox = document.getElementById('followTabSwitches');
+const followNote = document.getElementById('followSaved');
 
 function showStatus(status) {
   const text = typeof status === 'string' && status ? status : 'connecting';
   statusText.textContent = text;
   statusText.dataset.state = text === 'connected' ? 'connected'
-    : text.startsWith('not paired') || text.startsWith('refused') ? 'refused' : 'connecting';
+    : text.startsWith('not paired') || text.startsWith('refused') || text === 'server not found' ? 'refused'
+      : 'connecting';
+}
+
+async function saveFollow() {
+  followNote.textContent = '';
+  await chrome.storage.local.set({ followTabSwitches: followBox.checked });
+  followNote.textContent = followBox.checked ? 'On: tabmcp follows your tab switches.' : 'Off.';
 }
 
 function note(text, isError = false) {
@@ -44,6 +55,8 @@ async function load() {
   const { serverUrl, pairingToken } = await chrome.storage.local.get(['serverUrl', 'pairingToken']);
   serverInput.value = typeof serverUrl === 'string' && serverUrl ? serverUrl : await fallbackServerUrl();
   tokenInput.value = typeof pairingToken === 'string' ? pairingToken : '';
+  const { followTabSwitches } = await chrome.storage.local.get('followTabSwitches');
+  followBox.checked = followTabSwitches === true;
   const { linkStatus } = await chrome.storage.session.get('linkStatus');
   showStatus(linkStatus);
 }
@@ -79,6 +92,10 @@ async function store(key, value) {
 
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'session' && changes.linkStatus) showStatus(changes.linkStatus.newValue);
+});
+
+followBox.addEventListener('change', () => {
+  saveFollow().catch((e) => { followNote.textContent = `Could not save: ${e && e.message ? e.message : e}`; });
 });
 
 form.addEventListener('submit', (event) => {
