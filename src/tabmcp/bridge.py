@@ -51,6 +51,8 @@ BUSY = "another browser is already linked to this tabmcp server; close that one 
 REPLACED = "replaced by a newer connection from this browser"
 TOO_MANY = "too many messages"
 BURST_SECONDS = 2.0  # a connection may send this many seconds' worth of frames at once
+# how the extension's close reason starts when its user pressed Disconnect in the popup (background.js)
+USER_DISCONNECT = "disconnected by the user"
 
 
 def close_reason(text: str) -> str:
@@ -128,6 +130,8 @@ class Bridge:
         self.start_error: str | None = None
         # why the latest connection was refused (cleared when one links): for "no browser found" hints
         self.last_refusal: str | None = None
+        # the last link ended because the browser's user pressed Disconnect (cleared when one links)
+        self.user_disconnected = False
         self._server: Server | None = None
         self._conn: ServerConnection | None = None
         self._pending: dict[str, tuple[asyncio.Future[p.Reply], str]] = {}
@@ -289,7 +293,9 @@ class Bridge:
         finally:
             said = conn.protocol.close_rcvd
             if said is not None and said.code == CloseCode.NORMAL_CLOSURE and said.reason:
-                why = f"the browser extension disconnected: {said.reason}"  # e.g. the user's Disconnect
+                why = f"the browser extension disconnected: {said.reason}"
+                if self._conn is conn and said.reason.startswith(USER_DISCONNECT):
+                    self.user_disconnected = True
             sent = conn.protocol.close_sent
             if sent is not None and sent.code == CLOSE_TOO_BIG:
                 why = f"the extension sent a frame over {self.max_frame_bytes} bytes (ws_max_frame_bytes)"
@@ -339,6 +345,7 @@ class Bridge:
         self._conn = conn
         self.hello = hello
         self.last_refusal = None
+        self.user_disconnected = False
         self.recorder.write("recv", frame=hello.model_dump(exclude_none=True))
         self._linked.set()
         self.events.put_nowait(LinkUp(hello))

@@ -470,6 +470,7 @@ class App:
             bridge_url=self.bridge.url,
             bridge_error=self.bridge.start_error,
             bridge_refusal=lambda: self.bridge.last_refusal,
+            bridge_user_disconnected=lambda: self.bridge.user_disconnected,
         )
 
     def _unavailable(self, runtime: Runtime, name: str) -> types.CallToolResult:

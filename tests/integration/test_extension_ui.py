@@ -161,9 +161,10 @@ async def test_the_popup_follows_the_link_through_every_state(
             await expect(popup.locator("#since")).to_have_text("—")
             await shoot(popup, "popup-disconnected")
             assert "the browser extension disconnected: disconnected by the user" in server_log_text(server_log)
-            # connect_browser waits for a running extension (6 s, past the reconnect back-off): none comes
+            # connect_browser waits for a running extension (6 s, past the reconnect back-off): none comes,
+            # and the model learns why and what to ask the user
             nothing = await client.call("connect_browser")
-            assert nothing.is_error and "No browser found" in text_of(nothing)
+            assert nothing.is_error and "Ask the user to press Connect in that popup" in text_of(nothing)
             await expect(status).to_have_text("disconnected")
 
             # Connect: linked again at once, and the client can connect

@@ -73,6 +73,8 @@ class ToolContext:
     bridge_error: str | None = None
     # why the bridge last refused a browser (wrong pairing token…), read when no browser links
     bridge_refusal: Callable[[], str | None] = lambda: None
+    # whether the last link ended with the user's Disconnect in the extension's popup
+    bridge_user_disconnected: Callable[[], bool] = lambda: False
 
     @property
     def policy(self) -> NavigationPolicy:
