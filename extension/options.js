@@ -79,7 +79,10 @@ async function save(event) {
   if (!changed) {
     await chrome.runtime.sendMessage({ type: 'tabmcp-reconnect' }).catch(() => {});
   }
-  note('Saved; reconnecting…');
+  const { linkStatus } = await chrome.storage.session.get('linkStatus');
+  // after the popup's Disconnect the link stays down until its Connect: say so rather than "reconnecting"
+  note(linkStatus === 'disconnected' ? 'Saved. Disconnected: press Connect in the tabmcp popup to link.'
+    : 'Saved; reconnecting…');
 }
 
 async function store(key, value) {
