@@ -26,6 +26,10 @@ const CLOSE_ORIGIN = 4003; // this extension's id is not allowed
 const CLOSE_BUSY = 4009; // another browser is linked
 // After such a refusal, retry this rarely, or at once when the options change.
 const SLOW_RETRY_MS = 30000;
+// How the link ends when the user presses Disconnect in the popup (the server logs the reason).
+const USER_DISCONNECT_REASON = 'disconnected by the user (the extension popup)';
+const TRAFFIC_WRITE_MS = 250; // message counts reach the popup at most this often
+const TAB_GROUP_NONE = -1; // chrome.tabGroups.TAB_GROUP_ID_NONE
 
 const OPEN_TAB_TIMEOUT_MS = 15000;
 const LOADING_WAIT_MS = 10000;
@@ -175,6 +179,12 @@ let refusal = null;
 let retryPausedUntil = 0;
 // New settings arrived while a connect was reading the old ones: reconnect once it is done.
 let reconnectPending = false;
+// The user pressed Disconnect (kept in chrome.storage.session, so a restarted worker stays put):
+// no link and no retries until Connect. null: not read from storage yet.
+let userDisconnected = null;
+// The last socket closed without ever opening: nothing listens at the server address.
+let serverMissing = false;
+let serverUrl = '';
 
 async function connect() {
   if (link || connectInFlight) return;
@@ -183,7 +193,13 @@ async function connect() {
   reconnectTimer = null;
   connectInFlight = true;
   try {
+    if (await isUserDisconnected()) {
+      showLinkStatus();
+      return;
+    }
     const settings = await resolveLinkSettings();
+    if (userDisconnected) return; // Disconnect was pressed while the settings were read
+    serverUrl = settings.transport === 'native' ? `the native host ${NATIVE_HOST}` : settings.url;
     openLink(settings);
     showLinkStatus();
   } catch (e) {
@@ -195,6 +211,19 @@ async function connect() {
   if (reconnectPending) reconnectNow('settings changed while connecting');
 }
 
+async function isUserDisconnected() {
+  if (userDisconnected === null) {
+    let stored = false;
+    try {
+      stored = (await chrome.storage.session.get('userDisconnected')).userDisconnected === true;
+    } catch (e) {
+      log('storage.session unavailable', e);
+    }
+    if (userDisconnected === null) userDisconnected = stored; // the popup may have decided meanwhile
+  }
+  return userDisconnected;
+}
+
 function openLink({ url, token, transport }) {
   let markReady;
   const ready = new Promise((resolve) => { markReady = resolve; });
@@ -202,6 +231,7 @@ function openLink({ url, token, transport }) {
     transport: null, token, helloSent: false, confirmed: false, pingTimer: null, note: null, ready, markReady,
   };
   link = current;
+  resetTraffic();
   const on = {
     open: () => onSocketOpen(current).catch((e) => log('open handler failed', e)),
     message: (raw) => onSocketMessage(current, raw).catch((e) => log('message handler failed', e)),
@@ -339,7 +369,9 @@ function chunkJoiner() {
 
 async function onSocketOpen(current) {
   if (link !== current) return;
-  const [browser, instance] = await Promise.all([browserInfo, instanceId()]);
+  current.opened = true;
+  serverMissing = false;
+  const [browser, instance, userSettings] = await Promise.all([browserInfo, instanceId(), readUserSettings()]);
   if (link !== current || !isOpen(current)) {
     // dropped while the hello was being put together (new settings, a close): no hello, and no
     // ping timer left running for a socket nobody will clear it for
@@ -349,6 +381,7 @@ async function onSocketOpen(current) {
   const hello = { type: 'hello', extension: { version: chrome.runtime.getManifest().version }, browser, instance };
   if (current.token) hello.token = current.token;
   sendOn(current, hello);
+  sendSettings(current, userSettings);
   // The server answers nothing to a good hello and closes the socket on a bad one; a ping sent
   // right behind it is answered only once the hello was accepted, so its pong confirms the link.
   sendOn(current, { type: 'ping' });
@@ -361,6 +394,7 @@ async function onSocketOpen(current) {
 function onPong(current) {
   if (current.confirmed || link !== current) return;
   current.confirmed = true;
+  linkedSince = Date.now();
   backoffMs = BACKOFF_START_MS;
   refusal = null;
   retryPausedUntil = 0;
@@ -374,27 +408,30 @@ function onSocketClose(current, event) {
   if (link !== current) return;
   link = null;
   tabmcpPolicy.clear(); // the policy is the linked server's: it goes with it
+  linkedSince = 0;
+  setControlled([]); // the server's focus went with the link
   log('socket closed', event.code, event.reason);
   if (event.native && /not found|forbidden/i.test(event.reason)) {
     // the host is not installed for this browser, or not for this extension: retrying cannot help
-    refusal = `native host not installed: run \`tabmcp install-native-host\` (${event.reason})`;
+    refusal = { state: 'native host not installed', detail: `run \`tabmcp install-native-host\` (${event.reason})` };
     pauseRetries();
     showLinkStatus();
     return;
   }
   switch (event.code) {
     case CLOSE_NOT_PAIRED: // retrying with the same token cannot help: wait for new settings
-      refusal = `not paired: ${event.reason || 'the pairing token is missing or wrong'}`;
+      refusal = { state: 'not paired', detail: event.reason || 'the pairing token is missing or wrong' };
       pauseRetries();
       break;
     case CLOSE_ORIGIN:
     case CLOSE_BUSY: // another browser holds the link; try again now and then, it may let go
     case CLOSE_REPLACED: // a newer socket of this browser holds the link
-      refusal = `refused: ${event.reason || `closed with code ${event.code}`}`;
+      refusal = { state: 'refused', detail: event.reason || `closed with code ${event.code}` };
       pauseRetries();
       break;
     default:
       refusal = null;
+      serverMissing = !current.opened; // never opened: no server there (else it went away: reconnecting)
       scheduleReconnect();
   }
   showLinkStatus();
@@ -430,41 +467,211 @@ function reconnectNow(why) {
   reconnectPending = false;
   log('reconnecting:', why);
   refusal = null;
+  serverMissing = false;
   retryPausedUntil = 0;
   backoffMs = BACKOFF_START_MS;
   clearTimeout(reconnectTimer);
   reconnectTimer = null;
-  const old = link;
-  if (old) {
-    link = null;
-    tabmcpPolicy.clear(); // its close event is ignored (link !== old): the rules go with it here
-    clearInterval(old.pingTimer);
-    old.markReady();
-    try {
-      old.transport.close(1000, why);
-    } catch (e) {
-      log('close failed', e);
-    }
-  }
+  dropLink(why);
   connect();
 }
 
-/** linkStatus in chrome.storage.session, for the options page and the popup. */
-function showLinkStatus() {
-  const status = link && link.confirmed ? 'connected' : refusal || (link && link.note) || 'connecting';
-  chrome.storage.session.set({ linkStatus: status }).catch((e) => log('storage.session', e));
+/** Closes the current socket ourselves (normal closure, saying why); its close event is ignored. */
+function dropLink(why) {
+  const old = link;
+  if (!old) return;
+  link = null;
+  tabmcpPolicy.clear(); // its close event is ignored (link !== old): the rules go with it here
+  clearInterval(old.pingTimer);
+  old.markReady();
+  linkedSince = 0;
+  setControlled([]);
+  try {
+    old.transport.close(1000, why);
+  } catch (e) {
+    log('close failed', e);
+  }
+}
+
+/** The popup's Disconnect: close the link and stay unlinked (no retries) until Connect. */
+async function disconnectByUser() {
+  userDisconnected = true;
+  reconnectPending = false;
+  clearTimeout(reconnectTimer);
+  reconnectTimer = null;
+  refusal = null;
+  serverMissing = false;
+  retryPausedUntil = 0;
+  dropLink(USER_DISCONNECT_REASON);
+  showLinkStatus();
+  await chrome.storage.session.set({ userDisconnected: true });
+}
+
+/** The popup's Connect: link again now (also cuts short a refusal's slow retry). */
+async function connectByUser() {
+  userDisconnected = false;
+  await chrome.storage.session.remove('userDisconnected');
+  reconnectNow('asked by the popup');
 }
 
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && ('pairingToken' in changes || 'serverUrl' in changes || 'transport' in changes)) {
     reconnectNow('settings changed');
+  } else if (area === 'local' && 'followTabSwitches' in changes) {
+    const current = link; // told now, or right after its hello if that is still being put together
+    if (current) current.ready.then(readUserSettings).then((settings) => sendSettings(current, settings));
   }
 });
 
-// The options page asks for a reconnect when it saved settings that did not change.
-chrome.runtime.onMessage.addListener((message) => {
-  if (message && message.type === 'tabmcp-reconnect') reconnectNow('asked by the options page');
+// The options page asks for a reconnect when it saved settings that did not change; the popup's
+// buttons disconnect and connect (answered once done, so the popup can report a failure).
+chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+  const type = message && message.type;
+  if (type === 'tabmcp-reconnect') reconnectNow('asked by the options page');
+  const action = { 'tabmcp-disconnect': disconnectByUser, 'tabmcp-connect': connectByUser }[type];
+  if (!action) return false;
+  action().then(() => sendResponse({ ok: true }), (e) => sendResponse({ ok: false, error: String(e) }));
+  return true;
 });
+
+// ---------------------------------------------------------------------------------------------
+// What the user sees of the link: the popup and options page read chrome.storage.session
+// (linkStatus, linkInfo, traffic, controlled); the toolbar badge shows the state at a glance.
+
+// One look per state (docs/extension.md): text, background colour.
+const BADGES = {
+  connected: { text: 'ON', color: '#1a7f37' },
+  connecting: { text: '…', color: '#6e7781' },
+  'server not found': { text: '!', color: '#cf222e' },
+  'not paired': { text: 'KEY', color: '#bf8700' },
+  refused: { text: 'NO', color: '#8250df' },
+  'native host not installed': { text: 'NH', color: '#bf8700' },
+  disconnected: { text: 'OFF', color: '#57606a' },
+};
+
+let linkedSince = 0; // when the current link was confirmed (ms since the epoch)
+const traffic = { in: 0, out: 0 }; // frames received and sent over the current socket
+let trafficTimer = null;
+let controlled = []; // [{tabId, group, title, url}]: the tabs the server's clients control now
+let controlledSeq = 0;
+let shownState = 'connecting';
+let sentSettings = null; // the last settings frame sent (read by the tests)
+
+function linkState() {
+  if (userDisconnected) {
+    return { state: 'disconnected', detail: 'Disconnected here: tabmcp cannot use this browser until you press Connect.' };
+  }
+  if (link && link.confirmed) return { state: 'connected', detail: '' };
+  if (refusal) return refusal;
+  if (link && link.note) {
+    // the native host is up but finds no server (its own words follow "server not found: ")
+    return { state: 'server not found', detail: link.note.replace(/^server not found:\s*/, '') };
+  }
+  if (serverMissing) {
+    return { state: 'server not found', detail: `Nothing answers at ${serverUrl}: is tabmcp running? Retrying.` };
+  }
+  return { state: 'connecting', detail: serverUrl ? `Connecting to ${serverUrl}…` : '' };
+}
+
+/** linkStatus (one string, for the options page) and linkInfo in chrome.storage.session, and the badge. */
+function showLinkStatus() {
+  const { state, detail } = linkState();
+  const withDetail = ['not paired', 'refused', 'native host not installed'].includes(state);
+  const linkStatus = detail && withDetail ? `${state}: ${detail}` : state;
+  const linkInfo = { state, detail, serverUrl, since: state === 'connected' ? linkedSince : 0 };
+  chrome.storage.session.set({ linkStatus, linkInfo }).catch((e) => log('storage.session', e));
+  shownState = state;
+  const badge = BADGES[state] || BADGES.connecting;
+  Promise.all([
+    chrome.action.setBadgeText({ text: badge.text }),
+    chrome.action.setBadgeBackgroundColor({ color: badge.color }),
+  ]).catch((e) => log('badge', e));
+  showTitle();
+}
+
+/** The toolbar button's tooltip: the state, and the tab under control. */
+function showTitle() {
+  let title = `tabmcp: ${shownState}`;
+  if (shownState === 'connected' && controlled.length) {
+    title += ` (controls ${controlled.map((c) => `"${c.title || c.url}"`).join(', ')})`;
+  }
+  chrome.action.setTitle({ title }).catch((e) => log('title', e));
+}
+
+function resetTraffic() {
+  traffic.in = 0;
+  traffic.out = 0;
+  writeTraffic();
+}
+
+function countTraffic(direction) {
+  traffic[direction] += 1;
+  if (!trafficTimer) trafficTimer = setTimeout(writeTraffic, TRAFFIC_WRITE_MS);
+}
+
+function writeTraffic() {
+  clearTimeout(trafficTimer);
+  trafficTimer = null;
+  chrome.storage.session.set({ traffic: { ...traffic } }).catch((e) => log('storage.session', e));
+}
+
+function setControlled(entries) {
+  controlled = entries;
+  chrome.storage.session.set({ controlled }).catch((e) => log('storage.session', e));
+  showTitle();
+}
+
+/**
+ * The server's `controlled` notice: which tabs its clients control now. Each is shown in the popup
+ * with its title and URL, and one that is in no tab group joins its client's group (a tab the user
+ * opened and the server focused); a tab in a group of the user's own stays where the user put it.
+ */
+async function onControlled(current, msg) {
+  const valid = Array.isArray(msg.tabs) && msg.tabs.every((t) => t !== null && typeof t === 'object'
+    && Number.isInteger(t.tabId) && (t.group === undefined || typeof t.group === 'string'));
+  if (!valid) {
+    sendOn(current, errorFrame(undefined, 'BAD_MESSAGE', '"controlled" needs tabs: [{tabId: integer, group: string}]'));
+    return;
+  }
+  const seq = ++controlledSeq;
+  const entries = [];
+  for (const { tabId, group } of msg.tabs) {
+    let tab;
+    try {
+      tab = await chrome.tabs.get(tabId);
+    } catch {
+      continue; // closed meanwhile: its tabClosed tells the server
+    }
+    entries.push({ tabId, group: group || '', title: tab.title || '', url: tab.url || tab.pendingUrl || '' });
+    if (group && (tab.groupId === undefined || tab.groupId === TAB_GROUP_NONE)) await addToGroup(tab, group);
+  }
+  if (seq === controlledSeq && link === current) setControlled(entries); // a newer notice wins
+}
+
+/** A controlled tab's new title or URL, for the popup. */
+function updateControlled(tab) {
+  const index = controlled.findIndex((c) => c.tabId === tab.id);
+  if (index < 0) return;
+  const entry = { ...controlled[index], title: tab.title || '', url: tab.url || tab.pendingUrl || '' };
+  if (entry.title === controlled[index].title && entry.url === controlled[index].url) return;
+  setControlled(controlled.map((c, i) => (i === index ? entry : c)));
+}
+
+/** The options the server acts on (chrome.storage.local), as the settings frame carries them. */
+async function readUserSettings() {
+  try {
+    const { followTabSwitches } = await chrome.storage.local.get('followTabSwitches');
+    return { followTabSwitches: followTabSwitches === true };
+  } catch (e) {
+    log('storage.local unavailable', e);
+    return { followTabSwitches: false };
+  }
+}
+
+function sendSettings(current, settings) {
+  const frame = { type: 'settings', followTabSwitches: settings.followTabSwitches };
+  if (sendOn(current, frame)) sentSettings = frame;
+}
 
 function isOpen(current) {
   return Boolean(current) && Boolean(current.transport) && current.transport.isOpen();
@@ -476,6 +683,7 @@ function sendOn(current, frame) {
     return false;
   }
   current.transport.send(frame);
+  if (link === current) countTraffic('out');
   return true;
 }
 
@@ -505,6 +713,7 @@ const REQUEST_HANDLERS = new Map([
 ]);
 
 async function onSocketMessage(current, raw) {
+  if (link === current) countTraffic('in');
   await current.ready; // `hello` must be the first frame we send.
   const answer = (frame) => sendOn(current, frame);
 
@@ -529,6 +738,10 @@ async function onSocketMessage(current, raw) {
   }
   if (msg.type === 'error') {
     log('server reported an error', msg.code, msg.message);
+    return;
+  }
+  if (msg.type === 'controlled') { // a notice: no id, no answer
+    await onControlled(current, msg);
     return;
   }
   const handler = REQUEST_HANDLERS.get(msg.type);
@@ -2578,6 +2791,7 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
   if (change.status === 'complete') notifyWatchers(tabId, 'complete');
   if (change.url !== undefined || change.title !== undefined || change.status !== undefined) {
     sendEvent({ type: 'tabUpdated', tab: tabInfo(tab) });
+    updateControlled(tab);
   }
 });
 
@@ -2588,6 +2802,7 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   if (session) clearTimeout(session.idleTimer);
   debuggees.delete(tabId);
   sendEvent({ type: 'tabClosed', tabId });
+  if (controlled.some((c) => c.tabId === tabId)) setControlled(controlled.filter((c) => c.tabId !== tabId));
 });
 
 chrome.tabs.onActivated.addListener(({ tabId }) => {
@@ -2643,4 +2858,7 @@ self.addEventListener('unhandledrejection', (event) => {
   event.preventDefault();
 });
 
+// A (re)started worker has no socket yet: what the popup showed of the last one is gone with it.
+chrome.storage.session.set({ controlled: [], traffic: { ...traffic } }).catch((e) => log('storage.session', e));
+showLinkStatus();
 connect();

@@ -1,6 +1,8 @@
 // tabmcp options page: the transport (WebSocket or native messaging), server address and pairing
 // token, kept in chrome.storage.local, and
 // the link's status, which the service worker keeps in chrome.storage.session (`linkStatus`).
+// "Follow my tab switches" (chrome.storage.local `followTabSwitches`) applies when ticked: the
+// service worker tells the server at once (its `settings` frame), without reconnecting.
 // Saving changed settings makes the service worker reconnect at once (it watches storage);
 // saving unchanged ones asks it to, so "Save and reconnect" always does what it says.
 'use strict';
@@ -15,12 +17,20 @@ const serverInput = document.getElementById('serverUrl');
 const tokenInput = document.getElementById('pairingToken');
 const savedNote = document.getElementById('saved');
 const statusText = document.getElementById('linkStatus');
+const followBox = document.getElementById('followTabSwitches');
+const followNote = document.getElementById('followSaved');
 
 function showStatus(status) {
   const text = typeof status === 'string' && status ? status : 'connecting';
   statusText.textContent = text;
   statusText.dataset.state = text === 'connected' ? 'connected'
-    : /^(not paired|refused|native host not installed)/.test(text) ? 'refused' : 'connecting';
+    : /^(not paired|refused|native host not installed|server not found)/.test(text) ? 'refused' : 'connecting';
+}
+
+async function saveFollow() {
+  followNote.textContent = '';
+  await chrome.storage.local.set({ followTabSwitches: followBox.checked });
+  followNote.textContent = followBox.checked ? 'On: tabmcp follows your tab switches.' : 'Off.';
 }
 
 function note(text, isError = false) {
@@ -64,6 +74,8 @@ async function load() {
   reflectTransport();
   serverInput.value = typeof serverUrl === 'string' && serverUrl ? serverUrl : await fallbackServerUrl();
   tokenInput.value = typeof pairingToken === 'string' ? pairingToken : '';
+  const { followTabSwitches } = await chrome.storage.local.get('followTabSwitches');
+  followBox.checked = followTabSwitches === true;
   const { linkStatus } = await chrome.storage.session.get('linkStatus');
   showStatus(linkStatus);
 }
@@ -90,7 +102,10 @@ async function save(event) {
   if (!changed) {
     await chrome.runtime.sendMessage({ type: 'tabmcp-reconnect' }).catch(() => {});
   }
-  note('Saved; reconnecting…');
+  const { linkStatus } = await chrome.storage.session.get('linkStatus');
+  // after the popup's Disconnect the link stays down until its Connect: say so rather than "reconnecting"
+  note(linkStatus === 'disconnected' ? 'Saved. Disconnected: press Connect in the tabmcp popup to link.'
+    : 'Saved; reconnecting…');
 }
 
 async function store(key, value) {
@@ -106,6 +121,9 @@ chrome.storage.onChanged.addListener((changes, area) => {
 });
 
 transportInput.addEventListener('change', reflectTransport);
+followBox.addEventListener('change', () => {
+  saveFollow().catch((e) => { followNote.textContent = `Could not save: ${e && e.message ? e.message : e}`; });
+});
 
 form.addEventListener('submit', (event) => {
   save(event).catch((e) => note(`Could not save: ${e && e.message ? e.message : e}`, true));

@@ -62,6 +62,8 @@ BUSY = "another browser is already linked to this tabmcp server; close that one 
 REPLACED = "replaced by a newer connection from this browser"
 TOO_MANY = "too many messages"
 BURST_SECONDS = 2.0  # a connection may send this many seconds' worth of frames at once
+# how the extension's close reason starts when its user pressed Disconnect in the popup (background.js)
+USER_DISCONNECT = "disconnected by the user"
 
 
 # a plain HTTP GET (no WebSocket upgrade) from this machine is answered with this line, so that
@@ -109,7 +111,9 @@ class LinkLost:
     reason: str
 
 
-BridgeEvent = LinkUp | LinkLost | p.TabCreated | p.TabUpdated | p.TabClosed | p.TabFocused | p.TabCrashed
+BridgeEvent = (
+    LinkUp | LinkLost | p.TabCreated | p.TabUpdated | p.TabClosed | p.TabFocused | p.TabCrashed | p.UserSettings
+)
 
 
 class Bridge:
@@ -152,6 +156,8 @@ class Bridge:
         self.native_error: str | None = None
         # why the latest connection was refused (cleared when one links): for "no browser found" hints
         self.last_refusal: str | None = None
+        # the last link ended because the browser's user pressed Disconnect (cleared when one links)
+        self.user_disconnected = False
         self._server: Server | None = None
         self._conn: ServerConnection | None = None
         self._pending: dict[str, tuple[asyncio.Future[p.Reply], str]] = {}
@@ -281,6 +287,19 @@ class Bridge:
             raise BridgeError(reply.code, reply.message)
         return reply
 
+    async def notify(self, message: p.Controlled) -> bool:
+        """Send a notice that gets no answer; False when no browser is linked to hear it (nothing is queued:
+        a notice says how things are now, and a browser that links later starts from a clean slate)."""
+        conn = self._conn
+        if conn is None or not self.linked:
+            return False
+        self.recorder.write("send", frame=message.model_dump(exclude_none=True))
+        try:
+            await conn.send(p.encode(message))
+        except ConnectionClosed:
+            return False
+        return True
+
     def _fail_pending(self, code: str, why: str) -> None:
         for future, kind in list(self._pending.values()):
             if not future.done():
@@ -336,6 +355,11 @@ class Bridge:
         except ConnectionClosed:
             pass
         finally:
+            said = conn.protocol.close_rcvd
+            if said is not None and said.code == CloseCode.NORMAL_CLOSURE and said.reason:
+                why = f"the browser extension disconnected: {said.reason}"
+                if self._conn is conn and said.reason.startswith(USER_DISCONNECT):
+                    self.user_disconnected = True
             sent = conn.protocol.close_sent
             if sent is not None and sent.code == CLOSE_TOO_BIG:
                 why = f"the extension sent a frame over {self.max_frame_bytes} bytes (ws_max_frame_bytes)"
@@ -385,6 +409,7 @@ class Bridge:
         self._conn = conn
         self.hello = hello
         self.last_refusal = None
+        self.user_disconnected = False
         self.recorder.write("recv", frame=hello.model_dump(exclude_none=True))
         self._linked.set()
         self.events.put_nowait(LinkUp(hello))

@@ -155,6 +155,15 @@ class NavigationBlocked(Frame):
     reason: str = Field("", max_length=2000)
 
 
+class UserSettings(Frame):
+    """What the user chose in the extension's options that the server acts on; sent right after ``hello``
+    and again whenever it changes. ``followTabSwitches``: focus follows the tab the user activates (as
+    ``TABMCP_FOLLOW_USER_TAB_SWITCHES``; either one switches it on)."""
+
+    type: Literal["settings"]
+    followTabSwitches: bool = False
+
+
 ExtensionMessage = Annotated[
     Hello
     | Ping
@@ -169,7 +178,8 @@ ExtensionMessage = Annotated[
     | Error
     | Disconnected
     | ToolsChanged
-    | NavigationBlocked,
+    | NavigationBlocked
+    | UserSettings,
     Field(discriminator="type"),
 ]
 TabEvent = (
@@ -471,6 +481,20 @@ class Evaluate(Frame):
     timeoutMs: int = Field(10_000, ge=1, le=MAX_TIMEOUT_MS)
 
 
+class ControlledTab(Frame):
+    tabId: int
+    group: str = Field("", max_length=40)  # the tab group of the client it works for (OpenTab.group)
+
+
+class Controlled(Frame):
+    """A notice, not a request (no ``id``, no answer): the tabs the server's clients have focused now, one
+    per client that has one (stdio: at most one). Sent whenever a focus changes; an empty list when none
+    is left. The extension shows them in its popup and puts an ungrouped one in its client's tab group."""
+
+    type: Literal["controlled"] = "controlled"
+    tabs: list[ControlledTab] = []
+
+
 class ServerError(Frame):
     type: Literal["error"] = "error"
     id: str | None = None
@@ -494,6 +518,7 @@ ServerMessage = Annotated[
     | Screenshot
     | Console
     | Evaluate
+    | Controlled
     | ServerError,
     Field(discriminator="type"),
 ]
@@ -601,7 +626,7 @@ _server_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 EXTENSION_TYPES = frozenset(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in (Hello, Ping, Connected, TabCreated, TabUpdated, TabClosed, TabFocused, TabCrashed,
-              Result, ToolResult, Error, Disconnected, ToolsChanged, NavigationBlocked)
+              Result, ToolResult, Error, Disconnected, ToolsChanged, NavigationBlocked, UserSettings)
 )
 
 

@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
-from tabmcp.drivers.base import Driver, LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab
+from tabmcp.drivers.base import Driver, LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab, UserSettings
 from tabmcp.guard.origins import ScreenshotOrigins
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import Registry
@@ -28,6 +28,7 @@ from tabmcp.record import NullRecorder, Recorder
 log = logging.getLogger(__name__)
 Notify = Callable[[], Awaitable[None]]
 NotifyResources = Callable[[frozenset[str]], Awaitable[None]]
+OnFocus = Callable[[int | None], Awaitable[None]]
 TABS_URI = "tabs://list"
 STOP_TIMEOUT_MS = 5_000  # sending a tab to about:blank
 PAGE_URI = "dom://current-page"
@@ -58,7 +59,10 @@ class Runtime:
         notify: Notify,
         recorder: Recorder | None = None,
         notify_resources: NotifyResources | None = None,
+        on_focus: OnFocus | None = None,
     ) -> None:
+        """``on_focus``: told the focused tab (None: none) whenever it changes, so the browser can show
+        which tab is under control (``DriverView.controls``)."""
         self.recorder = recorder or NullRecorder()
         self.settings = settings
         self.driver = driver
@@ -66,6 +70,10 @@ class Runtime:
         self.catalog = tuple(catalog)
         self.notify = notify
         self.notify_resources = notify_resources
+        self.on_focus = on_focus
+        # the extension's "Follow my tab switches" option (its settings frame); either it or the
+        # server's follow_user_tab_switches setting makes focus follow the user
+        self.user_follows_tab_switches = False
         self.snapshots = SnapshotStore()
         self.console_read: dict[int, int] = {}  # tab -> last console sequence number returned
         self.state = s.BrowserState()
@@ -99,11 +107,21 @@ class Runtime:
             self._stale_resources.add(TABS_URI)
         if page_signature(before) != page_signature(self.state):
             self._stale_resources.add(PAGE_URI)
+        if before.focused_tab_id != self.state.focused_tab_id:
+            await self._focus_moved(self.state.focused_tab_id)
         if not self._batches:
             if transition.list_changed:
                 await self._notify()
             await self._flush_resources()
         return transition
+
+    async def _focus_moved(self, tab_id: int | None) -> None:
+        if self.on_focus is None:
+            return
+        try:
+            await self.on_focus(tab_id)
+        except Exception:  # showing the focus in the browser is a display aid: it never fails a transition
+            log.exception("telling the browser the focused tab (%s) failed", tab_id)
 
     async def page_changed(self) -> None:
         """An action may have changed the focused page: ``dom://current-page`` subscribers re-read."""
@@ -286,12 +304,17 @@ class Runtime:
         match event:
             case LinkChanged(up=False, reason=reason):
                 log.info("browser link lost: %s", reason)
+                self.user_follows_tab_switches = False  # the next link says again what its user chose
                 await self.dispatch(s.ExtensionDisconnected())
             case LinkChanged(up=True):
                 log.info("browser extension linked; waiting for connect_browser")
+            case UserSettings(follow_tab_switches=follow):
+                log.info("the extension's user %s tab switches", "follows" if follow else "does not follow")
+                self.user_follows_tab_switches = follow
             case UserFocusedTab(tab_id=tab_id):
                 state = self.state
-                if self.settings.follow_user_tab_switches and tab_id in state.tabs and tab_id != state.focused_tab_id:
+                follow = self.settings.follow_user_tab_switches or self.user_follows_tab_switches
+                if follow and tab_id in state.tabs and tab_id != state.focused_tab_id:
                     await self.focus(tab_id)
             case s.TabUpdated(tab=tab):
                 before = self.state.tabs.get(tab.id)

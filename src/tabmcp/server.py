@@ -516,6 +516,7 @@ class App:
             bridge_error=self.bridge.start_error,
             bridge_refusal=lambda: self.bridge.last_refusal,
             progress=progress,
+            bridge_user_disconnected=lambda: self.bridge.user_disconnected,
         )
 
     def _unavailable(self, runtime: Runtime, name: str, *, static: bool = False) -> types.CallToolResult:

@@ -122,7 +122,7 @@ class Workspaces:
             )
         share: Share = self.settings.share_tabs if self.shared else "all"
         label = label_for(key, client_name)
-        view = self.hub.view(key, share, group=label if self.shared else None)
+        view = self.hub.view(key, share, group=label if self.shared else None, label=label)
         runtime = Runtime(
             self.settings,
             view,
@@ -131,6 +131,7 @@ class Workspaces:
             self.notify_for(key),
             self.recorder,
             notify_resources=self.notify_resources_for(key),
+            on_focus=view.controls,
         )
         workspace = Workspace(key=key, label=label, named=named, view=view, runtime=runtime)
         self._all[key] = workspace
@@ -181,6 +182,7 @@ class Workspaces:
             workspace.events.cancel()
         workspace.runtime.stop_background_work()
         self.hub.drop_view(key)
+        await self.hub.controls(key, None, workspace.label)  # its tab is no longer under control
         for tab_id in self.hub.owners.owned_by(key):
             self.hub.owners.forget(tab_id)
             try:

@@ -6,7 +6,10 @@ a real MCP ``Client`` (handshake era, or 2026-07-28 with ``subscriptions/listen`
 - ``call`` / ``result``: the client calls a tool (``connect_browser`` without ``launch``: the
   replayer is the browser); ``result`` awaits it and checks ``isError``
   and the visible tool names at that moment.
-- ``send``: the server must send this frame next (compared field by field, ``id`` mapped).
+- ``send``: the server must send this frame next (compared field by field, ``id`` mapped). A
+  ``controlled`` notice (which tabs are under control, for the extension's popup) is not a request:
+  it is matched among the notices that arrived, in their order but not in the requests' (recordings
+  made before it existed have none, and the notices they now get are not checked).
 - ``recv``: the extension sends this frame (answers get the live id of the request they answer);
   a ``hello`` opens the WebSocket first (from tabmcp's extension Origin), and gets the replay
   server's pairing token, which recordings never hold.
@@ -96,6 +99,7 @@ class Extension:
         self.url = url
         self.ws: ClientConnection | None = None
         self.inbox: list[dict[str, Any]] = []
+        self.notices: list[dict[str, Any]] = []  # `controlled` notices, apart from the requests
         self._arrived = anyio.Event()
         self._pongs = 0
         self._ponged = anyio.Event()
@@ -112,7 +116,7 @@ class Extension:
                 self._ponged.set()
                 self._ponged = anyio.Event()
             else:
-                self.inbox.append(frame)
+                (self.notices if frame.get("type") == "controlled" else self.inbox).append(frame)
                 self._arrived.set()
                 self._arrived = anyio.Event()
 
@@ -124,6 +128,16 @@ class Extension:
         except TimeoutError:
             raise ReplayMismatch(f"{what}: the server sent nothing") from None
         return self.inbox.pop(0)
+
+    async def notice(self, want: dict[str, Any], what: str) -> None:
+        """Wait for the notice ``want``; the notices before it are passed over (each is the whole state)."""
+        try:
+            with anyio.fail_after(STEP_TIMEOUT):
+                while want not in self.notices:
+                    await self._arrived.wait()
+        except TimeoutError:
+            raise ReplayMismatch(f"{what}: the server did not send {want} (it sent {self.notices})") from None
+        del self.notices[: self.notices.index(want) + 1]
 
     async def sync(self, app: App) -> None:
         """Wait until the server has handled every frame sent so far: the bridge answers a ping after
@@ -180,6 +194,8 @@ async def replay(path: Path, era: str = "legacy") -> int:
                         text = "".join(c.text for c in result.content if isinstance(c, types.TextContent))
                         raise ReplayMismatch(f"{where}: isError {result.is_error}, expected {entry['isError']}: {text}")
                     await _check_tools(client, entry["tools"], where)
+                case "send" if entry["frame"].get("type") == "controlled":
+                    await extension.notice(entry["frame"], where)
                 case "send":
                     got = await extension.next_frame(where + _call_outcome(pending))
                     want = dict(entry["frame"])

@@ -300,3 +300,35 @@ async def test_a_taken_port_is_reported_not_raised(bridge: Bridge) -> None:
         await second.request(p.Connect())
     assert info.value.code == p.ErrorCode.DISCONNECTED
     await second.stop()
+
+
+# ----------------------------------------------------------------- the extension's UI (popup, options)
+
+
+async def test_settings_are_queued_and_notices_are_sent_without_an_id(bridge: Bridge) -> None:
+    async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
+        await send(ws, {"type": "settings", "followTabSwitches": True})
+        settings = await next_event(bridge)
+        assert isinstance(settings, p.UserSettings) and settings.followTabSwitches is True
+        assert await bridge.notify(p.Controlled(tabs=[p.ControlledTab(tabId=7, group="tabmcp")]))
+        assert await recv(ws) == {"type": "controlled", "tabs": [{"tabId": 7, "group": "tabmcp"}]}
+        await still_open(ws)  # a notice is not a request: nothing is pending, nothing times out
+    await next_event(bridge)  # LinkLost
+    assert not await bridge.notify(p.Controlled())  # no browser: nothing sent, nothing raised
+
+
+async def test_the_users_disconnect_is_told_apart_from_a_vanished_browser(bridge: Bridge) -> None:
+    ws = await connect(bridge.url)
+    await say_hello(bridge, ws)
+    await ws.close(1000, "disconnected by the user (the extension popup)")
+    lost = await next_event(bridge)
+    assert isinstance(lost, LinkLost)
+    assert lost.reason == "the browser extension disconnected: disconnected by the user (the extension popup)"
+    assert bridge.user_disconnected
+    async with connect(bridge.url) as again:  # Connect pressed: a new link clears it
+        await say_hello(bridge, again)
+        assert not bridge.user_disconnected
+        await again.close()  # gone without a word: not the user's doing
+    assert (await next_event(bridge)).reason == "the browser extension disconnected"  # type: ignore[attr-defined]
+    assert not bridge.user_disconnected

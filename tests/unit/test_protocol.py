@@ -61,6 +61,7 @@ EXTENSION_FRAMES: dict[str, tuple[dict[str, Any], type[p.Frame]]] = {
         {"type": "navigationBlocked", "tabId": 7, "url": "https://b.test/", "reason": "blocked by tabmcp's …"},
         p.NavigationBlocked,
     ),
+    "settings": ({"type": "settings", "followTabSwitches": True}, p.UserSettings),
 }
 
 
@@ -228,6 +229,8 @@ SERVER_MESSAGES: list[p.Frame] = [
     p.Screenshot(id="r20", tabId=7, kind="full"),
     p.Console(id="r21", tabId=7, afterSeq=12, levels=["error", "warning"]),
     p.Evaluate(id="r22", tabId=7, expression="document.title", timeoutMs=2000),
+    p.Controlled(tabs=[p.ControlledTab(tabId=7, group="tabmcp"), p.ControlledTab(tabId=9, group="claude 1f2e")]),
+    p.Controlled(),
     p.ServerError(id="x1", code=p.ErrorCode.UNKNOWN_TYPE, message="unknown frame type 'teleport'"),
     p.ServerError(code=p.ErrorCode.BAD_MESSAGE, message="frame is not valid JSON"),
 ]
@@ -270,7 +273,7 @@ def documented_server_types() -> set[str]:
 def test_every_server_type_is_documented_and_has_an_example() -> None:
     accepted = {m.__name__: m for m in (p.Pong, p.Connect, p.OpenTab, p.FocusTab, p.ActiveTab, p.CloseTab, p.Capture,
                                          p.CallTool, p.Snapshot, p.Act, p.Navigate, p.WaitFor, p.Screenshot,
-                                         p.Console, p.Evaluate, p.ServerError)}
+                                         p.Console, p.Evaluate, p.Controlled, p.ServerError)}
     types = {m.model_fields["type"].default for m in accepted.values()}
     assert documented_server_types() == types
     assert {m.type for m in SERVER_MESSAGES} == types
@@ -380,7 +383,7 @@ RESULT_DATA_EXAMPLES: dict[str, dict[str, Any]] = {
 def test_every_page_agent_request_has_a_result_model() -> None:
     assert set(p.RESULT_DATA) == set(RESULT_DATA_EXAMPLES)
     assert set(p.RESULT_DATA) == {m.type for m in SERVER_MESSAGES} - {
-        "pong", "connect", "openTab", "focusTab", "activeTab", "closeTab", "capture", "callTool", "error"
+        "pong", "connect", "openTab", "focusTab", "activeTab", "closeTab", "capture", "callTool", "error", "controlled"
     }
 
 

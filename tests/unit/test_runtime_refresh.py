@@ -15,7 +15,7 @@ import pytest
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
-from tabmcp.drivers.base import PageChanged
+from tabmcp.drivers.base import LinkChanged, PageChanged, UserFocusedTab, UserSettings
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.capture import PageCapture
 from tabmcp.runtime import Runtime
@@ -174,3 +174,27 @@ async def test_a_stale_tab_whose_capture_failed_is_tried_again_on_the_next_count
     assert len(runtime.state.tabs[2].tools or ()) == 1  # not read: the old count stays...
     await runtime.settle_tool_counts()
     assert len(runtime.state.tabs[2].tools or ()) == 2  # ...and the next list_tabs reads it
+
+
+async def test_focus_follows_the_user_when_the_extension_option_says_so() -> None:
+    """The extension's "Follow my tab switches" (its settings frame) works like the server's own setting,
+    and goes with the link: the next browser says again what its user chose."""
+    runtime, driver, notified = make_runtime()
+    driver.pages = {1: ("d1:1", SEARCH), 2: ("d2:1", TWO_FORMS)}
+    focused: list[int | None] = []
+
+    async def on_focus(tab_id: int | None) -> None:
+        focused.append(tab_id)
+
+    runtime.on_focus = on_focus
+    await connected(runtime, 1, 2, focus=1)
+    await runtime._on_event(UserFocusedTab(2))
+    assert runtime.state.focused_tab_id == 1  # neither the server's setting nor the user's option
+    await runtime._on_event(UserSettings(follow_tab_switches=True))
+    before = len(notified)
+    await runtime._on_event(UserFocusedTab(2))
+    assert runtime.state.focused_tab_id == 2
+    assert len(notified) == before + 1  # another page, other tools: list_changed
+    assert focused == [1, 2]  # the browser is told each move
+    await runtime._on_event(LinkChanged(up=False))
+    assert focused == [1, 2, None] and not runtime.user_follows_tab_switches

@@ -12,7 +12,7 @@ import pytest
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
-from tabmcp.drivers.base import LinkChanged, PageChanged
+from tabmcp.drivers.base import LinkChanged, PageChanged, UserSettings
 from tabmcp.drivers.hub import DriverHub, TabOwners
 from tabmcp.introspect.registry import Registry
 from tabmcp.protocol import ErrorCode
@@ -45,6 +45,9 @@ class Browser:
 
     async def release_workspace(self, workspace: str) -> None:
         self.calls.append(("release", workspace))
+
+    async def show_controlled(self, tabs: Any) -> None:
+        self.calls.append(("controlled", list(tabs)))
 
     async def close_tab(self, tab_id: int) -> None:
         self.calls.append(("close", tab_id))
@@ -278,3 +281,44 @@ async def test_two_clients_asking_to_launch_at_once_get_one_browser() -> None:
     first, second = await asyncio.gather(connect_browser(context(), args), connect_browser(context(), args))
     assert first["connected"] and second["connected"]
     assert launcher.launches == 1  # the second client connected to the browser the first launched
+
+
+async def test_the_browser_hears_every_workspaces_controlled_tab() -> None:
+    """The popup shows one controlled tab per client: a focus moving in one workspace sends the whole
+    set, with each tab's group title; a closed workspace's tab drops out."""
+    browser = Browser()
+    workspaces = make_workspaces(browser)
+    a = workspaces.open("session:a")
+    b = workspaces.open("session:b")
+    tab_a = await a.view.open_tab("http://a.test/", True)
+    tab_b = await b.view.open_tab("http://b.test/", True)
+    await a.runtime.dispatch(s.ExtensionConnected(s.Browser(), (tab_a,)))
+    await b.runtime.dispatch(s.ExtensionConnected(s.Browser(), (tab_b,)))
+
+    def controlled() -> list[Any]:
+        return [call[1] for call in browser.calls if call[0] == "controlled"]
+
+    await a.runtime.dispatch(s.TabFocused(tab_a.id))
+    assert controlled() == [[(tab_a.id, a.label)]]
+    await a.runtime.dispatch(s.TabFocused(tab_a.id))  # no change: nothing sent
+    await b.runtime.dispatch(s.TabFocused(tab_b.id))
+    assert controlled()[-1] == sorted([(tab_a.id, a.label), (tab_b.id, b.label)])
+    assert len(controlled()) == 2
+    await b.runtime.dispatch(s.TabClosed(tab_b.id))  # the focused tab closed: no focus left there
+    assert controlled()[-1] == [(tab_a.id, a.label)]
+    await workspaces.close("session:a", "test over")
+    assert controlled()[-1] == []
+    await workspaces.close("session:b", "test over")
+
+
+async def test_the_extensions_follow_option_reaches_workspaces_opened_later() -> None:
+    hub = DriverHub(Browser())  # type: ignore[arg-type]
+    early = hub.view("session:a", "own")
+    hub.route(UserSettings(follow_tab_switches=True))
+    late = hub.view("session:b", "own")
+    assert drain(early) == [UserSettings(follow_tab_switches=True)]
+    assert drain(late) == [UserSettings(follow_tab_switches=True)]
+    hub.route(LinkChanged(up=False))  # the browser went: its choice goes with it
+    assert drain(hub.view("session:c", "own")) == []
+    assert hub.view("session:d", "own", group="team").label == "team"  # a shared browser's workspace group
+    assert hub.view("local", "all").label == "tabmcp"  # stdio: the tabs go in a "tabmcp" group

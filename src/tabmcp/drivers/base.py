@@ -30,6 +30,13 @@ class UserFocusedTab:
 
 
 @dataclass(frozen=True)
+class UserSettings:
+    """What the user chose in the extension's options (its ``settings`` frame): browser-wide."""
+
+    follow_tab_switches: bool = False
+
+
+@dataclass(frozen=True)
 class PageChanged:
     """A tab's page changed in a way that may change its tools (the agent's ``toolsChanged``)."""
 
@@ -60,8 +67,8 @@ class Driver(Protocol):
         ...
 
     async def next_event(self) -> object:
-        """The next state event (``state.TabCreated`` …), ``LinkChanged``, ``UserFocusedTab``, ``PageChanged``
-        or ``NavigationBlocked``."""
+        """The next state event (``state.TabCreated`` …), ``LinkChanged``, ``UserFocusedTab``, ``PageChanged``,
+        ``NavigationBlocked`` or ``UserSettings``."""
         ...
 
     async def connect(self) -> tuple[Browser, list[Tab]]: ...
@@ -77,6 +84,12 @@ class Driver(Protocol):
         ...
 
     async def focus_tab(self, tab_id: int) -> Tab: ...
+
+    async def show_controlled(self, tabs: Sequence[tuple[int, str]]) -> None:
+        """Tell the browser which tabs its clients control now (tab id, the client's tab-group title), so
+        the user sees it (the extension's popup, its tab group). Best effort; a driver with no UI of its
+        own (CDP) does nothing."""
+        ...
 
     async def active_tab(self) -> Tab | None:
         """The tab the user is looking at (the active tab of the last focused window), if any."""

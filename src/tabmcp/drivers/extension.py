@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from tabmcp import protocol as p
 from tabmcp import state as s
 from tabmcp.bridge import Bridge, BridgeError, LinkLost, LinkUp
-from tabmcp.drivers.base import LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab
+from tabmcp.drivers.base import LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab, UserSettings
 from tabmcp.page.capture import PageCapture
 
 OPEN_TAB_TIMEOUT = 20.0  # the extension itself gives up waiting for the load after 15 s
@@ -74,6 +74,8 @@ class ExtensionDriver:
                 return PageChanged(tab_id, reason, version)
             case p.NavigationBlocked(tabId=tab_id, url=url, reason=reason):
                 return NavigationBlocked(tab_id, url, reason)
+            case p.UserSettings(followTabSwitches=follow):
+                return UserSettings(follow_tab_switches=follow)
             case other:
                 raise TypeError(f"unexpected bridge event {other!r}")
 
@@ -95,6 +97,9 @@ class ExtensionDriver:
     async def focus_tab(self, tab_id: int) -> s.Tab:
         reply = await self.bridge.request(p.FocusTab(tabId=tab_id))
         return tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
+
+    async def show_controlled(self, tabs: Sequence[tuple[int, str]]) -> None:
+        await self.bridge.notify(p.Controlled(tabs=[p.ControlledTab(tabId=t, group=g) for t, g in tabs]))
 
     async def active_tab(self) -> s.Tab | None:
         tab = _data(await self.bridge.request(p.ActiveTab()), "tab")

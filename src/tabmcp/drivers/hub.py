@@ -16,12 +16,13 @@ from typing import Any, Literal
 
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
-from tabmcp.drivers.base import Driver, LinkChanged
+from tabmcp.drivers.base import Driver, LinkChanged, UserSettings
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
 
 log = logging.getLogger(__name__)
 Share = Literal["own", "user", "all"]
+DEFAULT_GROUP = "tabmcp"  # the tab group of a client with no name of its own (stdio)
 
 
 def event_tab_id(event: object) -> int | None:
@@ -71,10 +72,16 @@ class DriverHub:
         self.owners = TabOwners()
         self._views: dict[str, DriverView] = {}
         self._latest: dict[int, s.Tab] = {}  # the newest report of every tab, to brief a new owner
+        self._controlled: dict[str, tuple[int, str]] = {}  # workspace -> (its focused tab, its group title)
+        self._user_settings: UserSettings | None = None  # the linked extension's, for views made later
 
-    def view(self, workspace: str, share: Share, group: str | None = None) -> DriverView:
-        view = DriverView(self, workspace, share, group)
+    def view(self, workspace: str, share: Share, group: str | None = None, label: str | None = None) -> DriverView:
+        """``group``: the tab group (and, on CDP, the browser context) of a workspace in a shared browser;
+        ``label``: the tab-group title its tabs get otherwise (default ``tabmcp``)."""
+        view = DriverView(self, workspace, share, group, label or group or DEFAULT_GROUP)
         self._views[workspace] = view
+        if self._user_settings is not None:
+            view.deliver(self._user_settings)
         return view
 
     def drop_view(self, workspace: str) -> None:
@@ -89,9 +96,27 @@ class DriverHub:
             except Exception:
                 log.exception("routing %r failed; the hub goes on", event)
 
+    async def controls(self, workspace: str, tab_id: int | None, label: str) -> None:
+        """``workspace`` now controls ``tab_id`` (None: no tab): the browser is told every workspace's
+        controlled tab, so its popup shows them all. Best effort: the browser may be gone."""
+        if tab_id is None:
+            if self._controlled.pop(workspace, None) is None:
+                return
+        else:
+            if self._controlled.get(workspace) == (tab_id, label):
+                return
+            self._controlled[workspace] = (tab_id, label)
+        try:
+            await self.driver.show_controlled(sorted(set(self._controlled.values())))
+        except BridgeError as exc:
+            log.info("could not tell the browser which tabs are controlled: %s", exc.message)
+
     def route(self, event: object) -> None:
         if isinstance(event, LinkChanged) and not event.up:
             self._latest.clear()
+            self._user_settings = None
+        if isinstance(event, UserSettings):
+            self._user_settings = event
         tab_id = event_tab_id(event)
         if tab_id is None:
             for view in list(self._views.values()):
@@ -125,11 +150,12 @@ class DriverHub:
 class DriverView:
     """The Driver one workspace uses: the hub's driver, limited to the tabs this workspace may see."""
 
-    def __init__(self, hub: DriverHub, workspace: str, share: Share, group: str | None) -> None:
+    def __init__(self, hub: DriverHub, workspace: str, share: Share, group: str | None, label: str) -> None:
         self.hub = hub
         self.workspace = workspace
         self.share = share
         self.group = group
+        self.label = label  # the title of the tab group its tabs go in
         self.known: set[int] = set()  # tabs this view has been told about
         self._events: asyncio.Queue[object] = asyncio.Queue()
 
@@ -180,7 +206,7 @@ class DriverView:
     async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
         # a shared browser (several clients) gives each workspace its own context where the driver can
         isolated = self.workspace if self.group is not None else None
-        tab = await self.hub.driver.open_tab(url, focus, group=group or self.group, workspace=workspace or isolated)
+        tab = await self.hub.driver.open_tab(url, focus, group=group or self.label, workspace=workspace or isolated)
         self.hub.claim(tab.id, self.workspace)
         self.known.add(tab.id)
         return tab
@@ -190,6 +216,11 @@ class DriverView:
 
     async def focus_tab(self, tab_id: int) -> s.Tab:
         return await self.hub.driver.focus_tab(self._check(tab_id))
+
+    async def controls(self, tab_id: int | None) -> None:
+        """This workspace's focused tab is now ``tab_id`` (None: none). A workspace says only what it
+        controls itself; the hub tells the browser about every workspace's (``DriverHub.controls``)."""
+        await self.hub.controls(self.workspace, tab_id, self.label)
 
     async def active_tab(self) -> s.Tab | None:
         """The browser's active tab if this workspace may see it; another client's tab is not named."""

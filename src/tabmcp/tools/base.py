@@ -76,6 +76,8 @@ class ToolContext:
     bridge_refusal: Callable[[], str | None] = lambda: None
     # the steps of a long call, for a client that asked (progress.py); does nothing otherwise
     progress: Progress = NO_PROGRESS
+    # whether the last link ended with the user's Disconnect in the extension's popup
+    bridge_user_disconnected: Callable[[], bool] = lambda: False
 
     @property
     def policy(self) -> NavigationPolicy:

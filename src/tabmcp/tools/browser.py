@@ -26,6 +26,16 @@ NO_BROWSER = {
 }
 
 
+USER_DISCONNECTED = {
+    **NO_BROWSER,
+    "error": "Disconnected by the user",
+    "instructions": (
+        "The user disconnected this browser from tabmcp (the Disconnect button of the tabmcp extension's "
+        "popup). Ask the user to press Connect in that popup, then call connect_browser again."
+    ),
+}
+
+
 class ConnectArgs(Args):
     launch: bool = Field(False, description="Launch a new browser with the extension if none is connected")
 
@@ -50,6 +60,8 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
                 f"A browser's tabmcp extension tried to connect and was refused: {refusal}.",
                 {**NO_BROWSER, "error": "Browser refused", "refusal": refusal},
             )
+        if ctx.bridge_user_disconnected():  # the user unlinked the browser on purpose: only they can undo it
+            raise ToolFailure(USER_DISCONNECTED["instructions"], dict(USER_DISCONNECTED))
         raise ToolFailure("No browser found. " + NO_BROWSER["instructions"], dict(NO_BROWSER))
     try:
         browser, tabs = await driver.connect()

@@ -222,6 +222,9 @@ class CdpDriver:
         await self._prepare(context)
         return context
 
+    async def show_controlled(self, tabs: Sequence[tuple[int, str]]) -> None:
+        """A browser reached over CDP has no tabmcp extension to show which tabs are controlled."""
+
     async def release_workspace(self, workspace: str) -> None:
         context = self._contexts.pop(workspace, None)
         if context is not None:
