@@ -576,7 +576,7 @@ function linkState() {
 /** linkStatus (one string, for the options page) and linkInfo in chrome.storage.session, and the badge. */
 function showLinkStatus() {
   const { state, detail } = linkState();
-  const withDetail = ['not paired', 'refused', 'native host not installed'].includes(state);
+  const withDetail = ['not paired', 'refused', 'native host not installed', 'server not found'].includes(state);
   const linkStatus = detail && withDetail ? `${state}: ${detail}` : state;
   const linkInfo = { state, detail, serverUrl, since: state === 'connected' ? linkedSince : 0 };
   chrome.storage.session.set({ linkStatus, linkInfo }).catch((e) => log('storage.session', e));
