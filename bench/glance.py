@@ -226,7 +226,7 @@ def charts(figures: Figures) -> dict[str, tuple[Chart, str]]:
         "clicks.png": (click_chart(figures), _click_caption(figures)),
         "tasks-calls.png": (calls, _task_caption(figures, "calls", "tool calls")),
         "tasks-context.png": (context, _task_caption(figures, "context_chars", "characters")),
-        "introspection.png": (introspection_chart(figures), "Capture and introspection grow no faster than the page."),
+        "introspection.png": (introspection_chart(figures), _introspection_caption(figures)),
     }
     return {name: (chart, caption) for name, (chart, caption) in made.items() if chart is not None}
 
@@ -285,6 +285,16 @@ def _task_caption(figures: Figures, field: str, what: str) -> str:
                 " tools/list it re-reads after each list_changed."
             )
     return text
+
+
+def _introspection_caption(figures: Figures) -> str:
+    rows = figures.get("introspection") or []
+    if len(rows) < 2:
+        return "From capture to tool list."
+    first, last = rows[0], rows[-1]
+    time, size = last["total_ms"] / first["total_ms"], last["elements"] / first["elements"]
+    growth = "less than" if time < size else "more than"
+    return f"{time:.1f}× the time for {size:.1f}× the elements: {growth} linear growth."
 
 
 # ------------------------------------------------------------------ the document

@@ -121,6 +121,7 @@ def test_the_report_draws_every_chart_and_places_its_block_before_the_results(tm
     assert text.index("## At a glance") < text.index("## Results")
     assert "![Click by ref" in text and "(benchmarks/clicks.png)" in text
     assert "43.8× faster than Playwright MCP" in text  # 570 / 13
+    assert "2.0× the time for 5.0× the elements: less than linear growth" in text
     glance.write(figures, doc, tmp_path / "benchmarks")  # a second run replaces the block, not adds one
     assert doc.read_text().count("## At a glance") == 1
     assert json.loads((tmp_path / "benchmarks" / "figures.json").read_text())["measured"] == "today"
