@@ -80,8 +80,10 @@ def test_extension_pack_writes_the_store_zip_from_the_installed_copy(installed: 
     with zipfile.ZipFile(written) as archive:
         names = sorted(archive.namelist())
         manifest = json.loads(archive.read("manifest.json"))
-    assert names == sorted(p.name for p in (REPO / "extension").iterdir())
+    source = REPO / "extension"
+    assert names == sorted(p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file())
     assert manifest["manifest_version"] == 3 and "key" not in manifest
+    assert "icons/icon-128.png" in names and manifest["icons"]["128"] == "icons/icon-128.png"  # the store's icon
 
 
 def test_the_installed_package_has_its_plugins_and_demo_sites(installed: Path, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import shutil
 import socket
 import subprocess
 import threading
@@ -137,9 +138,7 @@ def test_the_packaged_extension_passes() -> None:
 
 def test_an_extension_with_a_missing_file_fails_with_its_name(tmp_path: Path) -> None:
     folder = tmp_path / "extension"
-    folder.mkdir()
-    for item in REPO_EXTENSION.iterdir():
-        (folder / item.name).write_bytes(item.read_bytes())
+    shutil.copytree(REPO_EXTENSION, folder)
     (folder / "agent.js").unlink()
     check = check_extension(folder)
     assert not check.ok and check.title == f"extension: {folder} cannot be loaded"

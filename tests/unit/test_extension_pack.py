@@ -113,7 +113,11 @@ def test_cli_writes_the_zip_into_a_folder_and_prints_its_path(
     written = Path(captured.out.strip())
     assert written == tmp_path / f"tabmcp-extension-{tabmcp.__version__}.zip"
     files = entries(written)
-    assert set(files) == {p.name for p in REPO_EXTENSION.iterdir() if not p.name.startswith(".")}
+    assert set(files) == {
+        p.relative_to(REPO_EXTENSION).as_posix()
+        for p in REPO_EXTENSION.rglob("*")
+        if p.is_file() and not p.name.startswith(".")
+    }
     assert "key" not in json.loads(files["manifest.json"])
     assert files["agent.js"] == (REPO_EXTENSION / "agent.js").read_bytes()
     assert "--extension-id" in captured.err  # the store's id must be allowed on the bridge
