@@ -15,7 +15,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from playwright.async_api import BrowserContext, Playwright, async_playwright
+from playwright.async_api import BrowserContext, Page, Playwright, async_playwright
 
 from tabmcp.config import Settings
 from tabmcp.demo.client import StdioSession
@@ -161,6 +161,22 @@ async def eventually(
             await anyio.sleep(every)
         return
     raise AssertionError(f"timed out waiting for: {what}")
+
+
+async def page_at(context: BrowserContext, url: str) -> Page:
+    """The Playwright page showing ``url`` in a browser the test also drives: a tab the extension
+    opened reaches Playwright's page list, with its URL, a little after the tool call answered."""
+
+    def find() -> Page | None:
+        return next((p for p in context.pages if p.url == url), None)
+
+    async def seen() -> bool:
+        return find() is not None
+
+    await eventually(seen, f"a page at {url} among Playwright's pages")
+    page = find()
+    assert page is not None
+    return page
 
 
 async def tab_id_for(client: StdioSession, url: str) -> int:

@@ -16,7 +16,7 @@ from playwright.async_api import BrowserContext, Page, expect
 from tabmcp import pairing
 from tabmcp.demo.client import text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import ARTIFACTS, CORE_FOCUSED, OwnBrowser, eventually, serve, tab_id_for
+from tests.integration.conftest import ARTIFACTS, CORE_FOCUSED, OwnBrowser, eventually, page_at, serve, tab_id_for
 
 POPUP_URL = f"chrome-extension://{pairing.EXTENSION_ID}/popup.html"
 OPTIONS_URL = f"chrome-extension://{pairing.EXTENSION_ID}/options.html"
@@ -215,7 +215,7 @@ async def test_follow_my_tab_switches_from_the_options_page(
         await client.call_ok("connect_browser")
         await client.call_ok("open_tab", {"url": sites.url("flights.html")})
         mail = (await client.call_ok("open_tab", {"url": sites.url("mail.html")}))["tab"]["id"]
-        flights_page = next(p for p in browser.context.pages if p.url == sites.url("flights.html"))
+        flights_page = await page_at(browser.context, sites.url("flights.html"))
         popup = await open_page(browser.context, POPUP_URL)  # opened now: activating it is not followed
         await expect(popup.locator("#tabs .tab-title")).to_have_text("Postbox – inbox")
 
@@ -245,7 +245,7 @@ async def test_follow_my_tab_switches_from_the_options_page(
         # off again: the next switch is not followed
         await options.uncheck("#followTabSwitches")
         await eventually(lambda: _sent_follow(worker, False), "the settings frame with followTabSwitches=false sent")
-        mail_page = next(p for p in browser.context.pages if p.url == sites.url("mail.html"))
+        mail_page = await page_at(browser.context, sites.url("mail.html"))
         await mail_page.bring_to_front()
         await anyio.sleep(QUIET)
         assert (await client.call_ok("list_tabs"))["focusedTabId"] == flights

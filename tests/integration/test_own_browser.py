@@ -13,7 +13,7 @@ from playwright.async_api import Page
 
 from tabmcp.demo.client import text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import CORE_FOCUSED, OwnBrowser, serve, tab_id_for
+from tests.integration.conftest import CORE_FOCUSED, OwnBrowser, page_at, serve, tab_id_for
 
 CORE_TABS = ["list_tabs", "open_tab", "focus_tab"]
 QUIET = 0.7
@@ -67,7 +67,7 @@ async def test_user_driven_browser(sites: SiteServer, server_log: object, own_br
         # the user closes the focused tab
         opened = await client.call_ok("open_tab", {"url": sites.url("mail.html")})
         await client.wait_changes(6)
-        mail_page = next(p for p in browser.context.pages if p.url == sites.url("mail.html"))
+        mail_page = await page_at(browser.context, sites.url("mail.html"))
         await mail_page.close()
         await client.wait_changes(7)
         assert await client.tool_names() == CORE_TABS
@@ -107,7 +107,7 @@ async def test_follow_user_tab_switches(sites: SiteServer, server_log: object, o
         await client.call_ok("open_tab", {"url": sites.url("mail.html")})
         assert await client.tool_names() == [*CORE_FOCUSED, "search", "send"]
         before = client.changes
-        flights_page = next(p for p in browser.context.pages if p.url == sites.url("flights.html"))
+        flights_page = await page_at(browser.context, sites.url("flights.html"))
         await flights_page.bring_to_front()  # the user clicks the other tab
         await client.wait_changes(before + 1)
         assert await client.tool_names() == [*CORE_FOCUSED, "search_flights"]
