@@ -36,7 +36,6 @@ from tabmcp.drivers.extension import ExtensionDriver
 from tabmcp.drivers.hub import DriverHub
 from tabmcp.drivers.launch import ChromiumLauncher
 from tabmcp.guard import Guards
-from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.introspect.registry import Registry
 from tabmcp.policy import NavigationPolicy
 from tabmcp.progress import NO_PROGRESS, Progress, progress_token
@@ -46,6 +45,7 @@ from tabmcp.runtime import Runtime
 from tabmcp.tool_modes import choose_tools_mode
 from tabmcp.tools import CATALOG, CoreTool, ToolContext, ToolFailure
 from tabmcp.tools.base import Image, Output, Text
+from tabmcp.tools.listing import annotations_of, page_tool_listing
 from tabmcp.tools.page_tools import call_page_tool
 from tabmcp.workspaces import LOCAL, TooManyWorkspaces, Workspace, Workspaces, workspace_key
 
@@ -154,15 +154,6 @@ def client_name_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
     return getattr(info, "name", None)
 
 
-def _hints(hints: ToolHints) -> types.ToolAnnotations:
-    return types.ToolAnnotations(
-        read_only_hint=hints.read_only,
-        destructive_hint=hints.destructive,
-        idempotent_hint=hints.idempotent,
-        open_world_hint=hints.open_world,
-    )
-
-
 @functools.cache  # core tools never change; tools/list runs on every refresh of every client
 def core_tool_listing(tool: CoreTool) -> types.Tool:
     return types.Tool(
@@ -170,17 +161,7 @@ def core_tool_listing(tool: CoreTool) -> types.Tool:
         title=tool.title,
         description=tool.description,
         input_schema=tool.input_schema(),
-        annotations=_hints(tool.hints),
-    )
-
-
-def page_tool_listing(tool: PageTool) -> types.Tool:
-    return types.Tool(
-        name=tool.name,
-        title=tool.title,
-        description=tool.description,
-        input_schema=tool.schema,
-        annotations=_hints(tool.hints),
+        annotations=annotations_of(tool.hints),
     )
 
 
@@ -330,11 +311,10 @@ class App:
             and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS
         ):
             workspace = self.workspace_for(ctx)
-            static = self.static_for(ctx)
+            choice = choose_tools_mode(self.settings.tools, client_name_of(ctx))
             if not self.sessions.knows(ctx):
-                choice = choose_tools_mode(self.settings.tools, client_name_of(ctx))
                 log.info("tool list for this client: %s (%s)", choice.mode, choice.why)
-            session = self.sessions.remember(ctx, workspace.key, static=static)
+            session = self.sessions.remember(ctx, workspace.key, static=choice.mode == "static")
             self.workspaces.attach(workspace.key, session)
         return await call_next(ctx)
 
