@@ -1,0 +1,27 @@
+"""A page tool as MCP lists it: one shape for ``tools/list`` (server.py) and for ``list_page_tools``
+(page_proxy.py, the static tool mode), so the two can never describe a tool differently."""
+
+from __future__ import annotations
+
+from mcp import types
+
+from tabmcp.introspect.api import PageTool, ToolHints
+
+
+def annotations_of(hints: ToolHints) -> types.ToolAnnotations:
+    return types.ToolAnnotations(
+        read_only_hint=hints.read_only,
+        destructive_hint=hints.destructive,
+        idempotent_hint=hints.idempotent,
+        open_world_hint=hints.open_world,
+    )
+
+
+def page_tool_listing(tool: PageTool) -> types.Tool:
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.schema,
+        annotations=annotations_of(tool.hints),
+    )
