@@ -102,7 +102,7 @@ class Settings(BaseSettings):
     )
     audit_log: Path | None = Field(None, description="Append one JSON line per tool call to this file.")
     secrets: list[str] = Field(
-        default_factory=list, description="Values redacted wherever they appear in the audit log."
+        default_factory=list, description="Values redacted wherever they appear in the audit log and a recording."
     )
     rate_limit_per_minute: int = Field(
         600, ge=0, description="Tool calls one client may make per minute (0: no limit)."

@@ -220,7 +220,7 @@ class App:
         self.shared = shared
         self.bus = InMemorySubscriptionBus()
         self.sessions = SessionRegistry(on_end=self._session_ended)
-        self.recorder = recorder_for(settings.record)
+        self.recorder = recorder_for(settings.record, settings.secrets)
         self.bridge = Bridge.from_settings(settings, self.recorder)
         self.registry = Registry.discover(settings.introspectors_dir)
         self.launcher = ChromiumLauncher(settings, pairing_token=self.bridge.token)

@@ -97,7 +97,7 @@ class AuditLog:
         data = entry.line().encode("utf-8")
         try:
             if self._fd is None:
-                self._fd = _open_append(self.path)
+                self._fd = open_private_append(self.path)
             os.write(self._fd, data)
             self._last_error = None
         except OSError as exc:
@@ -121,7 +121,9 @@ class AuditLog:
                 self._fd = None
 
 
-def _open_append(path: Path) -> int:
+def open_private_append(path: Path) -> int:
+    """A descriptor for appending to a file only its owner may read: what it holds came from the
+    user's browser."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
     with contextlib.suppress(OSError):  # not ours to change (another owner): still written to
         os.fchmod(fd, 0o600)  # an existing file made by someone's umask: tighten it too

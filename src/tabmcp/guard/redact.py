@@ -51,6 +51,19 @@ class Redaction:
             return out_list
         return _cut(self.text(repr(value)))
 
+    def whole(self, value: Any) -> Any:
+        """A JSON value with every string (and key) redacted, nothing cut: a recording must stay
+        replayable."""
+        if self._pattern is None:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {self.text(str(k)): self.whole(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.whole(v) for v in value]
+        return value
+
 
 def redact_arguments(
     arguments: Mapping[str, Any], sensitive: Collection[str], secrets: Iterable[str]
