@@ -494,6 +494,7 @@ class App:
             launcher=self.launcher,
             bridge_url=self.bridge.url,
             bridge_error=self.bridge.start_error,
+            bridge_tcp_error=self.bridge.tcp_error,
             bridge_refusal=lambda: self.bridge.last_refusal,
             progress=progress,
             bridge_user_disconnected=lambda: self.bridge.user_disconnected,

@@ -165,3 +165,15 @@ async def test_a_launched_browser_can_link_through_native_messaging(
         assert opened["tab"]["url"] == sites.url("about.html")
         assert (config_dir / "native-host" / "tabmcp-native-host").is_file()
     assert "extension linked from the native messaging host" in server_log_text(request.node.name)
+
+
+async def test_a_launch_over_a_websocket_that_cannot_listen_says_what_to_change(
+    server_log: object, blocked_port: int, config_dir: Path
+) -> None:
+    settings = {"ws_port": str(blocked_port), "config_dir": str(config_dir), "native_bridge": "true"}
+    async with serve(server_log, **settings) as client:  # transport: websocket, the default
+        result = await client.call("connect_browser", {"launch": True})
+        assert result.is_error
+        message = text_of(result)
+        assert f"127.0.0.1:{blocked_port}" in message and "--extension-transport native" in message
+        assert await client.tool_names() == ["connect_browser"]  # nothing launched, nothing changed

@@ -72,6 +72,8 @@ class ToolContext:
     launcher: ChromiumLauncher
     bridge_url: str
     bridge_error: str | None = None
+    # why the bridge has no TCP socket while its native messaging socket is up (the port is taken)
+    bridge_tcp_error: str | None = None
     # why the bridge last refused a browser (wrong pairing token…), read when no browser links
     bridge_refusal: Callable[[], str | None] = lambda: None
     # the steps of a long call, for a client that asked (progress.py); does nothing otherwise

@@ -78,6 +78,14 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
 
 async def launch_browser(ctx: ToolContext) -> None:
     """Start a browser with the extension and wait until it links (the caller holds the launcher's lock)."""
+    if ctx.bridge_tcp_error and ctx.settings.extension_transport == "websocket":
+        # its extension would knock on a port nobody of ours listens on, and time out saying nothing
+        raise ToolFailure(
+            f"Cannot launch a browser: it would connect over WebSocket, but the extension bridge is not "
+            f"listening on TCP ({ctx.bridge_tcp_error}). Ask the user to restart tabmcp with "
+            "--extension-transport native (TABMCP_EXTENSION_TRANSPORT=native), or with a free --ws-port.",
+            dict(NO_BROWSER),
+        )
     try:
         await ctx.launcher.launch(ctx.bridge_url)
     except LaunchError as exc:
