@@ -46,13 +46,21 @@ def text_of(result: types.CallToolResult) -> str:
     return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
+def server_environ(env: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without its tabmcp settings, then ``env``: a ``TABMCP_BROWSER`` or
+    ``TABMCP_TOOLS`` left in the shell would otherwise change what a figure measures (the extension
+    adapter would run on CDP). The bench's own ``TABMCP_BENCH_*`` stay."""
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("TABMCP_") or k.startswith("TABMCP_BENCH_")}
+    return {**kept, **(env or {})}
+
+
 class StdioServer:
     """Launches ``command args`` in ``cwd`` (scratch: some servers write files next to themselves)."""
 
     def __init__(
         self, command: str, args: list[str], *, cwd: Path, errlog: IO[str], env: dict[str, str] | None = None
     ) -> None:
-        self.params = StdioServerParameters(command=command, args=args, env={**os.environ, **(env or {})}, cwd=str(cwd))
+        self.params = StdioServerParameters(command=command, args=args, env=server_environ(env), cwd=str(cwd))
         self.errlog = errlog
         self._stack = AsyncExitStack()
         self.session: ClientSession

@@ -31,6 +31,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.doc_sections import put
+from bench.mcp_stdio import server_environ
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
 from tabmcp.nl.locate import decide
@@ -92,7 +93,7 @@ async def through_mcp(clicks: int) -> dict[str, Any]:
             "TABMCP_RATE_LIMIT_PER_MINUTE": "0",  # a benchmark is not a runaway client
         }
         with open(os.devnull, "w") as quiet:
-            async with StdioSession(env=env, errlog=quiet) as session:
+            async with StdioSession(env=env, errlog=quiet, base_env=server_environ()) as session:
                 await session.call_ok("connect_browser", {"launch": True})
                 await session.call_ok("ai_connect_new_tab", {"url": site.url("nl.html")})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from bench import glance
 from bench.adapters.base import Snapshot
 from bench.cases import Clicks, PageSnap, Result
@@ -125,3 +126,14 @@ def test_the_report_draws_every_chart_and_places_its_block_before_the_results(tm
     glance.write(figures, doc, tmp_path / "benchmarks")  # a second run replaces the block, not adds one
     assert doc.read_text().count("## At a glance") == 1
     assert json.loads((tmp_path / "benchmarks" / "figures.json").read_text())["measured"] == "today"
+
+
+def test_servers_under_measure_do_not_inherit_the_shells_tabmcp_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.mcp_stdio import server_environ
+
+    monkeypatch.setenv("TABMCP_BROWSER", "chromium")  # would turn the extension adapter into CDP
+    monkeypatch.setenv("TABMCP_BENCH_PEERS", "/peers")
+    monkeypatch.setenv("HOME", "/home/bench")
+    env = server_environ({"TABMCP_WS_PORT": "0"})
+    assert "TABMCP_BROWSER" not in env
+    assert env["TABMCP_BENCH_PEERS"] == "/peers" and env["HOME"] == "/home/bench" and env["TABMCP_WS_PORT"] == "0"

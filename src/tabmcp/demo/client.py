@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import IO, Any
@@ -35,12 +36,15 @@ class StdioSession:
     picks its tool list mode by it (tool_modes.py)."""
 
     def __init__(
-        self, env: dict[str, str] | None = None, errlog: IO[str] | None = None, client_name: str | None = None
+        self,
+        env: dict[str, str] | None = None,
+        errlog: IO[str] | None = None,
+        client_name: str | None = None,
+        base_env: Mapping[str, str] | None = None,
     ) -> None:
         command, prefix = tabmcp_command()
-        self.params = StdioServerParameters(
-            command=command, args=[*prefix, "serve"], env={**os.environ, **(env or {})}
-        )
+        base = os.environ if base_env is None else base_env  # what ``env`` is laid over
+        self.params = StdioServerParameters(command=command, args=[*prefix, "serve"], env={**base, **(env or {})})
         self.errlog = errlog or sys.stderr
         self.client_info = types.Implementation(name=client_name, version="1.0.0") if client_name else None
         self.changes = 0
