@@ -11,7 +11,7 @@ from bench import glance
 from bench.adapters.base import Snapshot
 from bench.cases import Clicks, PageSnap, Result
 from bench.charts import BACKGROUND, COLOURS, Bar, Chart, Group, render
-from bench.mcp_stdio import ToolList
+from bench.mcp_stdio import ToolList, server_environ
 from bench.run import plain
 from bench.task_meter import Entry
 from bench.tasks import Run
@@ -129,8 +129,6 @@ def test_the_report_draws_every_chart_and_places_its_block_before_the_results(tm
 
 
 def test_servers_under_measure_do_not_inherit_the_shells_tabmcp_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bench.mcp_stdio import server_environ
-
     monkeypatch.setenv("TABMCP_BROWSER", "chromium")  # would turn the extension adapter into CDP
     monkeypatch.setenv("TABMCP_BENCH_PEERS", "/peers")
     monkeypatch.setenv("HOME", "/home/bench")
