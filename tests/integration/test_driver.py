@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import socket
 import struct
 import tempfile
 from collections.abc import AsyncIterator
@@ -75,6 +76,9 @@ PAGES: dict[str, str] = {
 <h2 id="section">Section</h2>
 """,
     "nav2.html": """<!doctype html><title>Nav 2</title><h1>Second</h1><a href="nav1.html">Back to one</a>""",
+    "overtake.html": """<!doctype html><title>Overtake</title>
+<script>addEventListener('load', () => setTimeout(() => { location.href = 'nav2.html'; }, 1500));</script>
+""",
     "dialogs.html": """<!doctype html><title>Dialogs</title>
 <button id="ask" onclick="this.textContent = confirm('Sure?') ? 'Said yes' : 'Said no'">Ask</button>
 <button id="name" onclick="this.textContent = 'Name ' + prompt('Your name?', 'nobody')">Name</button>
@@ -357,6 +361,19 @@ async def test_navigation_failures(env: Env) -> None:
     await fails(env.driver.navigate(fresh, go="back"), "NAVIGATION_FAILED")
     await fails(env.driver.navigate(fresh, go="forward"), "NAVIGATION_FAILED")
     await env.driver.close_tab(fresh)
+
+
+async def test_a_navigation_the_page_overtakes_ends_where_the_page_went(env: Env) -> None:
+    """The page's own navigation (as a user's would) replaces one the server asked for while that
+    one still waits for its server: the answer says where the tab is now, on both drivers."""
+    with socket.socket() as silent:  # accepts connections (the backlog) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        tab = await env.open("overtake.html")
+        asked = f"http://127.0.0.1:{silent.getsockname()[1]}/never"
+        page = await env.driver.navigate(tab, url=asked, timeout_ms=10_000)
+    assert page == {"url": env.url("nav2.html"), "title": "Nav 2"}
+    await env.driver.close_tab(tab)
 
 
 async def test_actions_that_navigate_wait_for_the_page(env: Env) -> None:

@@ -50,6 +50,7 @@ OPEN_TAB_TIMEOUT_MS = 15_000
 LOADING_WAIT_S = 10.0
 NAVIGATION_GRACE_S = 0.4
 NAVIGATION_START_S = 2.0
+REPLACED_NAVIGATION_S = 0.5  # after an aborted goto: time for the navigation that replaced it to show
 NAVIGATION_TIMEOUT_S = 15.0
 DEFAULT_ACT_TIMEOUT_MS = 5_000
 POLL_S = 0.1
@@ -845,7 +846,7 @@ class CdpDriver:
         wait = wait_until  # Playwright's own networkidle is the same 500 ms of quiet
         try:
             if url is not None:
-                await page.goto(url, wait_until=wait, timeout=timeout_ms)  # type: ignore[arg-type]
+                await self._goto(record, url, wait_until, timeout_ms)
             elif go == "reload":
                 await page.reload(wait_until=wait, timeout=timeout_ms)  # type: ignore[arg-type]
             else:
@@ -866,6 +867,30 @@ class CdpDriver:
             raise error from None
         await self._refresh(record)
         return {"url": record.url, "title": record.title}
+
+    async def _goto(self, record: TabRecord, url: str, wait_until: str, timeout_ms: int) -> None:
+        """``page.goto``, except that a navigation the page or the user starts meanwhile wins, as on
+        the extension: the navigation is then followed to ``wait_until`` wherever it goes (the answer
+        names the page the tab is on). Playwright reports the replaced one as ERR_ABORTED or
+        "interrupted by another navigation"."""
+        watcher = record.watch()
+        started = time.monotonic()
+        try:
+            try:
+                await record.page.goto(url, wait_until=wait_until, timeout=timeout_ms)  # type: ignore[arg-type]
+                return
+            except PlaywrightTimeout:
+                raise
+            except PlaywrightError as exc:
+                text = str(exc)
+                if "ERR_ABORTED" not in text and "interrupted by another navigation" not in text:
+                    raise
+                if not await watcher.wait(lambda: watcher.navigations > 1, REPLACED_NAVIGATION_S):
+                    raise  # stopped, a download, a 204: no page replaced it
+            left = timeout_ms / 1000 - (time.monotonic() - started)
+            await self.await_navigation(watcher, wait_until, max(left, 0.0), f"the page that replaced {url}")
+        finally:
+            record.unwatch(watcher)
 
     async def _go_in_history(self, record: TabRecord, go: str | None, wait_until: str, timeout_ms: int) -> None:
         """Exactly one entry back or forward, followed by a watcher: a page restored from the

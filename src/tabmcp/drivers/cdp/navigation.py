@@ -130,6 +130,11 @@ class NavigationWatcher:
                 return bool(check())  # type: ignore[operator]
         return True
 
+    @property
+    def navigations(self) -> int:
+        """Cross-document navigations of the frame since ``reset()``: a second one replaced the first."""
+        return self._count - self._started_count
+
     async def wait_for_start(self, seconds: float) -> bool:
         return await self.wait(lambda: self.started, seconds)
 
