@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
@@ -41,6 +40,7 @@ from tabmcp.policy import NavigationPolicy
 from tabmcp.progress import NO_PROGRESS, Progress, progress_token
 from tabmcp.record import recorder_for
 from tabmcp.resources import BY_URI, RESOURCES
+from tabmcp.results import error_result, json_result
 from tabmcp.runtime import Runtime
 from tabmcp.tool_modes import choose_tools_mode
 from tabmcp.tools import CATALOG, CoreTool, ToolContext, ToolFailure
@@ -165,14 +165,6 @@ def core_tool_listing(tool: CoreTool) -> types.Tool:
     )
 
 
-def _result(data: dict[str, Any], *, error: bool = False) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
-        structured_content=data,
-        is_error=error,
-    )
-
-
 def _output(output: Output) -> types.CallToolResult:
     match output:
         case Text(text=text):
@@ -185,12 +177,8 @@ def _output(output: Output) -> types.CallToolResult:
                 ]
             )
         case dict():
-            return _result(output)
+            return json_result(output)
     raise TypeError(f"a tool returned {type(output).__name__}")
-
-
-def _error(message: str, data: dict[str, Any] | None = None) -> types.CallToolResult:
-    return _result({**(data or {}), "error": message}, error=True)  # the specific message wins
 
 
 class TabmcpServer(Server[Any]):
@@ -413,7 +401,7 @@ class App:
         try:
             workspace = self.workspace_for(ctx)
         except MCPError as exc:
-            return _error(exc.error.message)
+            return error_result(exc.error.message)
         runtime = workspace.runtime
         static = self.static_for(ctx)
         progress = progress_for(ctx)
@@ -458,10 +446,10 @@ class App:
             async with runtime.batch():
                 return await self._dispatch_call(runtime, name, args, static=static, progress=progress)
         except ToolFailure as exc:
-            return _error(exc.message, exc.data)
+            return error_result(exc.message, exc.data)
         except Exception as exc:  # the server keeps running whatever a handler does
             log.exception("tool %s failed", name)
-            return _error(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", {"code": "INTERNAL"})
+            return error_result(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", {"code": "INTERNAL"})
 
     async def _dispatch_call(
         self,
@@ -480,7 +468,7 @@ class App:
             try:
                 parsed = core.args_model.model_validate(args)
             except ValidationError as exc:
-                return _error(f"Invalid arguments for {name}: {_validation_message(exc)}")
+                return error_result(f"Invalid arguments for {name}: {_validation_message(exc)}")
             return _output(await core.handler(tool_context, parsed))
         page = next((t for t in runtime.state.page_tools if t.name == name), None)
         if page is not None:
@@ -520,7 +508,7 @@ class App:
             if hint:
                 why += f": {hint}"
                 data["code"] = "NOT_CONNECTED"
-        return _error(f"{why}. Available tools: {', '.join(available)}.", data)
+        return error_result(f"{why}. Available tools: {', '.join(available)}.", data)
 
 
 def _how_to_reach(tool: CoreTool, mode: s.Mode, available: list[str]) -> str:

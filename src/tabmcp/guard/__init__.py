@@ -15,7 +15,6 @@ marked and bounded where results are made (``untrusted.py``). docs/security.md h
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -39,6 +38,7 @@ from tabmcp.guard.calls import (
 from tabmcp.guard.ratelimit import RateLimiter, retry_text
 from tabmcp.guard.redact import Redaction, redact_arguments
 from tabmcp.guard.sensitive import collecting
+from tabmcp.results import error_result
 
 if TYPE_CHECKING:
     from tabmcp.config import Settings
@@ -52,13 +52,8 @@ Result = types.CallToolResult | types.InputRequiredResult
 
 
 def refusal(message: str, code: str, **data: Any) -> types.CallToolResult:
-    """An ``isError`` result shaped like the server's own errors (JSON text + structured content)."""
-    body = {**data, "code": code, "error": message}
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
-        structured_content=body,
-        is_error=True,
-    )
+    """A call a guard stopped: an ``isError`` result like every other tool error."""
+    return error_result(message, {**data, "code": code})
 
 
 class Guards:
