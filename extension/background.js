@@ -8,12 +8,10 @@
 'use strict';
 
 importScripts('policy.js'); // tabmcpPolicy: the navigation policy's browser rules (docs/security.md)
+importScripts('link_config.js'); // tabmcpLinkConfig: server address, transport, pairing token
 
-const DEFAULT_SERVER_URL = 'ws://127.0.0.1:8765';
 const NATIVE_HOST = 'com.tabmcp.bridge'; // written by `tabmcp install-native-host`
 const MAX_CHUNKED_BYTES = 64 * 1024 * 1024; // a server frame the native host had to cut in pieces
-// Written by the Python launcher into its copy of the extension; absent in the repo.
-const CONFIG_FILE = 'tabmcp-config.json';
 
 const BACKOFF_START_MS = 250;
 const BACKOFF_MAX_MS = 5000;
@@ -76,43 +74,15 @@ class ProtocolError extends Error {
 // ---------------------------------------------------------------------------------------------
 // Server address, pairing token and browser identity
 
-/**
- * Where to connect, through what, and the pairing token to present. The options page
- * (chrome.storage.local) wins; a launched browser's copy of the extension carries them in
- * tabmcp-config.json.
- */
+/** Where to connect, through what, and the pairing token to present (link_config.js). */
 async function resolveLinkSettings() {
   let stored = {};
   try {
-    stored = await chrome.storage.local.get(['serverUrl', 'pairingToken', 'transport']);
+    stored = await chrome.storage.local.get(tabmcpLinkConfig.STORED_KEYS);
   } catch (e) {
     log('storage.local unavailable', e);
   }
-  const file = await readConfigFile();
-  const pick = (...values) => values.find((v) => typeof v === 'string' && v.trim()) || '';
-  return {
-    url: pick(stored.serverUrl, file.serverUrl) || DEFAULT_SERVER_URL,
-    token: pick(stored.pairingToken, file.token).trim(),
-    transport: pick(stored.transport, file.transport) === 'native' ? 'native' : 'websocket',
-  };
-}
-
-// The config file never changes while the extension runs, so read it once per worker lifetime.
-let configFile;
-async function readConfigFile() {
-  if (configFile === undefined) {
-    configFile = {};
-    try {
-      const response = await fetch(chrome.runtime.getURL(CONFIG_FILE));
-      if (response.ok) {
-        const config = await response.json();
-        if (config && typeof config === 'object') configFile = config;
-      }
-    } catch {
-      // No config file: the normal case for the unpacked repo copy.
-    }
-  }
-  return configFile;
+  return tabmcpLinkConfig.resolve(stored);
 }
 
 /**

@@ -7,10 +7,6 @@
 // saving unchanged ones asks it to, so "Save and reconnect" always does what it says.
 'use strict';
 
-const DEFAULT_SERVER_URL = 'ws://127.0.0.1:8765';
-// Written by the Python launcher into its copy of the extension; absent in the repo.
-const CONFIG_FILE = 'tabmcp-config.json';
-
 const form = document.getElementById('settings');
 const transportInput = document.getElementById('transport');
 const serverInput = document.getElementById('serverUrl');
@@ -38,29 +34,9 @@ function note(text, isError = false) {
   savedNote.classList.toggle('error', isError);
 }
 
-/** The launcher's tabmcp-config.json, or {} for a copy of the extension the user loaded. */
-async function launcherConfig() {
-  try {
-    const response = await fetch(chrome.runtime.getURL(CONFIG_FILE));
-    if (response.ok) {
-      const config = await response.json();
-      if (config && typeof config === 'object') return config;
-    }
-  } catch {
-    // no config file: a copy of the extension the user loaded, not one tabmcp launched
-  }
-  return {};
-}
-
-/** The address used when none is saved here: the launcher's, else the default. */
-async function fallbackServerUrl() {
-  const config = await launcherConfig();
-  return typeof config.serverUrl === 'string' && config.serverUrl ? config.serverUrl : DEFAULT_SERVER_URL;
-}
-
-/** The transport used when none is saved here: the launcher's, else WebSocket. */
-async function fallbackTransport() {
-  return (await launcherConfig()).transport === 'native' ? 'native' : 'websocket';
+/** What applies when nothing is saved here: the launcher's choices, else the defaults (link_config.js). */
+function fallbacks() {
+  return tabmcpLinkConfig.resolve({});
 }
 
 /** The server address means nothing to native messaging: the host finds the server's socket. */
@@ -69,10 +45,11 @@ function reflectTransport() {
 }
 
 async function load() {
-  const { serverUrl, pairingToken, transport } = await chrome.storage.local.get(['serverUrl', 'pairingToken', 'transport']);
-  transportInput.value = transport === 'native' || transport === 'websocket' ? transport : await fallbackTransport();
+  const { serverUrl, pairingToken, transport } = await chrome.storage.local.get(tabmcpLinkConfig.STORED_KEYS);
+  const fallback = await fallbacks();
+  transportInput.value = transport === 'native' || transport === 'websocket' ? transport : fallback.transport;
   reflectTransport();
-  serverInput.value = typeof serverUrl === 'string' && serverUrl ? serverUrl : await fallbackServerUrl();
+  serverInput.value = typeof serverUrl === 'string' && serverUrl ? serverUrl : fallback.url;
   tokenInput.value = typeof pairingToken === 'string' ? pairingToken : '';
   const { followTabSwitches } = await chrome.storage.local.get('followTabSwitches');
   followBox.checked = followTabSwitches === true;
@@ -82,18 +59,18 @@ async function load() {
 
 async function save(event) {
   event.preventDefault();
-  const fallback = await fallbackServerUrl();
-  const serverUrl = serverInput.value.trim() || fallback;
+  const fallback = await fallbacks();
+  const serverUrl = serverInput.value.trim() || fallback.url;
   const pairingToken = tokenInput.value.trim();
   const transport = transportInput.value === 'native' ? 'native' : 'websocket';
   if (transport === 'websocket' && !/^wss?:\/\/[^\s/]+/.test(serverUrl)) {
     note('The server address must look like ws://127.0.0.1:8765', true);
     return;
   }
-  const before = await chrome.storage.local.get(['serverUrl', 'pairingToken', 'transport']);
+  const before = await chrome.storage.local.get(tabmcpLinkConfig.STORED_KEYS);
   // Only what differs from the fallback is stored, so a launched browser keeps following its launcher.
-  const storedUrl = serverUrl === fallback ? '' : serverUrl;
-  const storedTransport = transport === await fallbackTransport() ? '' : transport;
+  const storedUrl = serverUrl === fallback.url ? '' : serverUrl;
+  const storedTransport = transport === fallback.transport ? '' : transport;
   await store('serverUrl', storedUrl);
   await store('pairingToken', pairingToken); // empty: back to the launcher's token, if any
   await store('transport', storedTransport);

@@ -4,7 +4,6 @@
 // ask the worker to act (runtime messages), never touching the socket themselves.
 'use strict';
 
-const DEFAULT_SERVER_URL = 'ws://127.0.0.1:8765';
 const KEYS = ['linkInfo', 'controlled', 'traffic'];
 const TICK_MS = 1000;
 
@@ -41,7 +40,7 @@ function renderStatus() {
   statusText.dataset.state = state;
   root.dataset.state = state;
   detailText.textContent = info.detail || '';
-  serverText.textContent = info.serverUrl || DEFAULT_SERVER_URL;
+  serverText.textContent = info.serverUrl || tabmcpLinkConfig.DEFAULT_SERVER_URL;
   connectButton.hidden = state === 'connected';
   disconnectButton.hidden = state === 'disconnected';
   renderSince();
