@@ -2329,7 +2329,10 @@ async function runWebmcpStep(tabId, step, run) {
 
 const WAIT_STEP_CONDITIONS = ['text', 'textGone', 'state'];
 
-/** `condition`: {text} | {textGone} | {state} of `target`; polled like the waitFor request. */
+/**
+ * `condition`: {text} | {textGone} | {state} of `target`; polled like the waitFor request.
+ * `failWhen` ({css}, top document): where the site shows its error; once visible, PAGE_ERROR.
+ */
 async function runWaitStep(tabId, step) {
   const { condition } = step;
   const expected = 'an object with exactly one of text, textGone, state as';
@@ -2347,8 +2350,24 @@ async function runWaitStep(tabId, step) {
     if (!isText(condition[keys[0]])) throw badField(step, `condition.${keys[0]}`, 'a non-empty string as');
     probe = { [keys[0]]: condition[keys[0]] };
   }
+  const failWhen = checkTarget(step, 'failWhen');
+  if (failWhen && failWhen.css === undefined) throw badField(step, 'failWhen', 'a {css} target as');
   await getTab(tabId);
-  await pollCondition(tabId, probe, timeoutMs);
+  await pollCondition(tabId, probe, timeoutMs, failWhen && failWhen.css);
+}
+
+/** The visible text of the first visible match of `css` in the top document, or '' (none, or unreadable now). */
+async function pageErrorShown(tabId, css) {
+  let answer;
+  try {
+    answer = await callAgent(tabId, 'extract', { css, limit: 1 });
+  } catch (e) {
+    if (e.code === 'NO_TAB') throw e;
+    return ''; // between documents: the next round reads again
+  }
+  if (answer.ok === false && answer.code === 'BAD_MESSAGE') agentOk(answer, 'extract'); // a bad selector
+  const text = answer.ok && Array.isArray(answer.items) ? answer.items[0] : '';
+  return typeof text === 'string' ? text.trim() : '';
 }
 
 /** `target.css`, `fields?`, `limit?`, `label`: the matches' text goes to run.extracted[label]. */
@@ -2551,14 +2570,17 @@ async function handleWaitFor(msg) {
 /**
  * Polls `probe` ({text} | {textGone} | {target, state}) in the tab's frames every POLL_MS until
  * it is met (resolves the ms it took) or timeoutMs passed (TIMEOUT saying what was last seen).
- * The waitFor request and the wait_for plan step.
+ * The waitFor request and the wait_for plan step; `failCss` (a step's failWhen) is read first in
+ * each round, and its text, once shown, is the step's PAGE_ERROR.
  */
-async function pollCondition(tabId, probe, timeoutMs) {
+async function pollCondition(tabId, probe, timeoutMs, failCss) {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   const describe = probe.target ? `${describeTarget(probe.target)} to be ${probe.state}`
     : probe.text !== undefined ? `text "${probe.text}"` : `text "${probe.textGone}" to go`;
   for (;;) {
+    const shown = failCss ? await pageErrorShown(tabId, failCss) : '';
+    if (shown) throw new ProtocolError('PAGE_ERROR', shown);
     const { met, detail } = await probeTab(tabId, probe);
     if (met) return elapsed();
     const left = timeoutMs - elapsed();

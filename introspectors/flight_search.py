@@ -94,13 +94,16 @@ class FlightSearchIntrospector(Introspector):
 
 
 def _airport_steps(field: HtmlElement, arg: str) -> tuple[PlanStep, ...]:
-    """Type the airport, wait for the suggestions, pick the first: Kayak takes only a picked airport."""
+    """Type the airport, wait for the suggestions, pick the first: Kayak takes only a picked airport.
+    An entry of the list that is not an option is the site's message ("No airports match …"): it
+    ends the wait with those words instead of a timeout."""
     label = field.get("aria-label", "")
     box = css(f"input[aria-label={css_string(label)}]")
     listbox = field.get("aria-controls")
     scope = f"[id={css_string(listbox)}]" if listbox else "[role=listbox]"
     option = css(f"{scope} [role=option]:first-child")
-    return (fill(box, Arg(arg)), wait_for(target=option), click(option))
+    no_match = css(f"{scope} > :not([role=option])")
+    return (fill(box, Arg(arg)), wait_for(target=option, fail_when=no_match), click(option))
 
 
 def _option_values(control: HtmlElement) -> list[str]:

@@ -289,7 +289,7 @@ def _compose_email(capture: PageCapture) -> PageTool | None:
         title="Compose email",
         description=(
             "Write and send an email: opens Compose, fills To, Subject and the message, presses Send, "
-            "and waits for Gmail's 'Message sent'. A bad address leaves the draft open with Gmail's error."
+            "and waits for Gmail's 'Message sent'. A bad address fails with Gmail's error; the draft stays open."
         ),
         input_schema={
             "type": "object",
@@ -308,7 +308,8 @@ def _compose_email(capture: PageCapture) -> PageTool | None:
             fill(css(SUBJECT_FIELD), Arg("subject")),
             fill(css(BODY_FIELD), Arg("body")),
             click(css(SEND_BUTTON)),
-            wait_for(text="Message sent", timeout_ms=10_000),
+            # Gmail says what is wrong (a bad address) in an alert dialog: that ends the wait at once
+            wait_for(text="Message sent", timeout_ms=10_000, fail_when=css("[role=alertdialog]")),
         ),
         hints=ToolHints(open_world=True),
         element_ref=capture.ref(claimed),

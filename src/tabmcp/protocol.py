@@ -29,6 +29,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_TYPE = "UNKNOWN_TYPE"
     DISCONNECTED = "DISCONNECTED"
     NAVIGATION_BLOCKED = "NAVIGATION_BLOCKED"
+    PAGE_ERROR = "PAGE_ERROR"  # a plan's wait_for saw the page's own error message (``failWhen``)
     INTERNAL = "INTERNAL"
 
 
@@ -223,6 +224,8 @@ class Step(Frame):
     - fill/select: ``target`` + ``value`` (text / option value or label); check/uncheck/click/submit: ``target``;
       press: ``key`` (+ ``target``, else the focused element).
     - wait_for: ``condition`` = ``{"text"}`` | ``{"textGone"}`` | ``{"state"}`` (of ``target``, default visible).
+      ``failWhen`` (a ``{css}`` target in the top document): the site's error message; once a match
+      is visible the wait ends with ``PAGE_ERROR`` and that text, instead of a ``TIMEOUT`` later.
     - extract: ``target.css`` names every element to read (all matches, not one); ``fields`` maps an output
       key to a CSS selector inside each match (the item is then an object); ``label`` is the key of the
       result in ``toolResult.result.extracted``; at most ``limit`` items.
@@ -242,6 +245,7 @@ class Step(Frame):
     limit: int | None = Field(None, ge=1, le=MAX_EXTRACT_ITEMS)
     name: str | None = Field(None, min_length=1, max_length=128)
     args: dict[str, Any] | None = None
+    failWhen: Target | None = None
 
     @model_validator(mode="after")
     def _fits_action(self) -> Step:
@@ -264,6 +268,8 @@ class Step(Frame):
                 raise ValueError("wait_for needs a condition with exactly one of text, textGone, state")
             if "state" in keys and self.target is None:
                 raise ValueError("a wait_for state needs a target")
+        if self.failWhen is not None and (action != "wait_for" or self.failWhen.css is None):
+            raise ValueError("failWhen is a {css} target of a wait_for step")
         return self
 
 

@@ -140,6 +140,35 @@ async def test_wait_for_steps(env: Env) -> None:
     await env.driver.close_tab(tab)
 
 
+async def test_a_wait_ends_with_the_sites_error_once_it_shows(env: Env) -> None:
+    tab = await env.open("extract-plain.html")
+    hidden_error = {"css": "#note"}  # hidden until "Reveal note": not the site's error yet
+    later = await env.run(
+        tab,
+        {"action": "click", "target": {"css": "#later"}},
+        {"action": "wait_for", "condition": {"text": "Loaded later"}, "failWhen": hidden_error},
+    )
+    assert later["page"]["changed"] == "Loaded later"
+
+    message = await fails(
+        env.run(
+            tab,
+            {"action": "click", "target": {"css": "#reveal"}},
+            {"action": "wait_for", "condition": {"text": "Never shows up"}, "failWhen": hidden_error,
+             "timeoutMs": 30_000},
+        ),
+        "PAGE_ERROR",
+    )  # fmt: skip
+    assert message == "step 2 (wait_for): Note shown"  # the page's words, long before the 30 s
+
+    message = await fails(
+        env.run(tab, {"action": "wait_for", "condition": {"text": "Plain article"}, "failWhen": {"css": "p["}}),
+        "BAD_MESSAGE",
+    )
+    assert message.startswith("step 1 (wait_for):") and "not a valid CSS selector" in message
+    await env.driver.close_tab(tab)
+
+
 async def test_navigate_steps_relative_and_absolute(env: Env) -> None:
     tab = await env.open("extract-plain.html")
     there = await env.run(tab, {"action": "navigate", "value": "extract-results.html?from=plain"})

@@ -185,6 +185,14 @@ async def test_mailbox(sites: SiteServer, server_log: object) -> None:
              "date": outbox["messages"][0]["date"]}
         ]
 
+        # a bad address: Gmail's own error, as soon as it shows (PAGE_ERROR, not a TIMEOUT 10 s later)
+        bad = await client.call("compose_email", {"to": "ada at example", "subject": "Oops", "body": "x"})
+        assert bad.is_error and bad.structured_content is not None
+        failed = bad.structured_content
+        assert failed["code"] == "PAGE_ERROR"
+        assert failed["error"].startswith("compose_email failed (PAGE_ERROR): step 7 (wait_for): the page says")
+        assert 'The address "ada at example" in the "To" field was not recognized' in failed["error"]
+
 
 # ----------------------------------------------------------------- Skyscan (Kayak-like)
 
@@ -224,6 +232,12 @@ async def test_skyscan(sites: SiteServer, server_log: object) -> None:
         assert same["flights"] == []
         assert same["changed"] == "Origin and destination must be different airports."
         await no_change_since(client, changes)
+        # an airport the site does not know: its words, as soon as the suggestions say so
+        unknown = await client.call("search_flights", {"from": "Atlantis", "to": "JFK", "departDate": depart})
+        assert unknown.is_error and unknown.structured_content is not None
+        assert unknown.structured_content["code"] == "PAGE_ERROR"
+        assert 'the page says (page content (untrusted)' in unknown.structured_content["error"]
+        assert 'No airports match "Atlantis"' in unknown.structured_content["error"]
 
         # a real search: the app routes with pushState and lists 8 fares, cheapest first; select_flight appears
         trip = {"from": "SFO", "to": "JFK", "departDate": depart, "returnDate": back, "passengers": 2,

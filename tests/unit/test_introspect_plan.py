@@ -118,6 +118,17 @@ def test_wait_for_with_an_argument_waits_for_what_the_model_asked() -> None:
     assert [s.action for s in resolve_plan(t, {})] == ["click", "wait_for"]
 
 
+def test_a_wait_can_name_where_the_site_shows_its_error() -> None:
+    t = tool(props(), wait_for(text="Message sent", fail_when=css("[role=alertdialog]")))
+    assert resolve_plan(t, {}) == [
+        Step(action="wait_for", condition={"text": "Message sent"}, failWhen=Target(css="[role=alertdialog]"))
+    ]
+    with pytest.raises(ValueError, match="fail_when is a css"):
+        wait_for(text="Message sent", fail_when=ref("e3"))  # a ref is gone once the page re-renders
+    with pytest.raises(ValueError, match=r"failWhen is a \{css\} target of a wait_for step"):
+        Step(action="click", target=Target(ref="e1"), failWhen=Target(css=".error"))
+
+
 def test_choice_over_an_array_runs_once_per_element_in_order() -> None:
     rows = {str(i): Target(ref=f"row{i}") for i in range(4)}
     t = tool(

@@ -21,6 +21,9 @@ ORIGIN = {"css": 'input[aria-label="Flight origin input"]'}
 DESTINATION = {"css": 'input[aria-label="Flight destination input"]'}
 ORIGIN_OPTION = {"css": '[id="origin-listbox"] [role=option]:first-child'}
 DESTINATION_OPTION = {"css": '[id="destination-listbox"] [role=option]:first-child'}
+# an entry of the suggestions that is not an option is the site's "No airports match …"
+ORIGIN_NO_MATCH = {"css": '[id="origin-listbox"] > :not([role=option])'}
+DESTINATION_NO_MATCH = {"css": '[id="destination-listbox"] > :not([role=option])'}
 DEPART = {"css": 'input[aria-label="Departure date"]'}
 RETURN = {"css": 'input[aria-label="Return date"]'}
 TRAVELERS = {"css": 'select[aria-label="Travelers"]'}
@@ -136,10 +139,11 @@ def test_search_plan_picks_airports_sets_every_field_and_reads_the_results() -> 
     )
     assert plan[:6] == [
         {"action": "fill", "target": ORIGIN, "value": "SFO"},
-        {"action": "wait_for", "target": ORIGIN_OPTION, "condition": {"state": "visible"}},
+        {"action": "wait_for", "target": ORIGIN_OPTION, "condition": {"state": "visible"}, "failWhen": ORIGIN_NO_MATCH},
         {"action": "click", "target": ORIGIN_OPTION},
         {"action": "fill", "target": DESTINATION, "value": "New York"},
-        {"action": "wait_for", "target": DESTINATION_OPTION, "condition": {"state": "visible"}},
+        {"action": "wait_for", "target": DESTINATION_OPTION, "condition": {"state": "visible"},
+         "failWhen": DESTINATION_NO_MATCH},
         {"action": "click", "target": DESTINATION_OPTION},
     ]
     assert plan[6:13] == [

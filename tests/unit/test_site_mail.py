@@ -169,7 +169,12 @@ def test_compose_fills_the_dialog_and_waits_for_message_sent() -> None:
         ('div[role=dialog] div[aria-label="Message Body"][contenteditable=true]', "Line 1\nLine 2"),
     ]
     assert plan[-2] == {"action": "click", "target": {"css": 'div[role=dialog] div[role=button][aria-label^="Send"]'}}
-    assert plan[-1] == {"action": "wait_for", "condition": {"text": "Message sent"}, "timeoutMs": 10_000}
+    assert plan[-1] == {
+        "action": "wait_for",
+        "condition": {"text": "Message sent"},
+        "timeoutMs": 10_000,
+        "failWhen": {"css": "[role=alertdialog]"},  # Gmail's error (a bad address) ends the wait
+    }
 
 
 @pytest.mark.parametrize(("state", "ids"), [("mail_inbox", INBOX_IDS), ("mail_search", UNREAD_IDS)])

@@ -107,6 +107,7 @@ class PlanStep:
     limit: int | None = None  # extract: most items
     name: str | None = None  # webmcp: the page's tool name
     args: AllArgs | None = None  # webmcp: the input
+    fail_when: Target | None = None  # wait_for: the site's error message (a css target)
 
 
 # ----------------------------------------------------------------- tools
@@ -326,6 +327,7 @@ def _resolve_step(tool: PageTool, plan_step: PlanStep, args: Mapping[str, Any]) 
         "limit": plan_step.limit,
         "name": plan_step.name,
         "args": dict(args) if isinstance(plan_step.args, AllArgs) else None,
+        "failWhen": plan_step.fail_when,
     }
     target = plan_step.target
     if not isinstance(target, Choice):
@@ -452,8 +454,13 @@ def wait_for(
     target: Target | None = None,
     state: ElementState = "visible",
     timeout_ms: int | None = None,
+    fail_when: Target | None = None,
 ) -> PlanStep:
-    """Wait until a text shows, a text is gone, or ``target`` reaches ``state``."""
+    """Wait until a text shows, a text is gone, or ``target`` reaches ``state``. ``fail_when``
+    (``css(...)``, in the top document) is where the site shows its error: once it is visible the
+    plan stops with ``PAGE_ERROR`` and the site's words, rather than waiting out the timeout."""
+    if fail_when is not None and fail_when.css is None:
+        raise ValueError("wait_for's fail_when is a css(...) target")
     if text is not None:
         condition: dict[str, str | Arg | Fmt] = {"text": text}
     elif text_gone is not None:
@@ -462,7 +469,7 @@ def wait_for(
         condition = {"state": state}
     else:
         raise ValueError("wait_for needs text, text_gone or target")
-    return PlanStep("wait_for", target=target, condition=condition, timeout_ms=timeout_ms)
+    return PlanStep("wait_for", target=target, condition=condition, timeout_ms=timeout_ms, fail_when=fail_when)
 
 
 def extract(

@@ -8,6 +8,7 @@ Everything in it comes from the page, so it is labelled as data.
 
 from __future__ import annotations
 
+import re
 from typing import Any, cast
 from urllib.parse import urljoin
 
@@ -23,6 +24,8 @@ UNTRUSTED_NOTE = "everything above but tool and steps comes from the web page: t
 STALE_CODES = frozenset({"ELEMENT_NOT_FOUND", "ELEMENT_AMBIGUOUS", "STALE_REF", "TOOL_NOT_FOUND"})
 MAX_WEBMCP_TEXT = 20_000
 MAX_PAGE_ERROR = 500
+PAGE_WORDS = frozenset({"SCRIPT_ERROR", "PAGE_ERROR"})  # error codes whose message the page wrote
+STEP_PREFIX = re.compile(r"(step \d+ \([a-z_]+\): )?(.*)", re.DOTALL)  # the drivers' prefix, then the page's words
 OUR_KEYS = frozenset({"tool", "steps", "page"})  # page is url and title, made one line above
 SHORT_CHANGE = 120
 
@@ -70,8 +73,9 @@ async def _run_page_tool(ctx: ToolContext, tool: PageTool, args: dict[str, Any])
             await ctx.runtime.refresh_page_tools(tab_id)
             hint = " The page has changed since this tool was made; its tools were refreshed: call tools/list."
         message = exc.message.rstrip(".")
-        if str(exc.code) == "SCRIPT_ERROR":  # the page's own words, thrown by its WebMCP execute()
-            message = f"the page says ({untrusted.NOTE}): {untrusted.line(message, MAX_PAGE_ERROR)}"
+        if str(exc.code) in PAGE_WORDS:  # the page's own words: its WebMCP execute() threw, or its error showed
+            step, words = STEP_PREFIX.match(message).groups()  # type: ignore[union-attr]
+            message = f"{step or ''}the page says ({untrusted.NOTE}): {untrusted.line(words, MAX_PAGE_ERROR)}"
         raise ToolFailure(f"{tool.name} failed ({exc.code}): {message}.{hint}", {"code": str(exc.code)}) from None
     await check_landing(ctx, tab_id, (outcome.get("page") or {}).get("url", ""))
     # the page changed: its tools may have too, and the client should see them when this call returns

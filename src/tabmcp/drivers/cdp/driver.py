@@ -934,8 +934,12 @@ class CdpDriver:
 
         return await self._guarded(run(), longest / 1000 + MARGIN_S)
 
-    async def poll_condition(self, record: TabRecord, probe: dict[str, Any], timeout_ms: int) -> int:
-        """Polls ``probe`` every POLL_S until met (the ms it took) or TIMEOUT saying what was last seen."""
+    async def poll_condition(
+        self, record: TabRecord, probe: dict[str, Any], timeout_ms: int, fail_css: str | None = None
+    ) -> int:
+        """Polls ``probe`` every POLL_S until met (the ms it took) or TIMEOUT saying what was last seen.
+        ``fail_css`` (a plan step's failWhen) is read first in each round: its text, once shown, is
+        the step's PAGE_ERROR."""
         started = time.monotonic()
         if probe.get("target") is not None:
             target = probe["target"]
@@ -948,6 +952,9 @@ class CdpDriver:
         else:
             describe = f'text "{probe["textGone"]}" to go'
         while True:
+            shown = await self._page_error_shown(record, fail_css) if fail_css else ""
+            if shown:
+                raise BridgeError(p.ErrorCode.PAGE_ERROR, shown)
             met, detail = await self._probe_tab(record, probe)
             elapsed = (time.monotonic() - started) * 1000
             if met:
@@ -957,6 +964,20 @@ class CdpDriver:
                     p.ErrorCode.TIMEOUT, f"Waited {timeout_ms} ms for {describe}{f': {detail}' if detail else ''}"
                 )
             await asyncio.sleep(min(POLL_S, (timeout_ms - elapsed) / 1000))
+
+    async def _page_error_shown(self, record: TabRecord, css: str) -> str:
+        """The visible text of the first visible match of ``css`` in the top document, or ""."""
+        try:
+            answer = await record.agent.call("extract", {"css": css, "limit": 1})
+        except BridgeError as exc:
+            if exc.code == p.ErrorCode.NO_TAB:
+                raise
+            return ""  # between documents: the next round reads again
+        if answer.get("ok") is False and answer.get("code") == p.ErrorCode.BAD_MESSAGE:
+            agent_ok(answer, "extract")  # a bad selector
+        items = answer.get("items") if answer.get("ok") else None
+        first = items[0] if isinstance(items, list) and items else ""
+        return first.strip() if isinstance(first, str) else ""
 
     async def _probe_tab(self, record: TabRecord, probe: dict[str, Any]) -> tuple[bool, str]:
         gone = probe.get("textGone") is not None or probe.get("state") in EVERY_FRAME_STATES

@@ -205,7 +205,8 @@ async def _wait_step(driver: CdpDriver, record: TabRecord, step: p.Step) -> None
         probe: dict[str, Any] = {"target": step.target.model_dump(exclude_none=True), "state": value}
     else:
         probe = {key: value}
-    await driver.poll_condition(record, probe, timeout_ms)
+    fail_css = step.failWhen.css if step.failWhen is not None else None
+    await driver.poll_condition(record, probe, timeout_ms, fail_css)
 
 
 async def _extract_step(record: TabRecord, step: p.Step, run: Run) -> None:
