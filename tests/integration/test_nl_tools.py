@@ -295,6 +295,27 @@ async def test_model_backed_tools_ask_the_model_only_when_the_page_cannot_answer
         newsletter = next(r for r in await page.snapshot_rows() if r["name"] == "Subscribe to newsletter")
         assert "checked" in newsletter["states"]  # step 1 ran before step 2 failed
 
+        # a step of the model's plan finds nothing: the model plans the rest from the page as it is now
+        elephant = {"steps": [{"action": "tap", "locate": "the purple elephant"}]}
+        nowhere = {"ref": None, "reason": "no elephant on this page"}  # the locate question's answer
+        model.answer(elephant, nowhere, {"steps": [{"action": "uncheck", "locate": "the newsletter checkbox"}]})
+        replanned = await page.ok("ai_action", prompt="stop the newsletter")
+        assert replanned["plannedBy"] == "model" and replanned["replanned"] == 1 and len(replanned["done"]) == 1
+        again = question_text(model.requests[-1])
+        assert "stop the newsletter" in again and "the purple elephant" in again and "no elephant" in again
+        newsletter = next(r for r in await page.snapshot_rows() if r["name"] == "Subscribe to newsletter")
+        assert "unchecked" in newsletter["states"].split()
+        model.answer(elephant, nowhere, {"steps": []})  # nothing left to do
+        finished = await page.ok("ai_action", prompt="stop the newsletter")
+        assert finished["done"] == [] and finished["replanned"] == 1
+        model.answer(elephant, nowhere, "no idea")
+        confused = await page.error("ai_action", prompt="stop the newsletter")
+        assert confused["code"] == "MODEL_ERROR" and "planning the rest again failed" in confused["error"]
+        model.answer(*[elephant, nowhere] * 3)  # a model that keeps planning the impossible: twice, no more
+        given_up = await page.error("ai_action", prompt="feed the elephant")
+        assert given_up["code"] == "ELEMENT_NOT_FOUND" and given_up["replanned"] == 2
+        assert given_up["error"].startswith("Step 1 of 1")
+
 
 # ----------------------------------------------------------------- screenshots and confirmation
 

@@ -16,6 +16,7 @@ from tabmcp.nl.prompts import (
     read_locate,
     read_plan,
     read_query,
+    replan_question,
 )
 from tabmcp.nl.query import parse_shape
 from tabmcp.nl.steps import ActionStep
@@ -126,6 +127,20 @@ def test_read_plan_gives_steps_or_says_why_they_cannot_run() -> None:
         read_plan('{"steps": [{"action": "fly"}]}')
     with pytest.raises(AnswerError, match="not a JSON object"):
         read_plan('[{"action": "tap"}]')
+
+
+def test_a_replan_may_say_nothing_is_left_a_first_plan_may_not() -> None:
+    assert read_plan('{"steps": []}', may_be_empty=True) == ()
+    with pytest.raises(AnswerError, match="the plan has no steps"):
+        read_plan('{"steps": []}')
+
+
+def test_replan_question_says_what_was_done_and_what_failed() -> None:
+    question = replan_question("buy a light", ['tap "Add" → button "Add"'], 'tap "Checkout"', "No element matches")
+    assert 'do: "buy a light". Done so far: tap "Add" → button "Add".' in question
+    assert 'The next step, tap "Checkout", could not be done: No element matches.' in question
+    assert '{"steps": []} if nothing is left to do' in question and '"tap"' in question  # the vocabulary
+    assert "Done so far: nothing yet." in replan_question("x", [], "tap y", "gone")
 
 
 def test_locate_question_lists_the_candidates_by_ref() -> None:

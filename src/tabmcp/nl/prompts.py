@@ -160,8 +160,21 @@ def plan_question(prompt: str) -> str:
     )
 
 
-def read_plan(answer: str) -> tuple[ActionStep, ...]:
+def replan_question(prompt: str, done: Sequence[str], failed: str, why: str) -> str:
+    """After a step of the model's plan found no element: the page may have changed (a dialog, a
+    new view). The model plans what is left from the page as it is now."""
+    so_far = "; ".join(done) if done else "nothing yet"
+    return (
+        f"You planned steps to do: {json.dumps(prompt)}. Done so far: {so_far}. "
+        f"The next step, {failed}, could not be done: {_short(why, 300)}. "
+        "The page may have changed since the plan was made. Plan the steps still needed, from the page "
+        f"as it is now, with these actions and fields: {json.dumps(plan_schema())}. "
+        'Reply {"steps": [...]}, or {"steps": []} if nothing is left to do.'
+    )
+
+
+def read_plan(answer: str, *, may_be_empty: bool = False) -> tuple[ActionStep, ...]:
     try:
-        return from_model(_object(answer))
+        return from_model(_object(answer), may_be_empty=may_be_empty)
     except StepError as exc:
         raise AnswerError(f"the model's plan cannot be run: {exc}") from None

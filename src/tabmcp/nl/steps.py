@@ -237,13 +237,14 @@ def key_name(text: str) -> str | None:
 # ----------------------------------------------------------------- from a model
 
 
-def from_model(raw: object) -> tuple[ActionStep, ...]:
+def from_model(raw: object, *, may_be_empty: bool = False) -> tuple[ActionStep, ...]:
     """A model's plan, checked: ``{"steps": [{"action": "tap", "locate": "…"}, …]}``. Raises StepError
-    naming the first bad step (the model's answer is untrusted input like any other)."""
+    naming the first bad step (the model's answer is untrusted input like any other).
+    ``may_be_empty``: a re-plan may say that nothing is left to do."""
     if not isinstance(raw, Mapping) or not isinstance(raw.get("steps"), list):
         raise StepError('the plan is not {"steps": [...]}')
     steps = raw["steps"]
-    if not steps:
+    if not steps and not may_be_empty:
         raise StepError("the plan has no steps")
     if len(steps) > MAX_STEPS:
         raise StepError(f"the plan has {len(steps)} steps (at most {MAX_STEPS})")

@@ -38,6 +38,8 @@ from tabmcp.tools.targets import toon
 
 FOCUSED = {s.Mode.FOCUSED}
 WAIT_STEP_MS = 15_000  # "wait for …" in an action: as long as ai_wait_for's default
+MAX_REPLANS = 2  # a model's plan whose step finds no element is planned again from the page, this often
+REPLAN_CODES = frozenset({"ELEMENT_NOT_FOUND", "ELEMENT_AMBIGUOUS"})  # failures that did nothing to the page
 LOCATE = Field(
     min_length=1,
     max_length=500,
@@ -154,14 +156,44 @@ async def ai_action(ctx: ToolContext, args: ActionArgs) -> Text:
         except (ModelError, prompts.AnswerError) as exc:
             raise model_failure("Planning the steps failed", exc) from None
     done: list[str] = []
-    for number, step in enumerate(plan, 1):
+    left = list(plan)
+    replans = 0
+    while left:
+        step = left.pop(0)
         try:
             done.append(f"{step.describe()} → {await _run_step(ctx, step)}")
         except ToolFailure as exc:
-            exc.message = f"Step {number} of {len(plan)} ({step.describe()}) failed: {exc.message}"
+            code = (exc.data or {}).get("code")
+            if planned_by == "model" and code in REPLAN_CODES and replans < MAX_REPLANS:
+                # nothing was done by this step; the page it was planned on may be gone: plan the rest again
+                replans += 1
+                left = await _replan(ctx, args.prompt, done, step, exc.message)
+                continue
+            number = len(done) + 1
+            exc.message = f"Step {number} of {number + len(left)} ({step.describe()}) failed: {exc.message}"
             exc.data = {**(exc.data or {}), "done": done, "plannedBy": planned_by}
+            if replans:
+                exc.data["replanned"] = replans
             raise
-    return Text(toon({"plannedBy": planned_by, "done": done, "note": f"element names are {untrusted.NOTE}"}))
+    result: dict[str, object] = {"plannedBy": planned_by, "done": done}
+    if replans:
+        result["replanned"] = replans
+    return Text(toon({**result, "note": f"element names are {untrusted.NOTE}"}))
+
+
+async def _replan(
+    ctx: ToolContext, prompt: str, done: list[str], failed: nl_steps.ActionStep, why: str
+) -> list[nl_steps.ActionStep]:
+    question = prompts.replan_question(prompt, done, failed.describe(), why)
+    try:
+        answer = await ask_model(ctx, question, await read_page(ctx))
+        return list(prompts.read_plan(answer, may_be_empty=True))
+    except (ModelError, prompts.AnswerError) as exc:
+        step = f"Step {len(done) + 1} ({failed.describe()})"
+        what = f"{step} found no element ({why.rstrip('.')}), and planning the rest again failed"
+        failure = model_failure(what, exc)
+        failure.data = {**(failure.data or {}), "done": done, "plannedBy": "model"}
+        raise failure from None
 
 
 async def _run_step(ctx: ToolContext, step: nl_steps.ActionStep) -> str:
