@@ -879,12 +879,10 @@ class CdpDriver:
             try:
                 await record.page.goto(url, wait_until=wait_until, timeout=timeout_ms)  # type: ignore[arg-type]
                 return
-            except PlaywrightTimeout:
-                raise
             except PlaywrightError as exc:
                 text = str(exc)
                 if "ERR_ABORTED" not in text and "interrupted by another navigation" not in text:
-                    raise
+                    raise  # a timeout, a failed load: the caller words it
                 if not await watcher.wait(lambda: watcher.navigations > 1, REPLACED_NAVIGATION_S):
                     raise  # stopped, a download, a 204: no page replaced it
             left = timeout_ms / 1000 - (time.monotonic() - started)
