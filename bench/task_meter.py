@@ -35,7 +35,7 @@ class Entry:
     name: str  # the tool called, or why the list was read ("at start", "after open_tab")
     chars: int
     seconds: float
-    setup: bool  # session set-up rather than this task's work: the first tools/list, connect_browser
+    setup: bool  # session set-up rather than this task's work: the first tools/list
     tools: int = 0  # for a tools/list: how many tools it had
     counted: bool = True  # False: a re-read list identical to the previous one (nothing new for the model)
     change: str = ""  # for a re-read list: the tools added (+), removed (-) and changed (~) since the last one

@@ -1,6 +1,6 @@
 """The scripted tasks with tabmcp's page tools, called the way a model calls them after reading tools/list.
 
-Each script connects (``connect_browser {launch: true}``), opens the demo page focused (``open_tab``),
+Each script connects and opens the demo page focused in one call (``connect_browser {launch: true, url}``),
 then uses the tools the page's introspectors (introspectors/) or its WebMCP declarations list. It reads
 the results as a model does: TOON text (docs/page-agent.md §9), decoded here with ``toon_format``.
 """
@@ -44,8 +44,9 @@ async def use(m: Meter, tool: str, arguments: dict[str, Any] | None = None, *pat
 
 
 async def start(m: Meter, url: str) -> None:
-    await m.call("connect_browser", {"launch": True}, setup=True)
-    await m.call("open_tab", {"url": url})
+    # one call connects and opens the page; it is the page-opening call of an open session too (as
+    # open_tab would be there), so it is not set-up
+    await m.call("connect_browser", {"launch": True, "url": url})
     m.opened()
 
 

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import datetime
+import socket
 from pathlib import Path
 
 import anyio
@@ -109,3 +110,32 @@ async def test_launch_walk(sites: SiteServer, server_log: object, tmp_path: Path
         assert await client.tool_names() == ["connect_browser"]
         gone = await client.call("list_tabs")
         assert gone.is_error and "connect_browser" in text_of(gone)
+
+
+async def test_connect_and_open_a_page_in_one_call(sites: SiteServer, server_log: object, tmp_path: Path) -> None:
+    async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile")) as client:
+        refused = await client.call("connect_browser", {"launch": True, "url": "javascript:alert(1)"})
+        assert refused.is_error and refused.structured_content is not None
+        assert refused.structured_content["code"] == "INVALID_URL"
+        await expect_no_change(client, 0)  # refused before any browser started
+
+        opened = await client.call_ok("connect_browser", {"launch": True, "url": sites.url("flights.html")})
+        assert opened["connected"] is True and opened["focused"] is True and opened["tabCount"] == 1
+        assert opened["tab"]["title"] == "SkyHop – search flights"
+        assert opened["toolsAvailable"] == ["search_flights"]
+        await client.wait_changes(1)  # connected and focused: one notification
+        assert await client.tool_names() == [*CORE_FOCUSED, "search_flights"]
+        await expect_no_change(client, 1)
+
+
+async def test_connected_even_when_the_page_does_not_open(server_log: object, tmp_path: Path) -> None:
+    async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile")) as client:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            nowhere = f"http://127.0.0.1:{probe.getsockname()[1]}/"  # bound, not listening: refused
+            failed = await client.call("connect_browser", {"launch": True, "url": nowhere})
+        assert failed.is_error and failed.structured_content is not None
+        assert failed.structured_content["connected"] is True
+        assert "but the page did not open" in failed.structured_content["error"]
+        await client.wait_changes(1)
+        assert await client.tool_names() == ["list_tabs", "open_tab"]  # the link stands

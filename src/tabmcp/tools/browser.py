@@ -10,6 +10,7 @@ from tabmcp import state as s
 from tabmcp.bridge import BridgeError
 from tabmcp.drivers.launch import LaunchError
 from tabmcp.tools.base import Args, ToolContext, ToolFailure, tool
+from tabmcp.tools.tabs import OpenTabArgs, check_url, open_tab
 
 # An extension that is already installed but whose service worker is between reconnect attempts
 # (its back-off tops out at 5 s) deserves a short wait before we say there is no browser.
@@ -38,11 +39,14 @@ USER_DISCONNECTED = {
 
 class ConnectArgs(Args):
     launch: bool = Field(False, description="Launch a new browser with the extension if none is connected")
+    url: str | None = Field(None, description="Then open this URL in a new tab and focus it (as open_tab)")
 
 
 @tool(title="Connect to the browser", available_in={s.Mode.DISCONNECTED}, idempotent=True)
 async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]:
     """Connect to the browser (the one running the tabmcp extension, or launch one). Unlocks the tab tools."""
+    if args.url is not None:
+        check_url(args.url, ctx.policy)  # refused before any browser is started for it
     driver = ctx.runtime.driver
     if ctx.settings.uses_cdp:
         await link_cdp(ctx)
@@ -69,11 +73,20 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
         raise ToolFailure(f"The browser did not answer: {exc.message}", dict(NO_BROWSER)) from None
     await ctx.progress.step(f"connected to {browser.name}: {len(tabs)} tabs read")
     await ctx.runtime.dispatch(s.ExtensionConnected(browser, tuple(tabs)))
-    return {
+    connected = {
         "connected": True,
         "browser": {"name": browser.name, "version": browser.version},
         "tabCount": len(ctx.runtime.state.tabs),
     }
+    if args.url is None:
+        return connected
+    try:
+        opened = await open_tab(ctx, OpenTabArgs(url=args.url))
+    except ToolFailure as exc:  # the link stands: the model goes on with the tab tools
+        exc.message = f"Connected to {browser.name}, but the page did not open: {exc.message}"
+        exc.data = {**(exc.data or {}), "connected": True}
+        raise
+    return {**connected, "tabCount": len(ctx.runtime.state.tabs), **opened}
 
 
 async def launch_browser(ctx: ToolContext) -> None:
