@@ -20,11 +20,23 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 from playwright.async_api import Browser, Page, async_playwright
+from websockets.asyncio.client import connect as ws_connect
+from websockets.asyncio.server import serve as ws_serve
+from websockets.exceptions import ConnectionClosed
 
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import CORE_FOCUSED, eventually, free_port, kill_browser_using, serve, tab_id_for
+from tests.integration.conftest import (
+    ARTIFACTS,
+    CORE_FOCUSED,
+    eventually,
+    free_port,
+    kill_browser_using,
+    serve,
+    tab_id_for,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 CORE_TABS = ["list_tabs", "open_tab", "focus_tab"]
@@ -245,6 +257,48 @@ async def test_unreachable_endpoint(sites: SiteServer, server_log: object, tmp_p
             assert connected["tabCount"] == 1
             await client.wait_changes(1)
             assert await client.tool_names() == CORE_TABS
+
+
+@contextlib.asynccontextmanager
+async def first_connection_stalls(target: str) -> AsyncIterator[tuple[str, list[int]]]:
+    """A DevTools endpoint in front of ``target`` whose first connection is accepted and never
+    answered, as a browser whose first attach stalls; later ones are relayed to ``target``."""
+    connections: list[int] = []
+
+    async def relay(source: Any, sink: Any) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for message in source:
+                await sink.send(message)
+
+    async def handler(client: Any) -> None:
+        connections.append(len(connections) + 1)
+        if len(connections) == 1:
+            await client.wait_closed()
+            return
+        async with ws_connect(target, max_size=None) as upstream, anyio.create_task_group() as group:
+            group.start_soon(relay, client, upstream)
+            await relay(upstream, client)
+            group.cancel_scope.cancel()
+
+    async with ws_serve(handler, "127.0.0.1", 0, max_size=None) as front:
+        port = front.sockets[0].getsockname()[1]
+        yield f"ws://127.0.0.1:{port}/devtools/browser/relayed", connections
+
+
+async def test_an_endpoint_whose_first_attach_stalls_is_tried_once_more(
+    sites: SiteServer, server_log: object, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    async with (
+        remote_chromium(tmp_path, free_port(), sites.url("about.html")) as chromium,
+        first_connection_stalls(chromium.ws_endpoint) as (endpoint, connections),
+        serve(server_log, cdp_endpoint=endpoint) as client,
+    ):
+        connected = await client.call_ok("connect_browser")
+        assert connected["tabCount"] == 1 and connections == [1, 2]
+        opened = await client.call_ok("open_tab", {"url": sites.url("flights.html")})
+        assert opened["focused"] is True  # the second connection is a working one
+    log_text = (ARTIFACTS / f"{request.node.name}.server.log").read_text()
+    assert f"connecting to {endpoint} stalled; trying once more" in log_text
 
 
 # ----------------------------------------------------------------------------- what the user does

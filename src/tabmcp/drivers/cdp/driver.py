@@ -46,6 +46,10 @@ T = TypeVar("T")
 
 HOST_BINDING = "__tabmcpHostPost"  # agent.js posts its port messages here (console, dialogs, toolsChanged)
 CONNECT_TIMEOUT_MS = 30_000
+# Playwright's first attach to a browser that is still starting can stall for good (its pages never
+# finish initialising for it; microsoft/playwright#32388); a second connection gets through. So the
+# first attempt has a third of the time, the second the rest.
+FIRST_CONNECT_MS = 10_000
 OPEN_TAB_TIMEOUT_MS = 15_000
 LOADING_WAIT_S = 10.0
 NAVIGATION_GRACE_S = 0.4
@@ -121,7 +125,7 @@ class CdpDriver:
                 if endpoint is None:
                     self._launched = LaunchedBrowser(self.settings)
                     endpoint = await self._launched.start()
-                self._browser = await self._pw.chromium.connect_over_cdp(endpoint, timeout=CONNECT_TIMEOUT_MS)
+                self._browser = await self._connect(self._pw, endpoint)
             except (LaunchError, PlaywrightError) as exc:
                 await self._teardown()
                 where = f"the DevTools endpoint {self.endpoint}" if self.endpoint else "the launched browser"
@@ -163,6 +167,14 @@ class CdpDriver:
             log.warning("CDP link lost: %s", reason)
             self._events.put_nowait(LinkChanged(up=False, reason=reason))
             self._spawn(self._teardown())
+
+    @staticmethod
+    async def _connect(pw: Playwright, endpoint: str) -> Browser:
+        try:
+            return await pw.chromium.connect_over_cdp(endpoint, timeout=FIRST_CONNECT_MS)
+        except PlaywrightTimeout as exc:
+            log.warning("connecting to %s stalled; trying once more (%s)", endpoint, exc)
+        return await pw.chromium.connect_over_cdp(endpoint, timeout=CONNECT_TIMEOUT_MS - FIRST_CONNECT_MS)
 
     async def _teardown(self) -> None:
         browser, pw, launched = self._browser, self._pw, self._launched
