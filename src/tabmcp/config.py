@@ -156,6 +156,16 @@ class Settings(BaseSettings):
         "plus list_page_tools and call_page_tool, for clients that ignore list_changed), or auto (static for "
         "clients known to ignore list_changed, by their clientInfo name; dynamic otherwise).",
     )
+    always_load: list[str] = Field(
+        default_factory=lambda: ["page"],
+        description="Tools Claude Code loads at once instead of deferring them behind its tool search "
+        "(_meta anthropic/alwaysLoad): 'page' for every page tool, or core tool names.",
+    )
+    list_reread_wait: float = Field(
+        1.5,
+        ge=0,
+        description="Seconds a call that changed the tool list waits for the client to re-read it (0: never).",
+    )
     log_level: str = Field("INFO", description="Logging level (logs go to stderr).")
     record: Path | None = Field(None, description="Append a JSONL recording of the session here.")
 

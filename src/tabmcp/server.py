@@ -39,13 +39,14 @@ from tabmcp.introspect.registry import Registry
 from tabmcp.policy import NavigationPolicy
 from tabmcp.progress import NO_PROGRESS, Progress, progress_token
 from tabmcp.record import recorder_for
+from tabmcp.rereads import ListRereads
 from tabmcp.resources import BY_URI, RESOURCES
 from tabmcp.results import error_result, json_result
 from tabmcp.runtime import Runtime
 from tabmcp.tool_modes import choose_tools_mode
 from tabmcp.tools import CATALOG, CoreTool, ToolContext, ToolFailure
 from tabmcp.tools.base import Image, Output, Text
-from tabmcp.tools.listing import annotations_of, page_tool_listing
+from tabmcp.tools.listing import ALWAYS_LOAD, annotations_of, page_tool_listing
 from tabmcp.tools.page_tools import call_page_tool
 from tabmcp.workspaces import LOCAL, TooManyWorkspaces, Workspace, Workspaces, workspace_key
 
@@ -155,13 +156,14 @@ def client_name_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
 
 
 @functools.cache  # core tools never change; tools/list runs on every refresh of every client
-def core_tool_listing(tool: CoreTool) -> types.Tool:
+def core_tool_listing(tool: CoreTool, always_load: bool = False) -> types.Tool:
     return types.Tool(
         name=tool.name,
         title=tool.title,
         description=tool.description,
         input_schema=tool.input_schema(),
         annotations=annotations_of(tool.hints),
+        meta=ALWAYS_LOAD if always_load else None,
     )
 
 
@@ -208,6 +210,8 @@ class App:
         self.shared = shared
         self.bus = InMemorySubscriptionBus()
         self.sessions = SessionRegistry(on_end=self._session_ended)
+        self.rereads = ListRereads(settings.list_reread_wait)
+        self.always_load = frozenset(settings.always_load)
         self.recorder = recorder_for(settings.record, settings.secrets)
         self.bridge = Bridge.from_settings(settings, self.recorder)
         self.registry = Registry.discover(settings.introspectors_dir)
@@ -313,6 +317,7 @@ class App:
 
     async def _session_ended(self, session: str) -> None:
         await self.workspaces.detach(session)
+        self.rereads.forget(workspace_key(None, session)[0])  # an anonymous workspace ends with its session
 
     def _notifier(self, workspace: str) -> Callable[[], Awaitable[None]]:
         async def notify() -> None:
@@ -332,6 +337,7 @@ class App:
         await self.sessions.broadcast(workspace if self.shared else None)
         if self.settings.tools != "static":  # with tools=static, no client's list ever changes
             await self.bus.publish(ToolsListChanged())
+            self.rereads.notified(workspace or LOCAL)
 
     async def notify_resources_updated(self, uris: frozenset[str], workspace: str | None = None) -> None:
         for uri in sorted(uris):
@@ -387,11 +393,14 @@ class App:
     async def on_list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        runtime = self.workspace_for(ctx).runtime
+        workspace = self.workspace_for(ctx)
+        runtime = workspace.runtime
         if self.static_for(ctx):  # the same list in every state; page tools through call_page_tool
             return types.ListToolsResult(tools=[core_tool_listing(t) for t in self.catalog])
-        tools = [core_tool_listing(t) for t in self.visible_core_tools(runtime)]
-        tools += [page_tool_listing(t) for t in runtime.state.page_tools]
+        self.rereads.listed(workspace.key)
+        always = self.always_load
+        tools = [core_tool_listing(t, t.name in always) for t in self.visible_core_tools(runtime)]
+        tools += [page_tool_listing(t, always_load="page" in always) for t in runtime.state.page_tools]
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(
@@ -409,6 +418,7 @@ class App:
         call = asyncio.current_task()
         if call is not None:
             workspace.calls.add(call)  # cancelled if the workspace closes under it
+        mark = self.rereads.mark(workspace.key)
         try:
             # rate limit, confirmation of destructive calls, audit log (guard/__init__.py)
             result = await self.guards.call(
@@ -419,6 +429,10 @@ class App:
                 lambda: self._run_call(runtime, name, args, static=static, progress=progress),
                 label=self.client_of(workspace),
             )
+            if not static:  # the answer waits for the client's re-read of a list the call changed
+                held = await self.rereads.settle(workspace.key, mark)
+                if held:
+                    log.debug("%s answered after the client re-read the tool list (%.0f ms)", name, held * 1000)
         finally:
             workspace.calls.discard(call)  # type: ignore[arg-type]
             workspace.touch()

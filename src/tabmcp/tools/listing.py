@@ -17,11 +17,17 @@ def annotations_of(hints: ToolHints) -> types.ToolAnnotations:
     )
 
 
-def page_tool_listing(tool: PageTool) -> types.Tool:
+# Claude Code's per-tool keys: a tool marked alwaysLoad goes into the model's request at once instead
+# of being named for its tool search (docs/decisions.md has the cost model behind what is marked)
+ALWAYS_LOAD = {"anthropic/alwaysLoad": True}
+
+
+def page_tool_listing(tool: PageTool, *, always_load: bool = False) -> types.Tool:
     return types.Tool(
         name=tool.name,
         title=tool.title,
         description=tool.description,
         input_schema=tool.schema,
         annotations=annotations_of(tool.hints),
+        meta=ALWAYS_LOAD if always_load else None,
     )
