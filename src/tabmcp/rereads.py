@@ -4,8 +4,11 @@ client has re-read ``tools/list`` (bounded).
 A client such as Claude Code re-reads the list shortly after ``list_changed`` but builds the model's
 next request as soon as the call's result is in: without the hold, the model sees the new page's
 tools one turn late. The hold applies to clients that use the list (they have read it at least once)
-and that re-read after a notice; a client that let a hold run out is not held again until it shows a
-prompt re-read once more. Keys are client keys (the workspace a client works in).
+and that re-read after a notice. A client that let a hold run out is not held again until it shows a
+prompt re-read once more: within the bound of a notice that no call has answered yet (a change the
+page made by itself). A read after the answer proves nothing: a client that ignores notices reads the
+list again when it pleases, often right after a call. Keys are client keys (the workspace a client
+works in).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ class _Client:
     read: int = 0  # the notice count at the client's last tools/list
     listed: bool = False  # it has read the list at least once
     ignores: bool = False  # a hold ran out: it does not re-read promptly
+    answered: int = 0  # the notice count when a call last answered
     noticed_at: float = 0.0
     waiters: list[asyncio.Event] = field(default_factory=list)
 
@@ -48,7 +52,8 @@ class ListRereads:
         """The client read ``tools/list``: it has the list as of every notice sent so far."""
         client = self._of(key)
         client.listed = True
-        if client.read < client.notices and time.monotonic() - client.noticed_at <= self.bound:
+        unanswered = client.answered < client.notices  # no call's answer has gone out since the last notice
+        if unanswered and client.read < client.notices and time.monotonic() - client.noticed_at <= self.bound:
             client.ignores = False  # a prompt re-read: it is worth holding for again
         client.read = client.notices
         for waiter in client.waiters:
@@ -62,10 +67,16 @@ class ListRereads:
         """After a call: if it was notified of a change since ``mark`` and has not re-read yet, wait
         (at most ``bound``) until it has. Returns the seconds held."""
         client = self._of(key)
-        if client.notices == mark or client.read >= client.notices:
-            return 0.0
-        if self.bound <= 0 or not client.listed or client.ignores:
-            return 0.0
+        try:
+            if client.notices == mark or client.read >= client.notices or self.bound <= 0:
+                return 0.0
+            if not client.listed or client.ignores:
+                return 0.0
+            return await self._hold(key, client)
+        finally:
+            client.answered = client.notices
+
+    async def _hold(self, key: str, client: _Client) -> float:
         waiter = asyncio.Event()
         client.waiters.append(waiter)
         started = time.monotonic()

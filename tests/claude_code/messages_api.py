@@ -75,10 +75,18 @@ class Turn:
 
     def last_results(self) -> list[dict[str, Any]]:
         """The tool_result blocks of the last user message (what the previous calls answered)."""
-        messages = self.body.get("messages") or []
-        if not messages or not isinstance(messages[-1].get("content"), list):
-            return []
-        return [b for b in messages[-1]["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+        for message in reversed(self.body.get("messages") or []):
+            if message.get("role") == "assistant":
+                return []  # no result since the model's last message
+            content = message.get("content")
+            blocks = (
+                [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+                if isinstance(content, list)
+                else []
+            )
+            if blocks:
+                return blocks
+        return []
 
     def last_result_text(self) -> str:
         parts: list[str] = []

@@ -33,7 +33,8 @@ def tabmcp_command() -> tuple[str, list[str]]:
 
 class StdioSession:
     """``client_name``: the ``clientInfo.name`` sent in ``initialize`` (the SDK's own by default); tabmcp
-    picks its tool list mode by it (tool_modes.py)."""
+    picks its tool list mode by it (tool_modes.py). ``reread``: re-read ``tools/list`` on every
+    ``list_changed``, as Claude Code does (``listed`` holds the last list read that way)."""
 
     def __init__(
         self,
@@ -41,6 +42,7 @@ class StdioSession:
         errlog: IO[str] | None = None,
         client_name: str | None = None,
         base_env: Mapping[str, str] | None = None,
+        reread: bool = True,
     ) -> None:
         command, prefix = tabmcp_command()
         base = os.environ if base_env is None else base_env  # what ``env`` is laid over
@@ -48,6 +50,9 @@ class StdioSession:
         self.errlog = errlog or sys.stderr
         self.client_info = types.Implementation(name=client_name, version="1.0.0") if client_name else None
         self.changes = 0
+        self.reread = reread
+        self.listed: list[str] = []  # the tool names of the last re-read after a list_changed
+        self.rereads = 0
         self.progress_notices = 0  # notifications/progress, whichever call they belong to
         self.resource_updates: list[str] = []  # URIs of notifications/resources/updated, in order
         self._changed = anyio.Event()
@@ -56,9 +61,11 @@ class StdioSession:
 
     async def __aenter__(self) -> StdioSession:
         read, write = await self._stack.enter_async_context(stdio_client(self.params, errlog=self.errlog))
+        self._tasks = await self._stack.enter_async_context(anyio.create_task_group())
         self.session = await self._stack.enter_async_context(
             ClientSession(read, write, message_handler=self._on_message, client_info=self.client_info)
         )
+        self._stack.callback(self._tasks.cancel_scope.cancel)  # a re-read still running ends with the session
         self.init = await self.session.initialize()
         return self
 
@@ -74,6 +81,16 @@ class StdioSession:
             self.changes += 1
             self._changed.set()
             self._changed = anyio.Event()
+            if self.reread:  # not in this handler: the answer comes through the loop that called it
+                self._tasks.start_soon(self._read_list)
+
+    async def _read_list(self) -> None:
+        try:
+            self.listed = await self.tool_names()
+        except Exception as exc:  # the server went away meanwhile: a test about that reads its calls' errors
+            print(f"tools/list after list_changed failed: {exc}", file=sys.stderr)
+            return
+        self.rereads += 1
 
     async def tools(self) -> list[types.Tool]:
         return list((await self.session.list_tools()).tools)

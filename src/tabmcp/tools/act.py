@@ -160,7 +160,9 @@ async def interact(ctx: ToolContext, args: InteractArgs) -> Text:
         note_sensitive("text", "value")  # first: the landing check below may fail the call
     if done.get("navigated"):
         await check_landing(ctx, tab_id, done.get("url", ""))
-        await ctx.runtime.refresh_page_tools(tab_id)
+    # the action may have changed the page's tools (a dialog, a WebMCP registration): listed when this call
+    # returns, so the client hears of them with this answer; an unchanged page costs one round trip
+    await ctx.runtime.refresh_page_tools(tab_id)
     await ctx.runtime.page_changed()
     result: dict[str, Any] = {"done": what}
     if done.get("navigated"):
