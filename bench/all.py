@@ -7,7 +7,9 @@ process, the way a user would, with ``--json`` into a scratch folder:
    peers (Playwright MCP, Chrome DevTools MCP) when bench/setup.sh installed them;
 2. ``bench.tasks``: the scripted tasks on the demo sites, tabmcp against Playwright MCP;
 3. ``bench.introspection``: from capture to tool list at 1k/5k/20k elements;
-4. ``bench.nl``: the natural-language tools.
+4. ``bench.nl``: the natural-language tools;
+5. ``bench.claude_tasks``: the scripted tasks through the real Claude Code CLI (tool search, always_load),
+   when Playwright MCP is installed (its block compares with it).
 
 Each writes its part of docs/benchmarks.md; then ``bench.glance`` draws the PNG charts into
 docs/benchmarks/ and puts the "At a glance" block at the top of the document. A failing entry point does
@@ -61,6 +63,9 @@ def steps(args: argparse.Namespace, scratch: Path, peers: list[str]) -> list[tup
     introspection += ["--repeat", "2" if quick else "7"]
     nl = ["bench.nl", "--json", str(scratch / "nl.json")] + (["--repeat", "3", "--clicks", "3"] if quick else [])
     every = [("run", run), ("tasks", tasks), ("introspection", introspection), ("nl", nl)]
+    if "playwright" in peers:
+        claude = ["bench.claude_tasks", "--peers-dir", str(args.peers_dir), "--json", str(scratch / "claude.json")]
+        every.append(("claude", claude + (["--tasks", "mail", "--no-doc"] if quick else [])))
     return [(name, argv) for name, argv in every if name not in args.skip]
 
 
@@ -82,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.all", description=__doc__.split("\n\n")[0])
     p.add_argument("--rounds", type=int, default=3, help="bench.run's --rounds (default 3)")
     p.add_argument("--quick", action="store_true", help="few samples each: a smoke run, not figures to publish")
-    p.add_argument("--skip", nargs="+", default=[], choices=["run", "tasks", "introspection", "nl"])
+    p.add_argument("--skip", nargs="+", default=[], choices=["run", "tasks", "introspection", "nl", "claude"])
     p.add_argument("--peers-dir", type=Path, default=DEFAULT_PEERS, help="where bench/setup.sh installed the peers")
     args = p.parse_args(argv)
     peers = installed_peers(args.peers_dir)

@@ -7,15 +7,17 @@ import json
 from pathlib import Path
 
 import pytest
-from bench import glance
+from bench import claude_cost, glance
 from bench.adapters.base import Snapshot
 from bench.cases import Clicks, PageSnap, Result
 from bench.charts import BACKGROUND, COLOURS, Bar, Chart, Group, render
+from bench.claude_model import ModelMeter, ScriptedModel, page_tool_test
 from bench.mcp_stdio import ToolList, server_environ
 from bench.run import plain
 from bench.task_meter import Entry
 from bench.tasks import Run
 from PIL import Image
+from tests.claude_code.messages_api import Turn
 
 
 def _snap(page: str, chars: int, first: int, pages: int) -> PageSnap:
@@ -135,3 +137,81 @@ def test_servers_under_measure_do_not_inherit_the_shells_tabmcp_settings(monkeyp
     env = server_environ({"TABMCP_WS_PORT": "0"})
     assert "TABMCP_BROWSER" not in env
     assert env["TABMCP_BENCH_PEERS"] == "/peers" and env["HOME"] == "/home/bench" and env["TABMCP_WS_PORT"] == "0"
+
+
+# ------------------------------------------------------------------ bench.claude_tasks' pure parts
+
+
+def test_the_cache_aware_cost_reads_the_shared_prefix_at_a_tenth_and_writes_the_rest() -> None:
+    first = {"tools": [{"name": "a"}], "system": "s", "messages": [{"role": "user", "content": "hi"}]}
+    second = {**first, "messages": [*first["messages"], {"role": "assistant", "content": "ok"}]}
+    spent = claude_cost.cost([first, second])
+    one, two = spent.requests
+    assert one.cached_chars == 0 and one.units == pytest.approx(len(claude_cost.canonical(first)) * 1.25 / 4)
+    assert two.cached_chars == len(claude_cost.canonical(first)) - 1  # up to the closing bracket of messages
+    assert two.units == pytest.approx((two.cached_chars * 0.1 + two.new_chars * 1.25) / 4)
+    assert not two.tools_changed and spent.changed == ()
+
+
+def test_a_changed_tools_array_breaks_the_cache_before_system_and_messages() -> None:
+    base = {"tools": [{"name": "a"}], "system": "x" * 1000, "messages": [{"role": "user", "content": "y" * 1000}]}
+    changed = {**base, "tools": [{"name": "b"}]}
+    spent = claude_cost.cost([base, changed])
+    assert spent.requests[1].tools_changed and spent.requests[1].cached_chars < 15
+    assert claude_cost.common_prefix("abcd", "abxd") == 2 and claude_cost.common_prefix("", "a") == 0
+
+
+def _turn(index: int, tools: list[str], deferred: list[str] = (), result: str | None = None) -> Turn:
+    messages: list[dict] = [{"role": "user", "content": "task\n" + "\n".join(deferred)}]
+    if result is not None:
+        messages.append({"role": "user", "content": [{"type": "tool_result", "content": result}]})
+    return Turn(body={"tools": [{"name": n} for n in tools], "messages": messages}, at=0.0, index=index)
+
+
+def test_the_scripted_model_loads_deferred_tools_with_its_plan_then_calls_and_reads_the_result() -> None:
+    async def script(m: ModelMeter, url: str) -> dict:
+        page = await m.call("connect_browser", {"url": url})
+        listed = await m.call("search_inbox", {"query": "x"})
+        return {"page": page, "listed": listed}
+
+    p = "mcp__tabmcp__"
+    model = ScriptedModel(
+        script(ModelMeter(), "http://site"),
+        prefix=p,
+        page_tool=page_tool_test({"connect_browser"}),
+        plan=("connect_browser", "search_inbox"),
+    )
+    reply = model(_turn(0, ["ToolSearch"], [p + "connect_browser"]))
+    assert reply.calls == (("ToolSearch", {"query": f"select:{p}connect_browser"}),)
+    reply = model(_turn(1, ["ToolSearch", p + "connect_browser"], [], result="loaded"))
+    assert reply.calls == ((p + "connect_browser", {"url": "http://site"}),)
+    # the page's tools are offered in the very next request: deferred, so one search loads them
+    reply = model(_turn(2, ["ToolSearch", p + "connect_browser"], [p + "search_inbox"], result="on the page"))
+    assert reply.calls == (("ToolSearch", {"query": f"select:{p}search_inbox"}),)
+    reply = model(_turn(3, ["ToolSearch", p + "connect_browser", p + "search_inbox"], result="loaded"))
+    assert reply.calls == ((p + "search_inbox", {"query": "x"}),)
+    reply = model(_turn(4, [], result="two messages"))
+    assert reply.text == "done" and model.finished and not model.error
+    assert model.answer == {"page": "on the page", "listed": "two messages"}
+    assert [(c.tool, c.offered_at_once, c.loaded_at_once, c.searches, c.page) for c in model.calls] == [
+        ("connect_browser", True, False, 1, False),
+        ("search_inbox", True, False, 1, True),
+    ]
+    assert model.tool_uses == 4 and model.searches == 2
+
+
+def test_the_scripted_model_goes_through_call_page_tool_in_static_mode_and_fails_on_an_error() -> None:
+    async def script(m: ModelMeter, url: str) -> dict:
+        await m.call("star_repo")
+        return {}
+
+    p = "mcp__tabmcp__"
+    static = [p + "list_page_tools", p + "call_page_tool"]
+    model = ScriptedModel(script(ModelMeter(), ""), prefix=p, page_tool=page_tool_test(set()), static=True)
+    assert model(_turn(0, static)).calls == ((p + "list_page_tools", {}),)
+    reply = model(_turn(1, static, result="tools[1]{name}:\n  star_repo"))
+    assert reply.calls == ((p + "call_page_tool", {"name": "star_repo", "arguments": {}}),)
+    failed = _turn(2, static, result="rate limited")
+    failed.body["messages"][-1]["content"][0]["is_error"] = True
+    assert model(failed).text.startswith("failed: TaskFailed: star_repo: rate limited")
+    assert model.calls[0].listings == 1 and model.answer is None

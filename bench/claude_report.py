@@ -1,0 +1,429 @@
+"""bench/claude_tasks.py's tables, targets, chart and document block: pure functions of the runs."""
+
+from __future__ import annotations
+
+import datetime
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from PIL import Image
+from tests.claude_code.cli import VERSION as CLAUDE_VERSION
+
+from bench.adapters.base import npm_version
+from bench.charts import BACKGROUND, Bar, Chart, Group, render
+from bench.claude_variants import ALWAYS_LOAD_KEYS, VARIANTS
+from bench.report import machine, tabmcp_version
+from bench.task_defs import TASKS
+
+TARGET = 0.5  # tabmcp at most half of Playwright MCP's turns and cost, on every task
+OURS, PEER = "tabmcp", "playwright"
+SERIES = {"tabmcp": "tabmcp", "playwright": "Playwright MCP"}  # the charts' colours
+CHART_NAME = "claude-tasks.png"  # in docs/benchmarks/, next to the other charts
+
+
+class RunLike(Protocol):
+    variant: str
+    task: str
+    ok: bool
+    error: str
+    turns: int
+    tool_uses: int
+    searches: int
+    script_calls: int
+    request_chars: int
+    tools_chars: int
+    units: float
+    uncached_units: float
+    read_units: float
+    changed_requests: int
+    changed_units: float
+    fixed_tools_units: float
+    seconds: float
+    holds_ms: list[int]
+    reread_timeouts: int
+
+    @property
+    def offered_at_once(self) -> tuple[int, int]: ...
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One task on one variant: medians over its runs (counts are the same run to run)."""
+
+    runs: int
+    ok: bool
+    error: str
+    turns: float
+    tool_uses: float
+    searches: float
+    script_calls: float
+    request_chars: float
+    tools_chars: float
+    units: float
+    uncached_units: float
+    read_units: float
+    changed_requests: float
+    changed_units: float
+    fixed_tools_units: float
+    seconds: float
+    holds_ms: tuple[int, ...]  # of the first run
+    reread_timeouts: int
+    offered: tuple[int, int]  # of the first run
+
+
+Summary = dict[tuple[str, str], Cell]  # (task, variant) -> cell
+
+
+def summarise(runs: Sequence[RunLike]) -> Summary:
+    out: Summary = {}
+    for task in TASKS:
+        for variant in VARIANTS:
+            mine = [r for r in runs if r.task == task and r.variant == variant]
+            if not mine:
+                continue
+            good = [r for r in mine if r.ok] or mine
+
+            def med(attr: str, rs: list[RunLike] = good) -> float:
+                return float(statistics.median(getattr(r, attr) for r in rs))
+
+            out[(task, variant)] = Cell(
+                runs=len(mine),
+                ok=all(r.ok for r in mine),
+                error="; ".join(dict.fromkeys(r.error for r in mine if r.error)),
+                turns=med("turns"),
+                tool_uses=med("tool_uses"),
+                searches=med("searches"),
+                script_calls=med("script_calls"),
+                request_chars=med("request_chars"),
+                tools_chars=med("tools_chars"),
+                units=med("units"),
+                uncached_units=med("uncached_units"),
+                read_units=med("read_units"),
+                changed_requests=med("changed_requests"),
+                changed_units=med("changed_units"),
+                fixed_tools_units=med("fixed_tools_units"),
+                seconds=med("seconds"),
+                holds_ms=tuple(good[0].holds_ms),
+                reread_timeouts=sum(r.reread_timeouts for r in mine),
+                offered=good[0].offered_at_once,
+            )
+    return out
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def _task_name(task: str) -> str:
+    return TASKS[task].title.split(":")[0]
+
+
+def table(summary: Summary) -> str:
+    head = (
+        "| task | variant | ok | turns | tool calls (ToolSearch) | request chars (tools array) | "
+        "cost, input token units (uncached) | wall s | held ms | next tool offered at once |"
+    )
+    lines = [head, "|---|---|---|---:|---:|---:|---:|---:|---|---|"]
+    for (task, variant), c in summary.items():
+        held = " + ".join(str(ms) for ms in c.holds_ms) or "–"
+        if c.reread_timeouts:
+            held += f" ({c.reread_timeouts} not re-read in time)"
+        ok = "yes" if c.ok else "**FAILED**"
+        lines.append(
+            f"| {_task_name(task)} | {VARIANTS[variant].label} | {ok} | {c.turns:.0f} "
+            f"| {c.tool_uses:.0f} ({c.searches:.0f}) "
+            f"| {_n(c.request_chars)} ({c.tools_chars / max(c.request_chars, 1):.0%}) "
+            f"| {_n(c.units)} ({_n(c.uncached_units)}) | {c.seconds:.1f} | {held} | {c.offered[0]}/{c.offered[1]} |"
+        )
+    return "\n".join(lines)
+
+
+def totals(summary: Summary) -> dict[str, dict[str, float]]:
+    """Per variant over the tasks it did: turns, units, and how many tasks failed."""
+    out: dict[str, dict[str, float]] = {}
+    for (_, variant), c in summary.items():
+        t = out.setdefault(variant, {"turns": 0.0, "units": 0.0, "chars": 0.0, "tasks": 0.0, "failed": 0.0})
+        t["turns"] += c.turns
+        t["units"] += c.units
+        t["chars"] += c.request_chars
+        t["tasks"] += 1
+        t["failed"] += 0 if c.ok else 1
+    return out
+
+
+def targets(summary: Summary, ours: str = OURS, peer: str = PEER) -> list[dict[str, Any]]:
+    """Per task: tabmcp / Playwright MCP for turns and cost, against the target of 1/2."""
+    rows = []
+    for task in TASKS:
+        a, b = summary.get((task, ours)), summary.get((task, peer))
+        if a is None or b is None:
+            continue
+        rows.append(
+            {
+                "task": task,
+                "turns": a.turns / b.turns if b.turns else float("nan"),
+                "units": a.units / b.units if b.units else float("nan"),
+                "ok": a.ok and b.ok,
+            }
+        )
+    return rows
+
+
+def target_table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| task | turns tabmcp / Playwright MCP | cost tabmcp / Playwright MCP | target ≤ 0.5 |",
+        "|---|---:|---:|---|",
+    ]
+    for r in rows:
+        met = r["ok"] and r["turns"] <= TARGET and r["units"] <= TARGET
+        verdict = "met" if met else ("a run failed" if not r["ok"] else "**missed**")
+        lines.append(f"| {_task_name(r['task'])} | {r['turns']:.2f} | {r['units']:.2f} | {verdict} |")
+    return "\n".join(lines)
+
+
+def always_load_ranking(summary: Summary) -> list[tuple[str, float, float, int]]:
+    """(variant, total units, total turns, failed tasks) of the always_load variants, cheapest first."""
+    every = totals(summary)
+    rows = [(k, every[k]["units"], every[k]["turns"], int(every[k]["failed"])) for k in ALWAYS_LOAD_KEYS if k in every]
+    return sorted(rows, key=lambda r: (r[3], r[1]))
+
+
+def tables(summary: Summary) -> str:
+    parts = [table(summary)]
+    rows = targets(summary)
+    if rows:
+        parts.append(target_table(rows))
+    ranking = always_load_ranking(summary)
+    if ranking:
+        parts.append(
+            "always_load, tool search on, over the tasks: "
+            + "; ".join(f"{VARIANTS[k].label}: {_n(u)} units, {t:.0f} turns" for k, u, t, _ in ranking)
+        )
+    return "\n\n".join(parts)
+
+
+def charts(summary: Summary) -> tuple[Chart, Chart]:
+    """Cache-aware cost and turns per task, a bar per variant (tabmcp green, Playwright MCP purple)."""
+
+    def bars(task: str, value: Any, text: Any, part: Any) -> tuple[Bar, ...]:
+        out = []
+        for variant, v in VARIANTS.items():
+            c = summary.get((task, variant))
+            if c is None:
+                continue
+            series = SERIES[v.server]
+            out.append(
+                Bar(series, value(c) if c.ok else 0, text(c) if c.ok else "FAILED", v.short, part(c) if c.ok else 0)
+            )
+        return tuple(out)
+
+    tasks = [t for t in TASKS if any(k[0] == t for k in summary)]
+    cost_chart = Chart(
+        "Through Claude Code: cache-aware input cost per task",
+        "input token units (chars / 4; cache read 0.1x, new part 1.25x); darker: the cache reads",
+        tuple(
+            Group(_task_name(t), bars(t, lambda c: c.units, lambda c: f"{_n(c.units)} units", lambda c: c.read_units))
+            for t in tasks
+        ),
+    )
+    turns_chart = Chart(
+        "Through Claude Code: the model's turns per task",
+        "main-conversation requests; darker: ToolSearch turns",
+        tuple(
+            Group(
+                _task_name(t),
+                bars(
+                    t,
+                    lambda c: c.turns,
+                    lambda c: f"{c.turns:.0f} turns ({c.searches:.0f} ToolSearch)",
+                    lambda c: c.searches,
+                ),
+            )
+            for t in tasks
+        ),
+    )
+    return cost_chart, turns_chart
+
+
+def write_chart(summary: Summary, path: Path) -> Path:
+    """Both charts, one above the other, in one PNG."""
+    images = [render(chart) for chart in charts(summary)]
+    sheet = Image.new("RGB", (max(i.width for i in images), sum(i.height for i in images)), BACKGROUND)
+    y = 0
+    for image in images:
+        sheet.paste(image, (0, y))
+        y += image.height
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sheet.save(path, format="PNG", optimize=True)
+    return path
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}" if b else "–"
+
+
+def totals_table(summary: Summary) -> str:
+    every = totals(summary)
+    rows = [
+        "| variant | tasks ok | turns | request chars | cost, units "
+        "| cost without cache | cost if the tools array never changed |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for variant, t in every.items():
+        cells = [c for (_, v), c in summary.items() if v == variant]
+        fixed = sum(c.fixed_tools_units for c in cells)
+        uncached = sum(c.uncached_units for c in cells)
+        ok = f"{int(t['tasks'] - t['failed'])}/{int(t['tasks'])}"
+        rows.append(
+            f"| {VARIANTS[variant].label} | {ok} | {t['turns']:.0f} | {_n(t['chars'])} | **{_n(t['units'])}** "
+            f"| {_n(uncached)} | {_n(fixed)} |"
+        )
+    return "\n".join(rows)
+
+
+def gap_notes(summary: Summary, ours: str = OURS, peer: str = PEER) -> list[str]:
+    """Why tabmcp misses a target, in figures: turns spent outside the script, and the cache breaks."""
+    mine = [c for (_, v), c in summary.items() if v == ours]
+    theirs = [c for (_, v), c in summary.items() if v == peer]
+    if not mine or not theirs:
+        return []
+
+    def total(cells: list[Cell], attr: str) -> float:
+        return sum(getattr(c, attr) for c in cells)
+
+    notes = [
+        f"- **Turns.** Over the tasks tabmcp needs {total(mine, 'turns'):.0f} turns to Playwright MCP's "
+        f"{total(theirs, 'turns'):.0f}: {total(mine, 'script_calls'):.0f} calls of the scripts against "
+        f"{total(theirs, 'script_calls'):.0f}, {total(mine, 'searches'):.0f} ToolSearch turns against "
+        f"{total(theirs, 'searches'):.0f}, and one closing answer per task each. The fixed part (the model's "
+        "answer, a ToolSearch for the first tool) weighs more against tabmcp's few calls.",
+        f"- **Cost.** Claude Code puts the tools array first, and the API caches in the order tools, system, "
+        f"messages: when the array changes, everything after the change (the rest of the tools, the system "
+        f"prompt, the whole conversation so far) is new input again, at 1.25×. tabmcp's array changes with "
+        f"the page: {total(mine, 'changed_requests'):.0f} of its {total(mine, 'turns'):.0f} requests came "
+        f"with a changed tools array, and they cost {_n(total(mine, 'changed_units'))} of its "
+        f"{_n(total(mine, 'units'))} units ({total(mine, 'changed_units') / max(total(mine, 'units'), 1):.0%}). "
+        f"Playwright MCP's array changes only when ToolSearch loads a tool: {total(theirs, 'changed_requests'):.0f} "
+        f"of {total(theirs, 'turns'):.0f} requests, {_n(total(theirs, 'changed_units'))} of "
+        f"{_n(total(theirs, 'units'))} units.",
+        f"- Had tabmcp's tools array stayed as it was at the end of each task (the cache never broken by a "
+        f"list change), its cost would have been {_n(total(mine, 'fixed_tools_units'))} units, "
+        f"{_ratio(total(mine, 'fixed_tools_units'), total(theirs, 'units'))}× Playwright MCP's. Without any "
+        f"cache the two compare as {_n(total(mine, 'uncached_units'))} / {_n(total(theirs, 'uncached_units'))} = "
+        f"{_ratio(total(mine, 'uncached_units'), total(theirs, 'uncached_units'))}: Playwright MCP's larger "
+        "results and longer conversations are mostly cache reads at 0.1×.",
+    ]
+    return notes
+
+
+def recommendation(summary: Summary) -> list[str]:
+    ranking = always_load_ranking(summary)
+    if len(ranking) < 2:
+        return []
+    best, runner = ranking[0], ranking[1]
+    wins = {k: 0 for k, *_ in ranking}
+    for task in TASKS:
+        cells = [(summary[(task, k)].units, k) for k, *_ in ranking if (task, k) in summary and summary[(task, k)].ok]
+        if cells:
+            wins[min(cells)[1]] += 1
+    listed = "; ".join(
+        f"{VARIANTS[k].label}: {_n(u)} units, {t:.0f} turns" + (f", {f} task(s) failed" if f else "")
+        for k, u, t, f in ranking
+    )
+    margin = (runner[1] - best[1]) / best[1] if best[1] else 0.0
+    return [
+        f"**always_load, with tool search on** (the sum over the four tasks, cheapest first): {listed}.",
+        "",
+        f"Cheapest: **{VARIANTS[best[0]].label}**, {_n(runner[1] - best[1])} units ({margin:.1%}) below "
+        f"the next, {VARIANTS[runner[0]].label}; cheapest on {wins[best[0]]} of the {sum(wins.values())} tasks.",
+    ]
+
+
+def section(summary: Summary, args: Any, load: Any, chart: Path) -> str:
+    info = machine()
+    today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [
+        "## Through Claude Code: the scripted tasks with tool search",
+        "",
+        f"Measured {today} by `python -m bench.claude_tasks` (`bench/claude_tasks.py`): {args.repeat} run(s) of "
+        "every task on each variant, one at a time; counts are the same run to run, times are medians.",
+        "",
+        f"- Claude Code {CLAUDE_VERSION} (`claude -p`, offline against a scripted Messages API on 127.0.0.1; the "
+        f"scripted model answers {args.delay:g} s after each request), tabmcp {tabmcp_version()}, "
+        f"Playwright MCP {npm_version(args.peers_dir, '@playwright/mcp')}",
+        f"- {info['cpu']}; {info['chromium']}",
+        f"- 1-minute load average during the run: {load.describe() if load else 'not recorded (from a --json dump)'}",
+        "",
+        "The four tasks of *Page tools: scripted tasks* above, played through the real Claude Code CLI: the",
+        "same scripts choose the same calls from the same results, but Claude Code runs the MCP servers,",
+        "builds every request (its own tools, system prompt, the conversation) and defers MCP tools behind",
+        "its `ToolSearch` as it does for a user. What is counted is what Claude Code sends to the model.",
+        "",
+        f"![cost and turns per task]({chart.as_posix()})",
+        "",
+        *recommendation(summary),
+        "",
+        "### Targets: tabmcp (default) against Playwright MCP, tool search on",
+        "",
+        target_table(targets(summary)),
+        "",
+        *gap_notes(summary),
+        "",
+        "### Over the four tasks",
+        "",
+        totals_table(summary),
+        "",
+        "### Per task",
+        "",
+        table(summary),
+        "",
+        "*Tool calls*: every `tool_use` the model sent (ToolSearch, `list_page_tools` and re-reads included); "
+        "*held ms*: how long tabmcp held each answer until Claude Code had re-read its tool list (its DEBUG "
+        "log); *next tool offered at once*: page tool calls whose tool was offered (loaded, or named for "
+        "ToolSearch) in the request right after the call that brought the page, of all page tool calls "
+        "(0/0: the variant calls no page tool directly).",
+        "",
+        *failures(summary),
+        "### The cost model",
+        "",
+        "Per request: tokens ≈ characters / 4 (no tokenizer for Claude's models installs offline). The API",
+        "caches a prompt's prefix in the order tools, system, messages; each request is serialised in that",
+        "order (JSON of each part) and its longest common prefix with the previous request counts as a cache",
+        "read at 0.1×, the rest as new input written to the cache at 1.25× (1× plus the write). The sum over",
+        "the requests is in *input token units* (tokens at the uncached price). The real cache matches at",
+        "Claude Code's `cache_control` breakpoints, not at any character, so the model is generous to every",
+        "variant alike; output tokens (the model's short calls) are left out.",
+        "",
+        "### How the scripted model plays",
+        "",
+        "- The task scripts of `bench/task_tabmcp.py` and `bench/task_playwright.py` run unchanged",
+        "  (`bench/claude_model.py` drives them one call per turn); the answer they read at the end is",
+        "  checked as in `bench/tasks.py` (`bench/task_defs.py`): a failed check is a failed task.",
+        "- A tool Claude Code only names for ToolSearch is loaded with `select:` first, together with the",
+        "  other deferred tools the task will use (a model loads what it sees it needs: `PLANS` in",
+        "  `bench/claude_variants.py`).",
+        "- `TABMCP_TOOLS=static`: a page tool goes through `call_page_tool`, after `list_page_tools` when the",
+        "  last listing did not name it.",
+        "- A tool not offered at all is a miss: the model snapshots the page and tries again (3 at most).",
+        "",
+        "### Rerun",
+        "",
+        "```sh",
+        "bash bench/setup.sh                                # Playwright MCP into ~/.cache/tabmcp-bench/peers",
+        ".venv/bin/python -m bench.claude_tasks             # every variant and task (~15 min), writes this block",
+        ".venv/bin/python -m bench.claude_tasks --variants tabmcp playwright --tasks mail --transcript --no-doc",
+        "```",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def failures(summary: Summary) -> list[str]:
+    failed = [(t, v, c) for (t, v), c in summary.items() if not c.ok]
+    if not failed:
+        return []
+    lines = ["Failures in this run:", ""]
+    lines += [f"- {_task_name(t)} on {VARIANTS[v].label}: {c.error[:400]}" for t, v, c in failed]
+    return [*lines, ""]
