@@ -65,7 +65,8 @@ class ListRereads:
 
     async def settle(self, key: str, mark: int) -> float:
         """After a call: if it was notified of a change since ``mark`` and has not re-read yet, wait
-        (at most ``bound``) until it has. Returns the seconds held."""
+        (at most ``bound``) until it has. Returns the seconds it waited for a re-read that came (0 when
+        none was needed, or none came)."""
         client = self._of(key)
         try:
             if client.notices == mark or client.read >= client.notices or self.bound <= 0:
@@ -88,6 +89,7 @@ class ListRereads:
         except TimeoutError:
             client.ignores = True
             log.info("client %s did not re-read the tool list within %.1f s; its answers are not held", key, self.bound)
+            return 0.0
         finally:
             client.waiters.remove(waiter)
         return time.monotonic() - started
