@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from tabmcp import __version__
+from tabmcp import __version__, settings_help
 from tabmcp.config import Settings
 
 EPILOG = """\
@@ -26,8 +26,10 @@ Use your own Chrome:  chrome://extensions → Developer mode → Load unpacked �
                       connect_browser(launch=true).
 No local ports allowed:  `tabmcp install-native-host`, then choose "Native messaging" in the
                       extension's options (docs/native-messaging.md).
-Settings also come from TABMCP_* environment variables (e.g. TABMCP_WS_PORT=8765).
+Settings also come from TABMCP_* environment variables (e.g. TABMCP_WS_PORT=8765): `tabmcp serve --help`
+names each flag's variable and default.
 """
+CONFIG_DIR_HELP = "where the pairing token lives; unset: $XDG_CONFIG_HOME/tabmcp, else ~/.config/tabmcp"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,9 +43,11 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     serve = commands.add_parser("serve", help="run the MCP server over stdio (what an MCP client launches)")
-    serve.add_argument("--ws-host", help="address the extension bridge listens on (default 127.0.0.1)")
-    serve.add_argument("--ws-port", type=int, help="port the extension bridge listens on (default 8765)")
-    serve.add_argument("--browser-path", help="Chromium/Chrome executable used by connect_browser(launch=true)")
+    serve.add_argument("--ws-host", help="address the extension bridge listens on")
+    serve.add_argument("--ws-port", type=int, help="port the extension bridge listens on (0: any free port)")
+    serve.add_argument("--browser-path",
+                       help="Chromium/Chrome executable used by connect_browser(launch=true); unset: the first "
+                            "found on the usual paths (`tabmcp doctor` shows which)")
     serve.add_argument("--cdp-endpoint", metavar="URL",
                        help="drive the browser at this DevTools endpoint (ws://… or http://HOST:PORT) "
                             "instead of the extension (docs/scaling.md)")
@@ -55,16 +59,16 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--share-browser-context", action=argparse.BooleanOptionalAction, default=None,
                        help="CDP driver over HTTP: every client uses the browser's default context")
     serve.add_argument("--headless", action=argparse.BooleanOptionalAction, default=None,
-                       help="launch the browser headless (default: headless when there is no display)")
+                       help="launch the browser headless; unset: headless when there is no display")
     serve.add_argument("--request-timeout", type=float, help="seconds before a browser request fails")
     serve.add_argument("--follow-user-tab-switches", action=argparse.BooleanOptionalAction, default=None,
                        help="move focus when the user switches tabs in the browser")
     serve.add_argument("--introspectors-dir", type=Path, help="extra folder of site introspector modules")
     # capabilities off by default, confirmation, audit, rate limit (docs/security.md)
     serve.add_argument("--enable-evaluate", action=argparse.BooleanOptionalAction, default=None,
-                       help="list the evaluate tool (runs JavaScript in the page; off by default)")
+                       help="list the evaluate tool (runs JavaScript in the page)")
     serve.add_argument("--enable-trusted-input", action=argparse.BooleanOptionalAction, default=None,
-                       help="allow interact(trusted=true): real input events through chrome.debugger (off by default)")
+                       help="allow interact(trusted=true): real input events through chrome.debugger")
     serve.add_argument("--screenshot-origin", dest="screenshot_origins", action="append", metavar="PATTERN",
                        help="only screenshot pages matching PATTERN (as --allow-url), e.g. https://*.example.com "
                             "(repeatable)")
@@ -81,23 +85,23 @@ def _parser() -> argparse.ArgumentParser:
                        help="redact VALUE wherever it appears in the audit log (repeatable; "
                             "TABMCP_SECRETS keeps it out of the process list)")
     serve.add_argument("--rate-limit-per-minute", type=int, metavar="N",
-                       help="tool calls one client may make per minute (default 600; 0: no limit)")
+                       help="tool calls one client may make per minute (0: no limit)")
     serve.add_argument("--rate-limit-burst", type=int, metavar="N",
-                       help="calls a client may make at once before the rate applies (default 60)")
+                       help="calls a client may make at once before the rate applies")
     # natural-language tools (docs/nl-tools.md); the model's key only as TABMCP_NL_MODEL_API_KEY (not in ps)
     serve.add_argument("--nl-tools", action=argparse.BooleanOptionalAction, default=None,
-                       help="list ai_tap, ai_input, ai_query… and the ai_connect_* verbs (off by default)")
+                       help="list ai_tap, ai_input, ai_query… and the ai_connect_* verbs")
     serve.add_argument("--nl-model-base-url", metavar="URL",
                        help="OpenAI-compatible endpoint for ai_query, ai_assert, ai_wait_for, ai_action "
                             "(e.g. https://api.openai.com/v1; key in TABMCP_NL_MODEL_API_KEY)")
     serve.add_argument("--nl-model", metavar="NAME", help="model name for that endpoint (e.g. gpt-4o-mini)")
-    serve.add_argument("--nl-model-timeout", type=float, metavar="SECONDS", help="one answer's limit (default 30)")
+    serve.add_argument("--nl-model-timeout", type=float, metavar="SECONDS", help="one answer's limit")
     serve.add_argument("--nl-model-screenshot", action=argparse.BooleanOptionalAction, default=None,
                        help="send the model a screenshot with the page text (vision models)")
     serve.add_argument("--tools", choices=["auto", "dynamic", "static"],
                        help="tool list: dynamic (follows the browser), static (fixed list with list_page_tools and "
-                            "call_page_tool, for clients that ignore list_changed), auto (default: static for "
-                            "clients known to ignore it; docs/clients.md)")
+                            "call_page_tool, for clients that ignore list_changed), auto (static for clients known to "
+                            "ignore it; docs/clients.md)")
     serve.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (logs go to stderr)")
     serve.add_argument("--http", metavar="HOST:PORT",
                        help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (several clients)")
@@ -107,21 +111,21 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--http-allowed-origin", dest="http_allowed_origins", action="append", metavar="ORIGIN",
                        help="also accept this Origin header on HTTP (repeatable)")
     serve.add_argument("--share-tabs", choices=["own", "user", "all"],
-                       help="HTTP: tabs a client sees besides its own (default own)")
-    serve.add_argument("--max-sessions", type=int, help="HTTP: most concurrent client sessions (default 10)")
+                       help="HTTP: tabs a client sees besides its own")
+    serve.add_argument("--max-sessions", type=int, help="HTTP: most concurrent client sessions")
     serve.add_argument("--session-idle-timeout", type=float,
-                       help="HTTP: seconds before an idle session and its workspace close (default 1800)")
-    serve.add_argument("--config-dir", type=Path, help="where the pairing token lives (default ~/.config/tabmcp)")
+                       help="HTTP: seconds before an idle session and its workspace close")
+    serve.add_argument("--config-dir", type=Path, help=CONFIG_DIR_HELP)
     serve.add_argument("--extension-id", dest="extension_ids", action="append", metavar="ID",
                        help="also accept this extension id on the bridge (repeatable)")
     serve.add_argument("--ws-allow-remote", action=argparse.BooleanOptionalAction, default=None,
                        help="let the bridge bind a non-loopback --ws-host (the pairing token still applies)")
     serve.add_argument("--native-bridge", action=argparse.BooleanOptionalAction, default=None,
-                       help="also serve the bridge on a local socket for the native messaging host (default on)")
+                       help="also serve the bridge on a local socket for the native messaging host")
     serve.add_argument("--native-socket", type=Path, metavar="PATH",
-                       help="that socket's path (default: bridge.sock in the config dir)")
+                       help="that socket's path; unset: bridge.sock in the config dir")
     serve.add_argument("--extension-transport", choices=["websocket", "native"],
-                       help="how a browser launched by connect_browser(launch=true) connects (default websocket)")
+                       help="how a browser launched by connect_browser(launch=true) connects")
 
     demo = commands.add_parser("demo", help="run a real MCP session against the bundled demo sites")
     demo.add_argument("--port", type=int, default=0, help="port for the demo web server (default: any free)")
@@ -131,10 +135,10 @@ def _parser() -> argparse.ArgumentParser:
         help="check the setup: Python, the browser, the extension, the port, pairing, the introspector plugins "
         "(says how to fix each failure; exit code 1 when one failed)",
     )
-    doctor.add_argument("--ws-host", help="address the bridge would listen on (default 127.0.0.1)")
-    doctor.add_argument("--ws-port", type=int, help="port the bridge would listen on (default 8765)")
+    doctor.add_argument("--ws-host", help="address the bridge would listen on")
+    doctor.add_argument("--ws-port", type=int, help="port the bridge would listen on")
     doctor.add_argument("--browser-path", help="Chromium/Chrome executable to check")
-    doctor.add_argument("--config-dir", type=Path, help="where the pairing token lives (default ~/.config/tabmcp)")
+    doctor.add_argument("--config-dir", type=Path, help=CONFIG_DIR_HELP)
     doctor.add_argument("--introspectors-dir", type=Path, help="extra folder of site introspector modules")
     doctor.add_argument("--page", type=Path, help="a saved page (HTML as the agent captures it) to introspect")
     doctor.add_argument("--url", default="http://localhost/", help="the URL the saved page is treated as")
@@ -142,7 +146,7 @@ def _parser() -> argparse.ArgumentParser:
     token = commands.add_parser(
         "token", help="print the pairing token to paste in the extension's options (made on first use)"
     )
-    token.add_argument("--config-dir", type=Path, help="where the token lives (default ~/.config/tabmcp)")
+    token.add_argument("--config-dir", type=Path, help=CONFIG_DIR_HELP)
     token.add_argument("--rotate", action="store_true", help="replace the stored token with a new one")
 
     commands.add_parser("extension-path", help="print the folder to load as an unpacked extension")
@@ -174,6 +178,8 @@ def _parser() -> argparse.ArgumentParser:
     host.add_argument("--socket", type=Path, help="the server's socket (default: as `serve` resolves it)")
     host.add_argument("--parent-window", help=argparse.SUPPRESS)  # Chrome on Windows adds it
     host.add_argument("--config-dir", type=Path, help=argparse.SUPPRESS)
+    for reads_settings in (serve, doctor, token):  # the commands whose flags go through settings_from
+        settings_help.annotate(reads_settings)
     return parser
 
 

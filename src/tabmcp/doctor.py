@@ -145,21 +145,20 @@ def check_port(settings: Settings, timeout: float = PORT_PROBE_TIMEOUT) -> Check
 
 
 def check_pairing(settings: Settings) -> Check:
-    """The token the extension must present: there, readable, long enough, and private (0600)."""
+    """The token the extension must present: readable, long enough, and private (0600) once it exists.
+
+    None yet is fine: the server makes it on first use and writes it into any browser it launches, so
+    only a user's own Chrome needs it pasted; the doctor then checks that it can be made there.
+    """
     if settings.pairing_token and settings.pairing_token.strip():
         return Check("pairing: the token comes from TABMCP_PAIRING_TOKEN")
     path = pairing.resolve_config_dir(settings.config_dir) / pairing.TOKEN_FILE
     paste = "paste it in the extension's options (chrome://extensions → tabmcp → Details → Extension options)"
-    if not path.exists():
-        return Check(
-            f"pairing: no token yet ({path})",
-            False,
-            ["a browser tabmcp launches is paired by itself; your own Chrome needs the token"],
-            f"run `tabmcp token` and {paste}",
-        )
     try:
-        token = path.read_text(encoding="utf-8").strip()
         mode = stat.S_IMODE(path.stat().st_mode)
+        token = path.read_text(encoding="utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return _no_token_yet(path, paste)
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return Check(
@@ -175,6 +174,35 @@ def check_pairing(settings: Settings) -> Check:
     if mode & 0o077:
         return Check(f"pairing: {path} is readable by others (mode {mode:03o})", False, [], f"chmod 600 {path}")
     return Check(f"pairing: token in {path} (mode {mode:03o})", True, ["`tabmcp token` shows it"])
+
+
+def _no_token_yet(path: Path, paste: str) -> Check:
+    """An ok, unless the folder the token would go in cannot be made or written."""
+    blocked = _unwritable_ancestor(path.parent)
+    if blocked is not None:
+        return Check(
+            f"pairing: no pairing token yet, and it cannot be made in {path.parent}",
+            False,
+            [f"{blocked} is not a folder you can write to"],
+            "choose a folder of yours: --config-dir DIR (TABMCP_CONFIG_DIR), or set TABMCP_PAIRING_TOKEN",
+        )
+    return Check(
+        f"pairing: no pairing token yet ({path}): made on first use",
+        True,
+        [
+            "a browser tabmcp launches (connect_browser(launch=true)) is paired automatically",
+            f"for your own Chrome run `tabmcp token` and {paste}",
+        ],
+    )
+
+
+def _unwritable_ancestor(folder: Path) -> Path | None:
+    """The nearest existing ancestor of ``folder`` (itself included) when creating files under it would fail."""
+    for candidate in (folder, *folder.parents):
+        if candidate.exists():
+            writable = candidate.is_dir() and os.access(candidate, os.W_OK | os.X_OK)
+            return None if writable else candidate
+    return None
 
 
 def check_introspectors(registry: Registry) -> Check:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import re
 from pathlib import Path
 
 import pytest
 
 from tabmcp.cli import _parser, main, settings_from
+from tabmcp.config import Settings
 
 
 def test_help_names_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
@@ -114,3 +119,90 @@ def test_native_commands_are_listed(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     out = capsys.readouterr().out
     assert "install-native-host" in out and "native-host" in out
+
+
+# ----------------------------------------------------------------- serve --help: variables and defaults
+
+
+SHOWN = re.compile(r"\[env: (TABMCP_\w+)(, a JSON list)?\] \[default: ([^\]]+)\]$")
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    (commands,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return commands.choices["serve"]
+
+
+def serve_flags() -> list[argparse.Action]:
+    return [a for a in serve_parser()._actions if a.option_strings and a.dest != "help"]
+
+
+def help_of_each_flag(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """`tabmcp serve --help` as printed, cut into one entry per flag, its wrapped lines joined."""
+    monkeypatch.setenv("COLUMNS", "100")  # wrapped as on a terminal, which may split "[env: X]" over two lines
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    blocks: dict[str, str] = {}
+    flag = ""
+    for line in capsys.readouterr().out.split("options:", 1)[1].splitlines():
+        if line.startswith("  -"):
+            flag = line.split()[0].rstrip(",")
+            blocks[flag] = line
+        elif flag:
+            blocks[flag] += " " + line
+    return {name: " ".join(text.split()) for name, text in blocks.items()}
+
+
+def test_every_serve_flag_is_a_setting() -> None:
+    """What settings_from passes on: a serve flag that were not a Settings field would be dropped."""
+    assert [a.dest for a in serve_flags() if a.dest not in Settings.model_fields] == []
+
+
+def test_serve_help_names_each_flags_variable_and_default(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown = help_of_each_flag(capsys, monkeypatch)
+    for action in serve_flags():
+        text = shown[action.option_strings[0]]
+        assert f"[env: TABMCP_{action.dest.upper()}" in text, text
+        assert re.search(r"\[default: [^\]]+\]$", text), text
+    assert shown["--ws-port"].endswith("[env: TABMCP_WS_PORT] [default: 8765]")
+    assert shown["--ws-host"].endswith("[env: TABMCP_WS_HOST] [default: 127.0.0.1]")
+    assert shown["--request-timeout"].endswith("[env: TABMCP_REQUEST_TIMEOUT] [default: 30]")
+    assert shown["--headless"].endswith("[env: TABMCP_HEADLESS] [default: unset]")
+    assert shown["--native-bridge"].endswith("[env: TABMCP_NATIVE_BRIDGE] [default: true]")
+    assert shown["--allow-url"].endswith("[env: TABMCP_ALLOW_URLS, a JSON list] [default: none]")
+    assert shown["--tools"].endswith("[env: TABMCP_TOOLS] [default: auto]")
+
+
+def other_value(action: argparse.Action, default: object) -> str:
+    """A value for the flag's variable that is not its default."""
+    if action.choices:
+        return next(str(c) for c in action.choices if c != default)
+    if isinstance(action, argparse.BooleanOptionalAction):
+        return "false" if default else "true"
+    if isinstance(default, int | float):
+        return str(default + 1)
+    return '["x"]' if isinstance(default, list) else "x"
+
+
+def test_each_variable_shown_is_read_and_each_default_shown_is_the_real_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default a flag's help shows, written into the variable it names, gives the settings' own default;
+    any other value there changes the setting."""
+    shown = help_of_each_flag(capsys, monkeypatch)
+    for name in [n for n in os.environ if n.startswith("TABMCP_")]:
+        monkeypatch.delenv(name)
+    for action in serve_flags():
+        found = SHOWN.search(shown[action.option_strings[0]])
+        assert found, shown[action.option_strings[0]]
+        variable, as_json, text = found.groups()
+        default = Settings.model_fields[action.dest].get_default(call_default_factory=True)
+        if text == "unset":
+            assert default is None, variable
+        else:
+            monkeypatch.setenv(variable, json.dumps([] if text == "none" else text.split(", ")) if as_json else text)
+            assert getattr(Settings(), action.dest) == default, variable
+        monkeypatch.setenv(variable, other_value(action, default))
+        assert getattr(Settings(), action.dest) != default, variable
+        monkeypatch.delenv(variable)

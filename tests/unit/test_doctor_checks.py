@@ -233,11 +233,22 @@ def test_a_private_token_passes(tmp_path: Path) -> None:
     assert check_pairing(settings(config_dir=tmp_path / "absent", pairing_token=TOKEN)).ok  # from the environment
 
 
-def test_no_token_yet_says_to_run_tabmcp_token(tmp_path: Path) -> None:
-    check = check_pairing(settings(config_dir=tmp_path))
-    assert not check.ok and check.title == f"pairing: no token yet ({tmp_path / pairing.TOKEN_FILE})"
-    assert "`tabmcp token`" in check.fix and "extension's options" in check.fix
-    assert not (tmp_path / pairing.TOKEN_FILE).exists()  # the doctor looks, it does not make one
+def test_no_token_yet_is_fine_and_says_how_each_browser_gets_it(tmp_path: Path) -> None:
+    check = check_pairing(settings(config_dir=tmp_path / "tabmcp"))
+    path = tmp_path / "tabmcp" / pairing.TOKEN_FILE
+    assert check.ok and check.title == f"pairing: no pairing token yet ({path}): made on first use"
+    assert "paired automatically" in check.lines[0]
+    assert "`tabmcp token`" in check.lines[1] and "extension's options" in check.lines[1]
+    assert not path.exists() and not path.parent.exists()  # the doctor looks, it does not make one
+
+
+def test_no_token_and_no_folder_it_could_go_in_fails(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("")
+    check = check_pairing(settings(config_dir=tmp_path / "a-file" / "tabmcp"))
+    assert not check.ok
+    assert check.title == f"pairing: no pairing token yet, and it cannot be made in {tmp_path / 'a-file' / 'tabmcp'}"
+    assert check.lines == [f"{tmp_path / 'a-file'} is not a folder you can write to"]
+    assert "--config-dir" in check.fix and "TABMCP_PAIRING_TOKEN" in check.fix
 
 
 def test_a_token_others_can_read_fails_and_is_left_as_it_is(tmp_path: Path) -> None:
@@ -267,20 +278,26 @@ def test_an_unreadable_or_damaged_token_fails(tmp_path: Path) -> None:
 
 
 def test_a_failed_check_prints_its_fix_and_the_run_answers_1(tmp_path: Path) -> None:
-    out = io.StringIO()
     browser = executable(tmp_path / "chromium", 'echo "Chromium 1.0"')
-    code = run_doctor(settings(config_dir=tmp_path, ws_port=0, browser_path=str(browser)), out=out)
+    fresh = settings(config_dir=tmp_path / "config", ws_port=0, browser_path=str(browser))
+    out = io.StringIO()
+    assert run_doctor(fresh, out=out) == 0  # no token yet is not a failure
+    assert f"ok   pairing: no pairing token yet ({tmp_path / 'config' / pairing.TOKEN_FILE})" in out.getvalue()
+    token = tmp_path / "config" / pairing.TOKEN_FILE
+    pairing.load_or_create(token.parent)
+    token.chmod(0o644)
+    out = io.StringIO()
+    assert run_doctor(fresh, out=out) == 1
     lines = out.getvalue().splitlines()
-    assert code == 1
-    failed = lines.index(f"FAIL pairing: no token yet ({tmp_path / pairing.TOKEN_FILE})")
-    assert lines[failed + 2].startswith("       fix: run `tabmcp token`")
+    failed = lines.index(f"FAIL pairing: {token} is readable by others (mode 644)")
+    assert lines[failed + 1] == f"       fix: chmod 600 {token}"
     titles = [line.split(":")[0] for line in lines if not line.startswith(" ")]
     assert titles == [
         "ok   python", "ok   browser", "ok   extension", "ok   port", "FAIL pairing", "ok   introspectors",
         "ok   plugins that failed to load",
     ]  # fmt: skip
-    pairing.load_or_create(tmp_path)
-    assert run_doctor(settings(config_dir=tmp_path, ws_port=0, browser_path=str(browser)), out=io.StringIO()) == 0
+    token.chmod(0o600)
+    assert run_doctor(fresh, out=io.StringIO()) == 0
 
 
 def test_progress_shows_each_step_on_the_terminal_and_leaves_the_report_alone(tmp_path: Path) -> None:
@@ -326,3 +343,18 @@ def test_the_command_as_a_user_runs_it(tmp_path: Path) -> None:
     )
     assert free.returncode == 0, free.stdout + free.stderr
     assert "FAIL" not in free.stdout
+
+
+def test_a_new_user_with_an_empty_home_gets_no_failure(tmp_path: Path) -> None:
+    """No config folder, no token, no TABMCP_* variable: what `tabmcp doctor` sees on a fresh machine."""
+    command, prefix = tabmcp_command()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABMCP_") and k != "XDG_CONFIG_HOME"}
+    env["HOME"] = str(tmp_path)
+    done = subprocess.run(
+        [command, *prefix, "doctor", "--ws-port", "0"],  # 8765 may be taken by a test run on this machine
+        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    token = tmp_path / ".config" / "tabmcp" / pairing.TOKEN_FILE
+    assert f"ok   pairing: no pairing token yet ({token}): made on first use" in done.stdout
+    assert "FAIL" not in done.stdout and not (tmp_path / ".config").exists()
