@@ -46,6 +46,7 @@ class RequestCost:
     cached_chars: int  # canonical characters shared with the previous request
     new_chars: int  # canonical characters after that prefix
     tools_changed: bool = False  # its tools array differs from the previous request's
+    tools_reordered: bool = False  # ... with the same tools, only in another order
 
     @property
     def units(self) -> float:
@@ -89,13 +90,16 @@ class Cost:
 
 def cost(bodies: Iterable[dict[str, Any]]) -> Cost:
     out: list[RequestCost] = []
-    previous, previous_tools = "", None
+    previous, previous_tools, previous_set = "", None, ""
     for body in bodies:
         text = canonical(body)
         shared = common_prefix(previous, text)
         tools = json.dumps(body.get("tools") or [], ensure_ascii=False)
+        as_set = json.dumps(sorted(body.get("tools") or [], key=lambda t: str(t.get("name"))), ensure_ascii=False)
         changed = previous_tools is not None and tools != previous_tools
         chars = len(json.dumps(body, ensure_ascii=False))
-        out.append(RequestCost(chars, len(tools), shared, len(text) - shared, changed))
-        previous, previous_tools = text, tools
+        out.append(
+            RequestCost(chars, len(tools), shared, len(text) - shared, changed, changed and as_set == previous_set)
+        )
+        previous, previous_tools, previous_set = text, tools, as_set
     return Cost(tuple(out))

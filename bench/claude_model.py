@@ -157,8 +157,8 @@ class ScriptedModel:
             self.calls.append(self._record)
         record = self._record
         if max(record.searches, record.listings, record.misses) > self.max_misses:
-            why = f"{record.searches} searches, {record.listings} listings, {record.misses} misses"
-            return self._give_up(f"{tool} did not become callable ({why})")
+            counts = f"{record.searches} searches, {record.listings} listings, {record.misses} misses"
+            return self._give_up(f"{tool} did not become callable ({counts})")
         if full in turn.tool_names:
             if why == "list":
                 record.listings += 1

@@ -60,7 +60,9 @@ class Run:
     read_units: float = 0.0  # the part of ``units`` read from the cache
     changed_requests: int = 0  # requests whose tools array differed from the previous request's
     changed_units: float = 0.0  # what those requests cost
+    reordered_requests: int = 0  # of those, the ones with the same tools in another order
     fixed_tools_units: float = 0.0  # the same requests with the last request's tools array in every one
+    first_units: float = 0.0  # the first request alone: Claude Code's own prompt and tools, before any call
     seconds: float = 0.0  # the claude process, start to exit
     holds_ms: list[int] = field(default_factory=list)
     reread_timeouts: int = 0
@@ -134,7 +136,9 @@ def run_once(
     run.request_chars, run.tools_chars = spent.chars, spent.tools_chars
     run.units, run.uncached_units, run.read_units = spent.units, spent.uncached_units, spent.read_units
     run.changed_requests, run.changed_units = len(spent.changed), sum(r.units for r in spent.changed)
+    run.reordered_requests = sum(r.tools_reordered for r in spent.requests)
     if bodies:
+        run.first_units = spent.requests[0].units
         run.fixed_tools_units = cost({**b, "tools": bodies[-1].get("tools")} for b in bodies).units
     run.requests = [
         {
@@ -143,6 +147,7 @@ def run_once(
             "cached_chars": r.cached_chars,
             "new_chars": r.new_chars,
             "tools_changed": r.tools_changed,
+            "tools_reordered": r.tools_reordered,
             "tools": len(t.tool_names),
             "deferred": len(t.deferred),
             "at": round(t.at - api.turns[0].at, 3),

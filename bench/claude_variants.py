@@ -119,6 +119,12 @@ VARIANTS: dict[str, Variant] = {
             "page+snapshot+interact",
             ["page", "snapshot", "interact"],
         ),
+        _tabmcp(
+            "load-page-connect",
+            'tabmcp, always_load ["page","connect_browser"]',
+            "page+connect_browser",
+            ["page", "connect_browser"],
+        ),
         _tabmcp("load-all", "tabmcp, always_load page + every core tool", "page+all core", ["page", *FOCUSED_CORE]),
         Variant("playwright", "Playwright MCP", "playwright", short="Playwright MCP"),
         Variant(
@@ -126,7 +132,13 @@ VARIANTS: dict[str, Variant] = {
         ),
     )
 }
-ALWAYS_LOAD_KEYS = ("load-none", "tabmcp", "load-page-snap", "load-all")  # the always_load comparison
+ALWAYS_LOAD_KEYS = (
+    "load-none",
+    "tabmcp",
+    "load-page-snap",
+    "load-page-connect",
+    "load-all",
+)  # the always_load comparison
 
 
 def holds(log_text: str) -> list[int]:
