@@ -21,7 +21,7 @@ from bench.task_defs import TASKS
 TARGET = 0.5  # tabmcp at most half of Playwright MCP's turns and cost, on every task
 OURS, PEER = "tabmcp", "playwright"
 SERIES = {"tabmcp": "tabmcp", "playwright": "Playwright MCP"}  # the charts' colours
-COMPARED = ("tabmcp", "tabmcp-static", "load-all")  # against Playwright MCP: the default, then the cheapest
+COMPARED = ("tabmcp", "tabmcp-static", "load-page-connect")  # against Playwright MCP: the default, the cheapest
 CHART_NAME = "claude-tasks.png"  # in docs/benchmarks/, next to the other charts
 
 
@@ -372,12 +372,47 @@ def recommendation(summary: Summary) -> list[str]:
         f"{VARIANTS[k].label}: {_n(u)} units, {t:.0f} turns" + (f", {f} task(s) failed" if f else "")
         for k, u, t, f in ranking
     )
-    margin = (runner[1] - best[1]) / best[1] if best[1] else 0.0
+    margin = (runner[1] - best[1]) / runner[1] if runner[1] else 0.0
+    default = next((r for r in ranking if r[0] == OURS), None)
+    versus = ""
+    if default and default is not best and default[1]:
+        versus = (
+            f"; {_n(default[1] - best[1])} units ({(default[1] - best[1]) / default[1]:.1%}) below the current "
+            f"default, {VARIANTS[OURS].label}"
+        )
     return [
         f"**always_load, with tool search on** (the sum over the four tasks, cheapest first): {listed}.",
         "",
         f"Cheapest: **{VARIANTS[best[0]].label}**, {_n(runner[1] - best[1])} units ({margin:.1%}) below "
-        f"the next, {VARIANTS[runner[0]].label}; cheapest on {wins[best[0]]} of the {sum(wins.values())} tasks.",
+        f"the next, {VARIANTS[runner[0]].label}{versus}; cheapest on {wins[best[0]]} of the "
+        f"{sum(wins.values())} tasks.",
+        *tradeoff(summary),
+    ]
+
+
+def _mean_gap(summary: Summary, a: str, b: str) -> float | None:
+    """Mean over the tasks both did of cost(a) - cost(b)."""
+    gaps = [
+        summary[(t, a)].units - summary[(t, b)].units
+        for t in TASKS
+        if (t, a) in summary and (t, b) in summary and summary[(t, a)].ok and summary[(t, b)].ok
+    ]
+    return statistics.mean(gaps) if gaps else None
+
+
+def tradeoff(summary: Summary) -> list[str]:
+    """What carrying snapshot and interact costs where they go unused, against a ToolSearch turn for a tool."""
+    carry = _mean_gap(summary, "load-connect-snap", "load-page-connect")
+    search = _mean_gap(summary, OURS, "load-page-connect")
+    if carry is None or search is None or search <= 0:
+        return []
+    return [
+        "",
+        f"These tasks use page tools only. Loading `snapshot` and `interact` at once as well costs "
+        f"{_n(carry)} units per task that does not use them (the two settings with `connect_browser`); "
+        f"loading a tool through ToolSearch when it is needed costs {_n(search)} units per task (the default "
+        f'["page"] against ["page","connect_browser"]: one ToolSearch turn, whose request changes the tools '
+        f"array). Loading them at once pays off when more than {carry / search:.0%} of tasks need them.",
     ]
 
 
@@ -405,7 +440,10 @@ def section(summary: Summary, args: Any, load: Any, chart: Path) -> str:
         "",
         *recommendation(summary),
         "",
-        "### Targets: tabmcp (default) against Playwright MCP, tool search on",
+        "### Targets: tabmcp against Playwright MCP, tool search on",
+        "",
+        "tabmcp / Playwright MCP (target ≤ 0.5 for turns and for cost on every task): the default, static mode,",
+        'and the cheapest always_load setting (["page","connect_browser"]).',
         "",
         target_table(summary),
         "",

@@ -125,6 +125,12 @@ VARIANTS: dict[str, Variant] = {
             "page+connect_browser",
             ["page", "connect_browser"],
         ),
+        _tabmcp(
+            "load-connect-snap",
+            'tabmcp, always_load ["page","connect_browser","snapshot","interact"]',
+            "page+connect+snap+interact",
+            ["page", "connect_browser", "snapshot", "interact"],
+        ),
         _tabmcp("load-all", "tabmcp, always_load page + every core tool", "page+all core", ["page", *FOCUSED_CORE]),
         Variant("playwright", "Playwright MCP", "playwright", short="Playwright MCP"),
         Variant(
@@ -132,13 +138,8 @@ VARIANTS: dict[str, Variant] = {
         ),
     )
 }
-ALWAYS_LOAD_KEYS = (
-    "load-none",
-    "tabmcp",
-    "load-page-snap",
-    "load-page-connect",
-    "load-all",
-)  # the always_load comparison
+# the always_load comparison: the four settings asked about, and two that load connect_browser at once
+ALWAYS_LOAD_KEYS = ("load-none", "tabmcp", "load-page-snap", "load-all", "load-page-connect", "load-connect-snap")
 
 
 def holds(log_text: str) -> list[int]:

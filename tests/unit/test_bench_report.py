@@ -224,13 +224,18 @@ def test_the_claude_report_compares_with_playwright_ranks_always_load_and_draws_
     def run(variant: str, turns: int, units: float) -> ClaudeRun:
         return ClaudeRun(variant, "mail", ok=True, turns=turns, units=units, first_units=10.0, script_calls=turns - 2)
 
-    runs = [run("tabmcp", 4, 50.0), run("load-none", 6, 60.0), run("load-all", 3, 45.0), run("playwright", 8, 100.0)]
+    runs = [
+        run("tabmcp", 4, 50.0),
+        run("load-none", 6, 60.0),
+        run("load-page-connect", 3, 45.0),
+        run("playwright", 8, 100.0),
+    ]
     runs.append(ClaudeRun("tabmcp-static", "mail", ok=False, error="TaskFailed: no star_repo"))
     summary = claude_report.summarise(runs)
     text = claude_report.target_table(summary)
     assert "| Mail | 4 / 8 = 0.50 ✓ | 50 / 100 = 0.50 ✓ | failed | failed | 3 / 8 = 0.38 ✓ |" in text
-    assert [k for k, *_ in claude_report.always_load_ranking(summary)] == ["load-all", "tabmcp", "load-none"]
-    assert "5 units (11.1%) below the next" in "\n".join(claude_report.recommendation(summary))
+    assert [k for k, *_ in claude_report.always_load_ranking(summary)] == ["load-page-connect", "tabmcp", "load-none"]
+    assert "5 units (10.0%) below the next" in "\n".join(claude_report.recommendation(summary))
     path = claude_report.write_chart(summary, tmp_path / "claude.png")
     assert Image.open(path).format == "PNG"
     assert "**FAILED**" in claude_report.table(summary)
