@@ -111,16 +111,13 @@ async def test_stdio_client_that_does_not_re_read_is_held_once(
         await client.call_ok("connect_browser", {"launch": True})
         first = time.monotonic() - started
         assert first >= BOUND - 0.05  # held to the bound: it never re-read
-        started = time.monotonic()
-        await client.call_ok("open_tab", {"url": sites.url("mail/index.html")})
-        second = time.monotonic() - started
+        await client.call_ok("open_tab", {"url": sites.url("mail/index.html")})  # not held: one hold ran out
         await client.tool_names()  # reading right after an answer is no sign of re-reading on notice
         await client.call_ok("navigate", {"url": sites.url("flights.html")})
         assert client.changes >= 3
         text = log_text(server_log)
-        assert text.count("did not re-read the tool list within 1.5 s") == 1
+        assert text.count("did not re-read the tool list within 1.5 s") == 1  # a second hold would say so too
         assert "answered after the client re-read" not in text
-        assert second < first + 10  # not held again (the page load itself takes what it takes)
 
 
 async def test_stdio_modern_era_client(server_log: object, tmp_path: Path, sites: SiteServer) -> None:
