@@ -279,8 +279,8 @@ def totals_table(summary: Summary) -> str:
     every = totals(summary)
     rows = [
         "| variant | tasks ok | turns | request chars | cost, units "
-        "| cost without cache | cost if the tools array never changed |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| cost without cache | cost if the tools array never changed | wall s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for variant, t in every.items():
         cells = [c for (_, v), c in summary.items() if v == variant]
@@ -289,7 +289,7 @@ def totals_table(summary: Summary) -> str:
         ok = f"{int(t['tasks'] - t['failed'])}/{int(t['tasks'])}"
         rows.append(
             f"| {VARIANTS[variant].label} | {ok} | {t['turns']:.0f} | {_n(t['chars'])} | **{_n(t['units'])}** "
-            f"| {_n(uncached)} | {_n(fixed)} |"
+            f"| {_n(uncached)} | {_n(fixed)} | {sum(c.seconds for c in cells):.0f} |"
         )
     return "\n".join(rows)
 
@@ -316,6 +316,31 @@ def gap_notes(summary: Summary, ours: str = OURS, peer: str = PEER) -> list[str]
     floor = [b.first_units / b.units for b in theirs if b.units]
     static = [summary[(t, "tabmcp-static")] for t in tasks if (t, "tabmcp-static") in summary]
     past_mine = _sum(mine, "units") - _sum(mine, "first_units")
+    budgets = ", ".join(
+        f"{_task_name(t)} {_n(TARGET * b.units - a.first_units)}" for t, a, b in zip(tasks, mine, theirs, strict=True)
+    )
+    changed_each = _sum(mine, "changed_units") / max(_sum(mine, "changed_requests"), 1)
+    steady = _sum(mine, "turns") - len(mine) - _sum(mine, "changed_requests")
+    cached_each = (past_mine - _sum(mine, "changed_units")) / max(steady, 1)
+    calls = sorted(c.script_calls for c in mine)  # the first request makes the first call; the answer is last
+    unreachable = [
+        _task_name(t)
+        for t, a, b in zip(tasks, mine, theirs, strict=True)
+        if TARGET * b.units - a.first_units < a.script_calls * cached_each
+    ]
+    calls_range = f"{calls[0]:.0f}–{calls[-1]:.0f}" if calls[0] != calls[-1] else f"{calls[0]:.0f}"
+    reorder_totals: dict[str, float] = {}
+    for (_, v), c in summary.items():
+        if VARIANTS[v].server == ours and c.reordered_requests:
+            reorder_totals[VARIANTS[v].label] = reorder_totals.get(VARIANTS[v].label, 0) + c.reordered_requests
+    reorders = (
+        " Claude Code also re-sorts the array after re-reading a list: requests with the same tools in another "
+        "order, which break the cache all the same: "
+        + ", ".join(f"{label} {n:.0f}" for label, n in reorder_totals.items())
+        + "."
+        if reorder_totals
+        else ""
+    )
     past_theirs = _sum(theirs, "units") - _sum(theirs, "first_units")
     notes = [
         f"- **Turns** are the script's calls + ToolSearch turns + the closing answer; tabmcp (default) against "
@@ -323,25 +348,32 @@ def gap_notes(summary: Summary, ours: str = OURS, peer: str = PEER) -> list[str]
         "the ratio reaches 1/2 only where Playwright MCP needs more than twice tabmcp's calls plus those two.",
         f"- **Claude Code's own first request** (its system prompt and its own tools, about "
         f"{_n(statistics.median(c.first_units for c in mine + theirs) * 4 / 1.25)} characters before any call) "
-        f"costs {_n(statistics.median(c.first_units for c in mine + theirs))} units in every variant with tool "
-        f"search: {min(floor):.0%}–{max(floor):.0%} of Playwright MCP's whole cost per task. A server that cost "
-        "nothing after that request could not reach 1/2 where that share is above 1/2, and barely where it is "
-        f"close. Past the first request, tabmcp (default) costs {_n(past_mine)} units over the tasks against "
-        f"Playwright MCP's {_n(past_theirs)} ({_ratio(past_mine, past_theirs)}×).",
+        f"costs about {_n(statistics.median(c.first_units for c in mine + theirs))} units in every variant with "
+        f"tool search: {min(floor):.0%}–{max(floor):.0%} of Playwright MCP's whole cost per task. To stay within "
+        f"1/2, tabmcp's other requests could cost at most {budgets} units; each of them costs about "
+        f"{_n(cached_each)} units when the cache holds and {_n(changed_each)} when the tools array changed, and a "
+        f"task needs {calls_range} of them (its calls after the first, and the answer)"
+        + (
+            f": out of reach on {', '.join(unreachable)} even with every one read from the cache. "
+            if unreachable
+            else ". "
+        )
+        + f"Past the first request, tabmcp (default) "
+        f"costs {_n(past_mine)} units over the tasks against Playwright MCP's {_n(past_theirs)} "
+        f"({_ratio(past_mine, past_theirs)}×).",
         f"- **A changed tools array breaks the cache.** Claude Code puts the tools first, and the API caches in "
         f"the order tools, system, messages: when the array changes, everything after the change (the rest of "
         f"the tools, the system prompt, the conversation so far) is new input again, at 1.25×. tabmcp's array "
         f"changes with the page (a `list_changed` after `connect_browser` and after every call that changes "
         f"the page): {_sum(mine, 'changed_requests'):.0f} of its {_sum(mine, 'turns'):.0f} requests came with "
-        f"a changed array ({_sum(mine, 'reordered_requests'):.0f} of them with the same tools, which Claude Code "
-        f"had put in another order after re-reading the list), and they cost "
+        f"a changed array, and they cost "
         f"{_n(_sum(mine, 'changed_units'))} of its {_n(_sum(mine, 'units'))} units "
         f"({_sum(mine, 'changed_units') / max(_sum(mine, 'units'), 1):.0%}). Playwright MCP's array changes "
         f"only when ToolSearch loads its tools: {_sum(theirs, 'changed_requests'):.0f} of "
         f"{_sum(theirs, 'turns'):.0f} requests, {_n(_sum(theirs, 'changed_units'))} of "
         f"{_n(_sum(theirs, 'units'))} units. With the last request's tools array in every request (the cache "
         f"never broken by a list change) tabmcp would cost {_n(_sum(mine, 'fixed_tools_units'))} units, "
-        f"{_ratio(_sum(mine, 'fixed_tools_units'), _sum(theirs, 'units'))}× Playwright MCP's.",
+        f"{_ratio(_sum(mine, 'fixed_tools_units'), _sum(theirs, 'units'))}× Playwright MCP's.{reorders}",
     ]
     if static:
         notes.append(
@@ -461,8 +493,9 @@ def section(summary: Summary, args: Any, load: Any, chart: Path) -> str:
         "*held ms*: how long tabmcp held each answer until Claude Code had re-read its tool list (its DEBUG "
         "log); *next tool offered at once*: page tool calls whose tool was offered (loaded, or named for "
         "ToolSearch) in the request right after the call that brought the page, of all page tool calls "
-        "(0/0: the variant calls no page tool directly).",
+        "(–: the variant calls no page tool directly).",
         "",
+        *hold_notes(summary),
         *failures(summary),
         "### The cost model",
         "",
@@ -495,6 +528,28 @@ def section(summary: Summary, args: Any, load: Any, chart: Path) -> str:
         "```",
     ]
     return "\n".join(parts) + "\n"
+
+
+def hold_notes(summary: Summary) -> list[str]:
+    """The latency the holds added, over every dynamic tabmcp run, and whether the page's tools were there."""
+    held = [ms for (_, v), c in summary.items() if VARIANTS[v].server == OURS for ms in c.holds_ms]
+    ran_out = sum(c.reread_timeouts for c in summary.values())
+    offered = [c.offered for (_, v), c in summary.items() if not VARIANTS[v].static and c.offered[1]]
+    if not held and not offered:
+        return []
+    lines = []
+    if held:
+        lines.append(
+            f"Holds: {len(held)} answers held until Claude Code had re-read the tool list, median "
+            f"{statistics.median(held):.0f} ms, max {max(held)} ms, {sum(held) / 1000:.1f} s in all; "
+            + (f"{ran_out} ran out (its next request may lack the new tools)." if ran_out else "none ran out.")
+        )
+    if offered:
+        got, wanted = sum(o[0] for o in offered), sum(o[1] for o in offered)
+        lines.append(
+            f"Page tools offered in the request right after the call that brought their page: {got} of {wanted}."
+        )
+    return [" ".join(lines), ""]
 
 
 def failures(summary: Summary) -> list[str]:
