@@ -523,7 +523,7 @@ def section(summary: Summary, args: Any, load: Any, chart: Path) -> str:
         "",
         "```sh",
         "bash bench/setup.sh                                # Playwright MCP into ~/.cache/tabmcp-bench/peers",
-        ".venv/bin/python -m bench.claude_tasks             # every variant and task (~15 min), writes this block",
+        ".venv/bin/python -m bench.claude_tasks             # every variant and task (~10 min), writes this block",
         ".venv/bin/python -m bench.claude_tasks --variants tabmcp playwright --tasks mail --transcript --no-doc",
         "```",
     ]
