@@ -157,7 +157,7 @@ class Settings(BaseSettings):
         "clients known to ignore list_changed, by their clientInfo name; dynamic otherwise).",
     )
     always_load: list[str] = Field(
-        default_factory=lambda: ["page"],
+        default_factory=lambda: ["page", "connect_browser", "snapshot", "interact"],
         description="Tools Claude Code loads at once instead of deferring them behind its tool search "
         "(_meta anthropic/alwaysLoad): 'page' for every page tool, or core tool names.",
     )

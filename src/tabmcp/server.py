@@ -212,6 +212,9 @@ class App:
         self.sessions = SessionRegistry(on_end=self._session_ended)
         self.rereads = ListRereads(settings.list_reread_wait)
         self.always_load = frozenset(settings.always_load)
+        unknown = sorted(self.always_load - {"page"} - {t.name for t in CATALOG})
+        if unknown:  # a typo would silently defer the tool: say so once
+            log.warning("always_load names no tool: %s (use 'page' or core tool names)", ", ".join(unknown))
         self.recorder = recorder_for(settings.record, settings.secrets)
         self.bridge = Bridge.from_settings(settings, self.recorder)
         self.registry = Registry.discover(settings.introspectors_dir)

@@ -137,7 +137,7 @@ async def test_page_tools_arrive_in_the_very_next_request(
         ],
         fallback=Step("snapshot"),
     )
-    settings = {"always_load": '["page"]' if always_load == "page" else "[]"}
+    settings = {} if always_load == "page" else {"always_load": "[]"}  # page tools are loaded by default
     api = run(request, tmp_path, agenda, tool_search=tool_search, **settings)
     offered_at_once(agenda, api, *PAGE_TOOLS)
     results = {step.tool: step.result or "" for step in agenda.steps}
@@ -148,9 +148,9 @@ async def test_page_tools_arrive_in_the_very_next_request(
     navigate = agenda.steps[3]
     if not tool_search:
         assert all(step.loaded_at_once for step in agenda.steps)
-    elif always_load == "page":  # page tools came loaded; a core tool still takes a ToolSearch
-        assert all(step.loaded_at_once and not step.searched for step in pages)
-        assert navigate.searched
+    elif always_load == "page":  # page tools came loaded, and connect_browser from the start
+        assert all(step.loaded_at_once and not step.searched for step in [agenda.steps[0], *pages])
+        assert navigate.searched  # a core tool not marked still takes a ToolSearch
     else:  # named in the deferred list, loaded by one ToolSearch each
         assert all(step.searched and not step.loaded_at_once for step in pages)
 
