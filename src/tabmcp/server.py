@@ -45,7 +45,7 @@ from tabmcp.runtime import Runtime
 from tabmcp.tool_modes import choose_tools_mode
 from tabmcp.tools import CATALOG, CoreTool, ToolContext, ToolFailure
 from tabmcp.tools.base import Image, Output, Text
-from tabmcp.tools.listing import annotations_of, page_tool_listing
+from tabmcp.tools.listing import core_annotations, page_tool_listing
 from tabmcp.tools.page_tools import call_page_tool
 from tabmcp.workspaces import LOCAL, TooManyWorkspaces, Workspace, Workspaces, workspace_key
 
@@ -156,12 +156,13 @@ def client_name_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
 
 @functools.cache  # core tools never change; tools/list runs on every refresh of every client
 def core_tool_listing(tool: CoreTool) -> types.Tool:
+    """A core tool as tools/list shows it, with no title: on every list, and its name says it
+    (the title stays for what tabmcp says to the user, as in confirmation questions)."""
     return types.Tool(
         name=tool.name,
-        title=tool.title,
         description=tool.description,
         input_schema=tool.input_schema(),
-        annotations=annotations_of(tool.hints),
+        annotations=core_annotations(tool.hints),
     )
 
 
