@@ -205,7 +205,8 @@ async def test_audit_log_has_one_redacted_line_per_call(
     assert opened["arguments"]["url"].endswith("login.html?token=[redacted]")
     assert sign_in["arguments"] == {"username": "ada", "password": "[redacted]"}
     assert fill_pin["arguments"]["text"] == "[redacted]"  # a password field, as the page agent reported
-    assert fill_pin_trusted["arguments"] == {"action": "fill", "css": "#pin", "text": "[redacted]", "trusted": True}
+    trusted_fill = {"action": "fill", "target": "css=#pin", "text": "[redacted]", "trusted": True}
+    assert fill_pin_trusted["arguments"] == trusted_fill
     assert type_nick["arguments"]["text"] == "visible-nick"  # an ordinary field is logged as typed
     assert fill_missing["outcome"] == "error" and "ELEMENT_NOT_FOUND" in fill_missing["error"]
     for line in lines:
