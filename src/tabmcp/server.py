@@ -531,7 +531,11 @@ def progress_for(ctx: ServerRequestContext[Any, Any]) -> Progress:
 
 
 def _validation_message(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+    """Where and what, from pydantic's messages: never the input (a bad argument may be megabytes),
+    and without the "Value error, " pydantic puts before a validator's own words."""
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors()
+    )
 
 
 async def serve_stdio(settings: Settings) -> None:

@@ -241,6 +241,8 @@ async def test_interact_actions_on_real_controls(server_log: object, tmp_path: P
         assert "ELEMENT_AMBIGUOUS" in ambiguous and " e" in ambiguous
         bad_args = await page.error("interact", action="fill", target=controlled)
         assert "fill needs text" in bad_args
+        bare = await page.error("interact", action="click", target="#no-such-thing")
+        assert "write css=#no-such-thing" in bare and "role=<role>[name=<name>]" in bare
 
         # untrusted clicks are rejected by this page; trusted input goes through
         trusted_only = await page.ref("button", "Trusted only")

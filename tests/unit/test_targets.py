@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
+from tabmcp.server import _validation_message
+from tabmcp.tools.act import InteractArgs
 from tabmcp.tools.targets import MAX_SHOWN, MAX_TARGET, Target, parse_target
 
 EVERY_FORM = ("snapshot ref (e12", "css=<selector>", "role=<role>[name=<name>]", "role=button[name=Save]")
@@ -95,3 +98,14 @@ def test_a_long_bad_target_is_shown_cut() -> None:
 def test_a_target_as_long_as_allowed_still_parses() -> None:
     selector = "#" + "a" * (MAX_TARGET - len("css=#"))
     assert parse_target(f"css={selector}").css == selector
+
+
+def test_a_bad_target_reaches_the_model_as_the_parser_says_it() -> None:
+    with pytest.raises(ValidationError) as info:
+        InteractArgs.model_validate({"action": "click", "target": "xpath=" + "/a" * 1_000_000})
+    message = _validation_message(info.value)
+    assert message.startswith("target: target is 2000006 characters long (at most 2000): give a snapshot ref")
+    assert "Value error" not in message and len(message) < 400
+    with pytest.raises(ValidationError) as info:
+        InteractArgs.model_validate({"action": "click", "ref": "e4"})
+    assert _validation_message(info.value).startswith('arguments: ref is not an argument: give "target": "e4"')

@@ -38,6 +38,9 @@ REF = re.compile(r"(?:f[1-9]\d*)?e[1-9]\d*")
 PREFIX = re.compile(r"([A-Za-z_-]{1,20})\s*=")
 CSS_LIKE = re.compile(r"[#.\[\]>:*]")
 ROLE = re.compile(r"([A-Za-z][\w-]*)\s*(?:\[\s*name\s*=\s*(.*)\])?", re.DOTALL)
+# Separate element fields, as other browser tools (and models used to them) name an element: the
+# call fails with the target string that says the same.
+SPLIT_FIELDS = ("ref", "css", "role", "name")
 
 
 @dataclass(frozen=True)
@@ -135,11 +138,6 @@ def _cut(text: str) -> str:
 
 def _quoted(text: str) -> str:
     return f'"{_cut(text)}"'
-
-
-# Separate element fields, as other browser tools (and models used to them) name an element: the
-# call fails with the target string that says the same.
-SPLIT_FIELDS = ("ref", "css", "role", "name")
 
 
 class TargetArgs(Args):
