@@ -36,7 +36,7 @@ class Call:
 @dataclass(frozen=True)
 class ToolList:
     count: int
-    chars: int  # JSON characters of the tools array, ``json.dumps`` defaults, as in shared/notes/anchors.md
+    chars: int  # JSON characters of the tools array, ``json.dumps`` defaults (as docs/benchmarks.md measures)
     names: tuple[str, ...]
     digest: str = ""  # sha256 of that JSON: tells a re-read list that did not change (bench/task_meter.py)
     each: tuple[str, ...] = ()  # each tool's JSON, in order: what changed between two reads

@@ -116,11 +116,11 @@ async def through_mcp(clicks: int) -> dict[str, Any]:
                     took, text = await timed("ai_tap", {"locate": "the login button"})
                     samples["ai_tap"].append(took)
                     sizes["ai_tap"] = len(text)
-                    took, text = await timed("interact", {"action": "click", "ref": ref})
+                    took, text = await timed("interact", {"action": "click", "target": ref})
                     samples["interact"].append(took)
                     sizes["interact"] = len(text)
                     took_snapshot, snap = await timed("snapshot", {})
-                    took_click, click = await timed("interact", {"action": "click", "ref": ref})
+                    took_click, click = await timed("interact", {"action": "click", "target": ref})
                     samples["snapshot+interact"].append(took_snapshot + took_click)
                     sizes["snapshot+interact"] = len(snap) + len(click)
     return {

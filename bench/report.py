@@ -455,7 +455,7 @@ def document(results: list[Result], clicks: int, warmup: int, repeat: int, load:
         "  what its users get unless they change it.",
         "- tabmcp: `tabmcp serve` with `TABMCP_WS_PORT=0 TABMCP_HEADLESS=true`, `connect_browser",
         "  {launch: true}`, `open_tab {url}` (focused), `snapshot` (default mode, default budget), then",
-        "  `snapshot {cursor}` until there is no `next`; `interact {action: click, ref}`.",
+        "  `snapshot {cursor}` until there is no `next`; `interact {action: click, target: <ref>}`.",
         f"- Click: open the counter page, snapshot, find the button's ref, {warmup} warm-up clicks, then",
         f"  {clicks} timed clicks; a last snapshot must show the count ({warmup + clicks}) in the page title.",
         *([f"- {rounds} rounds ({rounds_text(rounds)}): medians over all rounds' samples."] if rounds > 1 else []),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything the benchmark needs besides the repo's venv, installed outside the repo:
 # - the peers from the npm registry, into $TABMCP_BENCH_PEERS (default ~/.cache/tabmcp-bench/peers),
-#   pinned to the versions of shared/notes/anchors.md unless PLAYWRIGHT_MCP_VERSION /
+#   pinned to the versions measured in docs/benchmarks.md unless PLAYWRIGHT_MCP_VERSION /
 #   DEVTOOLS_MCP_VERSION say otherwise (e.g. "latest");
 # - real documentation pages: Debian's python3.11-doc (/usr/share/doc/python3.11/html).
 # Idempotent: what is already there is left alone.

@@ -1062,8 +1062,9 @@
   }
 
   function targetText(target) {
-    if (typeof target.css === 'string') return `css ${JSON.stringify(target.css)}`;
-    return `role ${target.role}${typeof target.name === 'string' ? ` named ${JSON.stringify(target.name)}` : ''}`;
+    // as the model writes a target (tools/targets.py): css=…, role=…[name=…]
+    if (typeof target.css === 'string') return `css=${target.css}`;
+    return `role=${target.role}${typeof target.name === 'string' ? `[name=${target.name}]` : ''}`;
   }
 
   function checkTarget(target) {
@@ -1141,7 +1142,7 @@
       const candidates = matches.slice(0, CANDIDATES_MAX).map(candidate);
       const listed = candidates.map((c) => `${c.ref} ${c.role}${c.name ? ` ${JSON.stringify(cut(c.name, DESCRIBE_NAME_MAX))}` : ''}`);
       throw new AgentError('ELEMENT_AMBIGUOUS',
-        `${targetText(target)} matches ${matches.length} elements: ${listed.join(', ')}${matches.length > CANDIDATES_MAX ? ', …' : ''}. Use a ref`,
+        `${targetText(target)} matches ${matches.length} elements: ${listed.join(', ')}${matches.length > CANDIDATES_MAX ? ', …' : ''}. Use one of these refs as target`,
         candidates);
     }
     return matches[0];
@@ -2035,7 +2036,7 @@
     if (!count) return result(false, `nothing matches ${what}`);
     if (count > 1) {
       const candidates = matches.slice(0, CANDIDATES_MAX).map(candidate);
-      throw new AgentError('ELEMENT_AMBIGUOUS', `${what} matches ${count} elements; use a ref`, candidates);
+      throw new AgentError('ELEMENT_AMBIGUOUS', `${what} matches ${count} elements; use a ref as target`, candidates);
     }
     const el = matches[0];
     let met;

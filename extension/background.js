@@ -1404,8 +1404,7 @@ async function resolveTarget(tabId, target) {
     const agentTarget = doc ? { ref: local, doc } : { ref: local };
     return { frameId, target: agentTarget, label: target.ref };
   }
-  const label = target.css !== undefined ? `css "${target.css}"`
-    : `role ${target.role}${target.name !== undefined ? ` named "${target.name}"` : ''}`;
+  const label = describeTarget(target);
   const answers = await callAgentInFrames(tabId, null, 'find', { target, limit: MAX_CANDIDATES + 1 });
   const matches = [];
   let failure = null;
@@ -2591,8 +2590,9 @@ async function pollCondition(tabId, probe, timeoutMs, failCss) {
 
 function describeTarget(target) {
   if (target.ref !== undefined) return target.ref;
-  if (target.css !== undefined) return `css "${target.css}"`;
-  return `role ${target.role}${target.name !== undefined ? ` "${target.name}"` : ''}`;
+  // as the model writes a target (tools/targets.py)
+  if (target.css !== undefined) return `css=${target.css}`;
+  return `role=${target.role}${target.name !== undefined ? `[name=${target.name}]` : ''}`;
 }
 
 /**

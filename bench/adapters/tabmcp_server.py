@@ -90,7 +90,7 @@ class Tabmcp(Adapter):
         return refs[0]
 
     async def click(self, ref: str, name: str) -> Call:
-        return await self.server.call("interact", {"action": "click", "ref": ref})
+        return await self.server.call("interact", {"action": "click", "target": ref})
 
 
 class TabmcpCdp(Tabmcp):

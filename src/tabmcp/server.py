@@ -46,7 +46,7 @@ from tabmcp.runtime import Runtime
 from tabmcp.tool_modes import choose_tools_mode
 from tabmcp.tools import CATALOG, CoreTool, ToolContext, ToolFailure
 from tabmcp.tools.base import Image, Output, Text
-from tabmcp.tools.listing import ALWAYS_LOAD, annotations_of, page_tool_listing
+from tabmcp.tools.listing import ALWAYS_LOAD, core_annotations, page_tool_listing
 from tabmcp.tools.page_tools import call_page_tool
 from tabmcp.workspaces import LOCAL, TooManyWorkspaces, Workspace, Workspaces, workspace_key
 
@@ -157,12 +157,13 @@ def client_name_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
 
 @functools.cache  # core tools never change; tools/list runs on every refresh of every client
 def core_tool_listing(tool: CoreTool, always_load: bool = False) -> types.Tool:
+    """A core tool as tools/list shows it, with no title: on every list, and its name says it
+    (the title stays for what tabmcp says to the user, as in confirmation questions)."""
     return types.Tool(
         name=tool.name,
-        title=tool.title,
         description=tool.description,
         input_schema=tool.input_schema(),
-        annotations=annotations_of(tool.hints),
+        annotations=core_annotations(tool.hints),
         meta=ALWAYS_LOAD if always_load else None,
     )
 
@@ -547,7 +548,11 @@ def progress_for(ctx: ServerRequestContext[Any, Any]) -> Progress:
 
 
 def _validation_message(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+    """Where and what, from pydantic's messages: never the input (a bad argument may be megabytes),
+    and without the "Value error, " pydantic puts before a validator's own words."""
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors()
+    )
 
 
 async def serve_stdio(settings: Settings) -> None:

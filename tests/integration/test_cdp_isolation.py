@@ -236,7 +236,7 @@ async def test_each_http_client_has_its_own_cookies_and_storage(
 
         # the navigation policy holds in a workspace's own context as in the default one
         ok(await b.call_tool("navigate", {"url": store.url()}))
-        away = await b.call_tool("interact", {"action": "click", "css": "#away"})
+        away = await b.call_tool("interact", {"action": "click", "target": "css=#away"})
         assert away.is_error and data_of(away).get("code") == "NAVIGATION_BLOCKED", text_of(away)
         assert store.elsewhere.hits == []
 
@@ -399,12 +399,13 @@ async def test_the_page_cannot_leave_for_a_blocked_origin_on_the_cdp_driver(
 
         # the page goes there itself: a link, a script, a form
         for target in ("#out", "#script"):
-            why = await refused(client, "interact", {"action": "click", "css": target}, "NAVIGATION_BLOCKED")
+            click = {"action": "click", "target": f"css={target}"}
+            why = await refused(client, "interact", click, "NAVIGATION_BLOCKED")
             assert sites.secret in why and "TABMCP_BLOCK_URLS" in why, (target, why)
             await back_to_start(client, sites)
-        await client.call_ok("interact", {"action": "fill", "css": "input[name=message]", "text": "hello"})
+        await client.call_ok("interact", {"action": "fill", "target": "css=input[name=message]", "text": "hello"})
         why = await refused(
-            client, "interact", {"action": "click", "role": "button", "name": "Send message"}, "NAVIGATION_BLOCKED"
+            client, "interact", {"action": "click", "target": "role=button[name=Send message]"}, "NAVIGATION_BLOCKED"
         )
         assert f"{sites.blocked.url}/post" in why
         await back_to_start(client, sites)
@@ -450,7 +451,7 @@ async def test_a_redirect_into_a_blocked_origin_is_refused_in_the_browser(
         assert "step 1 (navigate)" in why and sites.secret in why, why
         await back_to_start(client, sites)
 
-        why = await refused(client, "interact", {"action": "click", "css": "#redir"}, "NAVIGATION_BLOCKED")
+        why = await refused(client, "interact", {"action": "click", "target": "css=#redir"}, "NAVIGATION_BLOCKED")
         assert sites.blocked.hits == [], "the browser followed the redirect to the blocked origin"
         assert sites.secret in why and "TABMCP_BLOCK_URLS" in why, why
         await back_to_start(client, sites)
@@ -467,7 +468,7 @@ async def test_a_popup_into_a_blocked_origin_is_stopped_and_reported(
         start = (await client.call_ok("open_tab", {"url": sites.start}))["tab"]["id"]
 
         # the page's own tab is fine, the popup is stopped, and a result says so
-        popup = await client.call("interact", {"action": "click", "css": "#popup"})
+        popup = await client.call("interact", {"action": "click", "target": "css=#popup"})
         assert not popup.is_error, text_of(popup)
         notes = await noted(client, popup)
         assert sites.secret in notes[0] and "TABMCP_BLOCK_URLS" in notes[0], notes
@@ -492,7 +493,8 @@ async def test_an_allow_list_lets_one_origin_through_on_the_cdp_driver(
         why = await refused(client, "open_tab", {"url": sites.secret}, "NAVIGATION_BLOCKED")
         assert f"allow_urls: {sites.allowed.url}" in why and "TABMCP_ALLOW_URLS" in why
         for target in ("#out", "#redir"):
-            why = await refused(client, "interact", {"action": "click", "css": target}, "NAVIGATION_BLOCKED")
+            click = {"action": "click", "target": f"css={target}"}
+            why = await refused(client, "interact", click, "NAVIGATION_BLOCKED")
             assert sites.blocked.hits == [], f"{target}: the browser reached the origin the allow list leaves out"
             assert sites.secret in why and "TABMCP_ALLOW_URLS" in why, (target, why)
             await back_to_start(client, sites)

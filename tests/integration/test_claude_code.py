@@ -161,7 +161,7 @@ async def test_a_tool_the_page_registers_after_a_click_reaches_the_next_request(
     agenda = Agenda(
         [
             Step("connect_browser", {"launch": True, "url": pages.url("webmcp-later.html")}),
-            Step("interact", {"action": "click", "css": "#enable"}),
+            Step("interact", {"action": "click", "target": "css=#enable"}),
             Step("greet", {"name": "Ada"}),
         ],
         fallback=Step("snapshot"),

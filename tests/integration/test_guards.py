@@ -183,10 +183,10 @@ async def test_audit_log_has_one_redacted_line_per_call(
         assert tools["sign_in"].input_schema["properties"]["password"]["writeOnly"] is True
         signed = await client.call_ok("sign_in", {"username": "ada", "password": PASSWORD})
         assert "Signed in as ada (12 chars)" in json.dumps(signed)  # the page got the real password
-        await client.call_ok("interact", {"action": "fill", "css": "#pin", "text": PIN})
-        await client.call_ok("interact", {"action": "fill", "css": "#pin", "text": TRUSTED_PIN, "trusted": True})
-        await client.call_ok("interact", {"action": "type", "css": "#nick", "text": "visible-nick"})
-        failed = await client.call("interact", {"action": "fill", "css": "#nowhere", "text": "x"})
+        await client.call_ok("interact", {"action": "fill", "target": "css=#pin", "text": PIN})
+        await client.call_ok("interact", {"action": "fill", "target": "css=#pin", "text": TRUSTED_PIN, "trusted": True})
+        await client.call_ok("interact", {"action": "type", "target": "css=#nick", "text": "visible-nick"})
+        failed = await client.call("interact", {"action": "fill", "target": "css=#nowhere", "text": "x"})
         assert failed.is_error
         rows = await page_rows(client)
         pin = next(r for r in rows if r["name"] == "PIN" and r["role"] == "textbox")
@@ -205,7 +205,8 @@ async def test_audit_log_has_one_redacted_line_per_call(
     assert opened["arguments"]["url"].endswith("login.html?token=[redacted]")
     assert sign_in["arguments"] == {"username": "ada", "password": "[redacted]"}
     assert fill_pin["arguments"]["text"] == "[redacted]"  # a password field, as the page agent reported
-    assert fill_pin_trusted["arguments"] == {"action": "fill", "css": "#pin", "text": "[redacted]", "trusted": True}
+    trusted_fill = {"action": "fill", "target": "css=#pin", "text": "[redacted]", "trusted": True}
+    assert fill_pin_trusted["arguments"] == trusted_fill
     assert type_nick["arguments"]["text"] == "visible-nick"  # an ordinary field is logged as typed
     assert fill_missing["outcome"] == "error" and "ELEMENT_NOT_FOUND" in fill_missing["error"]
     for line in lines:
@@ -268,10 +269,10 @@ async def test_destructive_calls_run_only_when_the_user_accepts(
 
         # the same button through interact: by role and name, and by the snapshot's ref
         client.answers = ["decline", "cancel"]
-        delete_button = {"action": "click", "role": "button", "name": "Delete all items"}
+        delete_button = {"action": "click", "target": "role=button[name=Delete all items]"}
         by_name = await error_body(client, "interact", delete_button)
         ref = next(r["ref"] for r in rows if r["role"] == "button" and r["name"] == "Delete all items")
-        by_ref = await error_body(client, "interact", {"action": "click", "ref": ref})
+        by_ref = await error_body(client, "interact", {"action": "click", "target": ref})
         assert by_name["code"] == by_ref["code"] == "DECLINED" and "cancelled" in by_ref["error"]
         assert len(client.questions) == 3 and f"({ref})" in client.questions[2]
         assert list_items(await page_rows(client)) == ["Alpha", "Beta"]
@@ -325,10 +326,11 @@ async def test_capabilities_off_by_default_and_screenshots_per_origin(
         assert f"http://localhost:{port}" in refused["error"] and "screenshot_origins" in refused["error"]
 
         await client.call_ok("navigate", {"url": guard_pages.url("login.html")})
-        trusted = await error_body(client, "interact", {"action": "fill", "css": "#nick", "text": "x", "trusted": True})
+        fill = {"action": "fill", "target": "css=#nick", "text": "x"}
+        trusted = await error_body(client, "interact", {**fill, "trusted": True})
         assert trusted["code"] == "CAPABILITY_DISABLED" and "enable_trusted_input" in trusted["error"]
         assert next(r for r in await page_rows(client) if r["name"] == "Nickname").get("value", "") == ""
-        await client.call_ok("interact", {"action": "fill", "css": "#nick", "text": "x"})  # untrusted input works
+        await client.call_ok("interact", fill)  # untrusted input works
 
 
 # ----------------------------------------------------------------- untrusted page content

@@ -84,8 +84,8 @@ async def test_dom_changes_made_through_interact(sites: SiteServer, server_log: 
 
         # a click that only changes a row (its star), and typing in the search box: same tools, no notification
         changes = client.changes
-        await act(client, "click", css="tr.zA:first-child span[role=button]")  # the row list is re-rendered
-        await act(client, "fill", role="textbox", name="Search mail", text="invoice from:marcus")
+        await act(client, "click", target="css=tr.zA:first-child span[role=button]")  # the row list is re-rendered
+        await act(client, "fill", target="role=textbox[name=Search mail]", text="invoice from:marcus")
         await no_change_since(client, changes)
         snapshot = text_of(await client.call("snapshot"))
         assert "invoice from:marcus" in snapshot  # the page did change
@@ -94,7 +94,7 @@ async def test_dom_changes_made_through_interact(sites: SiteServer, server_log: 
         assert await page_tools(client) == inbox
 
         # Compose opens the draft window: no tool call is running, the agent reports it, one list_changed
-        opened = await act(client, "click", role="button", name="Compose")
+        opened = await act(client, "click", target="role=button[name=Compose]")
         assert "navigated" not in opened  # so interact itself did not re-read the tools
         await client.wait_changes(changes + 1)
         drafting = await page_tools(client)
@@ -106,19 +106,19 @@ async def test_dom_changes_made_through_interact(sites: SiteServer, server_log: 
         await no_change_since(client, changes + 1)
 
         # filling the draft is typing: no list_changed
-        await act(client, "fill", role="combobox", name="To recipients", text="ada@example.com")
-        await act(client, "fill", role="textbox", name="Subject", text="Lunch")
+        await act(client, "fill", target="role=combobox[name=To recipients]", text="ada@example.com")
+        await act(client, "fill", target="role=textbox[name=Subject]", text="Lunch")
         await no_change_since(client, changes + 1)
 
         # closing the draft: the list is the inbox's again, one more list_changed
-        await act(client, "click", role="button", name="Save & close")
+        await act(client, "click", target="role=button[name=Save & close]")
         await client.wait_changes(changes + 2)
         assert await page_tools(client) == inbox
         await no_change_since(client, changes + 2)
 
         # a search from the page's own box routes to #search/… and lists 4 rows: a new route, the same tools
-        await act(client, "fill", role="textbox", name="Search mail", text="is:unread")
-        routed = await act(client, "press", role="textbox", name="Search mail", key="Enter")
+        await act(client, "fill", target="role=textbox[name=Search mail]", text="is:unread")
+        routed = await act(client, "press", target="role=textbox[name=Search mail]", key="Enter")
         assert routed["navigated"]["url"].endswith("/mail/index.html#search/is%3Aunread")
         await no_change_since(client, changes + 2)
         assert len((await client.call_ok("list_messages"))["messages"]) == 4
@@ -139,11 +139,11 @@ async def test_route_changes_made_by_the_page(sites: SiteServer, server_log: obj
 
         changes = client.changes
         for field, code in (("origin", "SFO"), ("destination", "JFK")):
-            await act(client, "fill", css=f"#{field}-input", text=code)
-            await act(client, "click", css=f"#{field}-listbox [role=option]:first-child")
-        await act(client, "fill", css="#depart-date", text=depart)
+            await act(client, "fill", target=f"css=#{field}-input", text=code)
+            await act(client, "click", target=f"css=#{field}-listbox [role=option]:first-child")
+        await act(client, "fill", target="css=#depart-date", text=depart)
         await no_change_since(client, changes)  # filling the form (and its suggestion lists) is not news
-        searched = await act(client, "click", role="button", name="Search")
+        searched = await act(client, "click", target="role=button[name=Search]")
         route = f"?origin=SFO&destination=JFK&depart={depart}&adults=1&cabin=economy"
         assert searched["navigated"]["url"] == home + route  # the page's own pushState
         await client.wait_changes(changes + 1, timeout=SETTLE)  # the cards come 0.6 s after the route change
@@ -151,7 +151,7 @@ async def test_route_changes_made_by_the_page(sites: SiteServer, server_log: obj
         await no_change_since(client, changes + 1)
 
         # re-sorting: replaceState and the same 8 cards in another order; the tool set is the same
-        await act(client, "click", role="tab", name="Quickest")
+        await act(client, "click", target="role=tab[name=Quickest]")
         await no_change_since(client, changes + 1)
         snapshot = text_of(await client.call("snapshot"))
         first = re.search(r"button,\"?Select (.+?) flight departing (\d+:\d\d [ap]m), \$", snapshot)
@@ -169,7 +169,7 @@ async def test_route_changes_made_by_the_page(sites: SiteServer, server_log: obj
         assert "Unknown tool 'select_flight'" in text_of(stale) and "hold_this_trip" in text_of(stale)
         stale = await client.call("search_flights", {"from": "SFO", "to": "LAX", "departDate": depart})
         assert stale.is_error and "Unknown tool 'search_flights'" in text_of(stale)
-        back = await act(client, "click", css="#back-to-results")  # the server goes on
+        back = await act(client, "click", target="css=#back-to-results")  # the server goes on
         assert back["navigated"]["url"].startswith(sites.url("flights/?origin=SFO&destination=JFK"))
         await tools_become(client, ["search_flights", "select_flight"])  # the fares come 0.6 s after the load
 
@@ -180,13 +180,13 @@ async def test_route_changes_made_by_the_page(sites: SiteServer, server_log: obj
         changes = client.changes
         code = await page_tools(client)
         assert code[:2] == ["star_repo", "view_issues"] and "new_issue" not in code
-        tab = await act(client, "click", css="a#issues-tab")
+        tab = await act(client, "click", target="css=a#issues-tab")
         assert tab["navigated"]["url"].endswith("/repo/index.html#/nimbus-labs/skylark/issues")
         await client.wait_changes(changes + 1)
         issues = await page_tools(client)
         assert set(issues) - set(code) == {"new_issue"}
         await no_change_since(client, changes + 1)
-        await act(client, "click", css="a#code-tab")  # and back: the set is the code page's again
+        await act(client, "click", target="css=a#code-tab")  # and back: the set is the code page's again
         await client.wait_changes(changes + 2)
         assert await page_tools(client) == code
 

@@ -195,18 +195,19 @@ async def test_a_block_list_holds_for_tools_links_redirects_forms_scripts_and_po
 
         # the page goes there itself: a link, a script, a form
         for target in ("#out", "#script"):
-            why = await refused(client, "interact", {"action": "click", "css": target}, "NAVIGATION_BLOCKED")
+            click = {"action": "click", "target": f"css={target}"}
+            why = await refused(client, "interact", click, "NAVIGATION_BLOCKED")
             assert sites.secret in why and "TABMCP_BLOCK_URLS" in why, why
             await back_to_start(client, sites)
-        await client.call_ok("interact", {"action": "fill", "css": "input[name=message]", "text": "hello"})
+        await client.call_ok("interact", {"action": "fill", "target": "css=input[name=message]", "text": "hello"})
         why = await refused(
-            client, "interact", {"action": "click", "role": "button", "name": "Send message"}, "NAVIGATION_BLOCKED"
+            client, "interact", {"action": "click", "target": "role=button[name=Send message]"}, "NAVIGATION_BLOCKED"
         )
         assert f"{sites.blocked.url}/post" in why
         await back_to_start(client, sites)
 
         # a popup: the page's own tab is fine, the popup is stopped, and the next result says so
-        popup = await client.call("interact", {"action": "click", "css": "#popup"})
+        popup = await client.call("interact", {"action": "click", "target": "css=#popup"})
         assert not popup.is_error, text_of(popup)
         notes = blocked_notes(popup)
 
@@ -291,10 +292,10 @@ async def test_an_allow_list_lets_one_origin_through(sites: Sites, server_log: o
         assert f"allow_urls: {sites.allowed.url}" in why and "TABMCP_ALLOW_URLS" in why
         why = await refused(client, "navigate", {"url": "https://example.com/"}, "NAVIGATION_BLOCKED")
         # the browser refuses everything else too: the page's link, and a redirect out
-        why = await refused(client, "interact", {"action": "click", "css": "#out"}, "NAVIGATION_BLOCKED")
+        why = await refused(client, "interact", {"action": "click", "target": "css=#out"}, "NAVIGATION_BLOCKED")
         assert sites.secret in why and "TABMCP_ALLOW_URLS" in why, why
         await back_to_start(client, sites)
-        why = await refused(client, "interact", {"action": "click", "css": "#redir"}, "NAVIGATION_BLOCKED")
+        why = await refused(client, "interact", {"action": "click", "target": "css=#redir"}, "NAVIGATION_BLOCKED")
         assert sites.secret in why, why
         await back_to_start(client, sites)
         assert data_of(await client.call("navigate", {"url": f"{sites.allowed.url}/other.html"}))["title"] == "Other"

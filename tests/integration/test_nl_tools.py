@@ -107,7 +107,8 @@ async def test_element_tools_without_a_model(server_log: object, tmp_path: Path,
         tools = {t.name: t for t in await session.tools()}
         assert set(tools) >= ELEMENT_TOOLS | VERBS
         assert not set(tools) & MODEL_TOOLS  # they need a model, and none is configured
-        assert tools["ai_tap"].annotations is not None and tools["ai_tap"].annotations.read_only_hint is False
+        tap = tools["ai_tap"].annotations
+        assert tap is not None and not tap.read_only_hint and tap.destructive_hint is False  # MCP assumes true
         assert tools["ai_tap"].input_schema["required"] == ["locate"]
         assert tools["ai_scroll"].input_schema["properties"]["scrollType"]["enum"][1] == "untilBottom"
 

@@ -106,7 +106,7 @@ async def test_snapshot_covers_frames_and_shadow_dom_and_leaves_hidden_out(
         assert len({ref for ref in buttons.values()}) == len(buttons)
 
         # a ref inside the cross-origin frame works like any other
-        await page.ok("interact", action="click", ref=buttons["Frame button cross"])
+        await page.ok("interact", action="click", target=buttons["Frame button cross"])
         full = await page.snapshot(mode="full")
         assert "clicked cross synthetic" in names(full)
 
@@ -121,7 +121,7 @@ async def test_snapshot_covers_frames_and_shadow_dom_and_leaves_hidden_out(
         assert {"Open shadow button", "Closed shadow button", "Fallback button"} <= set(buttons_in_shadow)
         assert "Unslotted button" not in buttons_in_shadow  # light DOM no slot shows is not rendered
         assert "Slotted link" in names(shadow, "link")
-        await page.ok("interact", action="click", role="button", name="Open shadow button")
+        await page.ok("interact", action="click", target="role=button[name=Open shadow button]")
         assert "open shadow clicked" in names(await page.snapshot(mode="full"))
 
         await page.ok("navigate", url=pages.url("semantics.html"))
@@ -160,7 +160,7 @@ async def test_snapshot_budget_cursor_and_diff(server_log: object, tmp_path: Pat
         new_page = await page.ok("snapshot", diff=True)
         assert "new page" in new_page
         check = await page.ref("checkbox", "Subscribe")
-        await page.ok("interact", action="check", ref=check)
+        await page.ok("interact", action="check", target=check)
         changed = decode(await page.ok("snapshot", diff=True))
         assert [n["ref"] for n in changed["changed"]] == [check]
         assert "checked" in str(changed["changed"][0]["states"]).split()
@@ -187,7 +187,7 @@ async def test_resources_and_their_updates(server_log: object, tmp_path: Path, p
         assert decode(current.contents[0].text)["title"] == "Actions"
 
         updated.clear()
-        await page.ok("interact", action="click", role="button", name="Plain button")
+        await page.ok("interact", action="click", target="role=button[name=Plain button]")
         with anyio.fail_after(10):
             while "dom://current-page" not in updated:
                 await anyio.sleep(0.05)
@@ -202,57 +202,59 @@ async def test_interact_actions_on_real_controls(server_log: object, tmp_path: P
     async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile"), **trusted_input) as session:
         page = await focused_on(session, pages.url("actions.html"))
 
-        done = await page.data("interact", action="click", ref=await page.ref("button", "Plain button"))
+        done = await page.data("interact", action="click", target=await page.ref("button", "Plain button"))
         assert done["done"].startswith("click e")
         assert "navigated" not in done
 
         controlled = await page.ref("textbox", "Controlled")
-        await page.ok("interact", action="fill", ref=controlled, text="typed by tabmcp")
+        await page.ok("interact", action="fill", target=controlled, text="typed by tabmcp")
         assert "state: typed by tabmcp" in names(await page.snapshot(mode="full"))
 
-        await page.ok("interact", action="select", role="combobox", name="Color", value="Green")
+        await page.ok("interact", action="select", target="role=combobox[name=Color]", value="Green")
         assert "color: g" in names(await page.snapshot(mode="full"))
-        await page.ok("interact", action="select", css="#toppings", values=["ham", "olive"])
+        await page.ok("interact", action="select", target="css=#toppings", values=["ham", "olive"])
         assert "toppings: ham,olive" in names(await page.snapshot(mode="full"))
 
         key_field = await page.ref("textbox", "Key field")
-        await page.ok("interact", action="type", ref=key_field, text="abc")
-        await page.ok("interact", action="press", ref=key_field, key="Control+A")
-        await page.ok("interact", action="press", ref=key_field, key="Backspace")
+        await page.ok("interact", action="type", target=key_field, text="abc")
+        await page.ok("interact", action="press", target=key_field, key="Control+A")
+        await page.ok("interact", action="press", target=key_field, key="Backspace")
         row = next(n for n in rows(await page.snapshot(), "textbox") if n["ref"] == key_field)
         assert row.get("value", "") == ""
 
         query = await page.ref("textbox", "Search query")
-        await page.ok("interact", action="fill", ref=query, text="mcp")
-        await page.ok("interact", action="press", ref=query, key="Enter")
+        await page.ok("interact", action="fill", target=query, text="mcp")
+        await page.ok("interact", action="press", target=query, key="Enter")
         assert "submitted: mcp" in names(await page.snapshot(mode="full"))
 
-        with_snapshot = await page.ok("interact", action="check", role="checkbox", name="Subscribe", snapshot=True)
+        with_snapshot = await page.ok("interact", action="check", target="role=checkbox[name=Subscribe]", snapshot=True)
         assert "nodes[" in with_snapshot and "checked" in with_snapshot
 
         # what blocks an action is said, and named
-        covered = await page.error("interact", action="click", ref=await page.ref("button", "Covered button"))
+        covered = await page.error("interact", action="click", target=await page.ref("button", "Covered button"))
         assert "ELEMENT_NOT_INTERACTABLE" in covered and "overlay" in covered
-        disabled = await page.error("interact", action="click", role="button", name="Disabled action")
+        disabled = await page.error("interact", action="click", target="role=button[name=Disabled action]")
         assert "ELEMENT_NOT_INTERACTABLE" in disabled and "disabled" in disabled
-        missing = await page.error("interact", action="click", css="#no-such-thing")
+        missing = await page.error("interact", action="click", target="css=#no-such-thing")
         assert "ELEMENT_NOT_FOUND" in missing
-        ambiguous = await page.error("interact", action="click", role="button", name="o")
+        ambiguous = await page.error("interact", action="click", target="role=button[name=o]")
         assert "ELEMENT_AMBIGUOUS" in ambiguous and " e" in ambiguous
-        bad_args = await page.error("interact", action="fill", ref=controlled)
+        bad_args = await page.error("interact", action="fill", target=controlled)
         assert "fill needs text" in bad_args
+        bare = await page.error("interact", action="click", target="#no-such-thing")
+        assert "write css=#no-such-thing" in bare and "role=<role>[name=<name>]" in bare
 
         # untrusted clicks are rejected by this page; trusted input goes through
         trusted_only = await page.ref("button", "Trusted only")
-        await page.ok("interact", action="click", ref=trusted_only)
+        await page.ok("interact", action="click", target=trusted_only)
         assert "rejected" in names(await page.snapshot(mode="full"))
-        await page.ok("interact", action="click", ref=trusted_only, trusted=True)
+        await page.ok("interact", action="click", target=trusted_only, trusted=True)
         full = names(await page.snapshot(mode="full"))
         assert "accepted" in full and "rejected" not in full, full
 
         # a stale ref: the page was reloaded, its old refs are gone
         await page.ok("navigate", go="reload")
-        stale = await page.error("interact", action="click", ref=trusted_only)
+        stale = await page.error("interact", action="click", target=trusted_only)
         assert "STALE_REF" in stale and "new snapshot" in stale
 
 
@@ -260,7 +262,7 @@ async def test_navigation_dialogs_waits_and_console(server_log: object, tmp_path
     async with launched(server_log, tmp_path) as session:
         page = await focused_on(session, pages.url("navigation.html"))
 
-        went = await page.data("interact", action="click", role="link", name="Go to target")
+        went = await page.data("interact", action="click", target="role=link[name=Go to target]")
         assert went["navigated"]["title"] == "Navigation target"
         assert "by=link" in went["navigated"]["url"]
         back = await page.data("navigate", go="back")
@@ -269,7 +271,7 @@ async def test_navigation_dialogs_waits_and_console(server_log: object, tmp_path
         assert forward["title"] == "Navigation target"
         loaded = await page.data("navigate", url=pages.url("navigation.html"), waitUntil="networkidle")
         assert loaded["title"] == "Navigation"
-        stayed = await page.data("interact", action="click", role="button", name="Plain button")
+        stayed = await page.data("interact", action="click", target="role=button[name=Plain button]")
         assert "navigated" not in stayed
 
         refused = await page.error("navigate", url="javascript:alert(1)")
@@ -278,10 +280,10 @@ async def test_navigation_dialogs_waits_and_console(server_log: object, tmp_path
         assert "NAVIGATION_FAILED" in failed
 
         await page.ok("navigate", url=pages.url("dialogs.html"))
-        dismissed = await page.data("interact", action="click", role="button", name="Confirm")
+        dismissed = await page.data("interact", action="click", target="role=button[name=Confirm]")
         assert dismissed["dialogs"] == [{"type": "confirm", "message": "Are you sure?", "answer": "false"}]
         accepted = await page.data(
-            "interact", action="click", role="button", name="Prompt", dialog="accept", promptText="Ada"
+            "interact", action="click", target="role=button[name=Prompt]", dialog="accept", promptText="Ada"
         )
         assert accepted["dialogs"][0]["answer"] == "Ada"
         assert "prompt: Ada" in names(await page.snapshot(mode="full"))
@@ -289,7 +291,7 @@ async def test_navigation_dialogs_waits_and_console(server_log: object, tmp_path
         await page.ok("navigate", url=pages.url("delayed.html?delay=300"))
         await page.ok("wait_for", text="Loaded later")
         await page.ok("wait_for", textGone="Vanishing text")
-        await page.ok("wait_for", role="button", name="Enable later", state="enabled")
+        await page.ok("wait_for", target="role=button[name=Enable later]", state="enabled")
         await page.ok("wait_for", timeMs=50)
         timed_out = await page.error("wait_for", text="never shown anywhere", timeoutMs=300)
         assert "TIMEOUT" in timed_out
@@ -308,7 +310,7 @@ async def test_navigation_dialogs_waits_and_console(server_log: object, tmp_path
         assert len([m for m in messages if m["text"] == "careful now"]) == 1  # each read returns new ones only
         assert [m for m in messages if m["level"] == "dialog"][-1]["text"].startswith("prompt")  # kept across pages
         assert (await page.data("console"))["messages"] == []  # only what is new since the last read
-        await page.ok("interact", action="click", role="button", name="Log more")
+        await page.ok("interact", action="click", target="role=button[name=Log more]")
         again = (await page.data("console", level=["log"]))["messages"]
         assert [m["text"] for m in again] == ["clicked log"]
 
@@ -339,12 +341,12 @@ async def test_screenshots_are_images_a_vision_model_can_take(
         assert "scaled from" in text_of(full)
 
         await page.ok("navigate", url=pages.url("actions.html"))
-        element = await session.call("screenshot", {"role": "button", "name": "Plain button"})
+        element = await session.call("screenshot", {"target": "role=button[name=Plain button]"})
         assert not element.is_error, text_of(element)
         small = image_of(element)
         assert small.size[0] < shot.size[0] and small.size[1] < 200
 
-        missing = await page.error("screenshot", css="#nothing-here")
+        missing = await page.error("screenshot", target="css=#nothing-here")
         assert "ELEMENT_NOT_FOUND" in missing
 
         # a page the extension may not script, then a tab that is gone: errors to act on, server up
@@ -356,7 +358,7 @@ async def test_screenshots_are_images_a_vision_model_can_take(
             blank = text_of(await session.call("snapshot", {}))
             assert 'url: "about:blank"' in blank and "rows 0 of 0" in blank
         await session.call_ok("close_tab")
-        gone = await page.error("interact", action="click", ref="e1")
+        gone = await page.error("interact", action="click", target="e1")
         assert "not available" in gone and "open_tab" in gone
         assert await session.tool_names() == ["list_tabs", "open_tab"]
 

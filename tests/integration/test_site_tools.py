@@ -156,7 +156,7 @@ async def test_mailbox(sites: SiteServer, server_log: object) -> None:
         assert "open_thread" not in stale.split("Available tools:")[1]
 
         # back to the inbox (a link on the page), then act on checked rows
-        await client.call_ok("interact", {"action": "click", "role": "link", "name": "Inbox"})
+        await client.call_ok("interact", {"action": "click", "target": "role=link[name=Inbox]"})
         await client.wait_changes(changes + 2)
         assert page_tools(await listed(client))[:6] == MAIL_TOOLS
         changes = client.changes

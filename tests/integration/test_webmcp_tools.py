@@ -98,7 +98,7 @@ async def test_webmcp_tools_are_listed_called_and_followed(sites: SiteServer, se
 
         # the same registration caused by the user's kind of action (a click, not a page tool): the
         # agent reports the WebMCP change by itself and the list follows
-        dentist = {"role": "checkbox", "name": "Book the dentist appointment"}
+        dentist = {"target": "role=checkbox[name=Book the dentist appointment]"}
         await client.call_ok("interact", {"action": "check", **dentist})
         await client.wait_changes(changes + 3)
         assert "clear_completed" in await client.tool_names()

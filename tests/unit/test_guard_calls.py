@@ -23,6 +23,7 @@ from tabmcp.introspect.webmcp import imperative_tool
 from tabmcp.policy import NavigationPolicy
 from tabmcp.tools import CATALOG, ToolContext, ToolFailure
 from tabmcp.tools.act import InteractArgs, interact
+from tabmcp.tools.targets import parse_target
 
 CORE = {t.name: t for t in CATALOG}
 
@@ -70,20 +71,25 @@ def test_password_arguments_come_from_the_schema() -> None:
     assert password_arguments({"type": "object"}) == frozenset()
 
 
+def facts_of(args: dict[str, Any], target_name: str | None) -> Any:
+    return interact_facts(args, parse_target(args["target"]), target_name)
+
+
 def test_interact_clicking_a_destructive_element() -> None:
-    facts = interact_facts({"action": "click", "role": "button", "name": "Delete account"}, "Delete account")
+    facts = facts_of({"action": "click", "target": "role=button[name=Delete account]"}, "Delete account")
     assert facts.destructive == 'click the button "Delete account"'
-    by_ref = interact_facts({"action": "click", "ref": "e7"}, "Remove item")
+    by_ref = facts_of({"action": "click", "target": "e7"}, "Remove item")
     assert by_ref.destructive == 'click the element "Remove item" (e7)'
-    assert interact_facts({"action": "press", "ref": "e7", "key": "Enter"}, "Delete").destructive is not None
+    assert facts_of({"action": "press", "target": "e7", "key": "Enter"}, "Delete").destructive is not None
+    assert interact_facts({"action": "click"}, None, "Delete").destructive is not None  # a name from elsewhere
 
 
 def test_interact_that_does_not_activate_or_is_not_destructive() -> None:
-    assert interact_facts({"action": "click", "ref": "e1"}, "Save").destructive is None
-    assert interact_facts({"action": "hover", "ref": "e1"}, "Delete").destructive is None
-    assert interact_facts({"action": "fill", "ref": "e1", "text": "x"}, "Delete reason").destructive is None
-    assert interact_facts({"action": "press", "ref": "e1", "key": "Tab"}, "Delete").destructive is None
-    assert interact_facts({"action": "click", "css": "#x"}, None).destructive is None  # not resolved beforehand
+    assert facts_of({"action": "click", "target": "e1"}, "Save").destructive is None
+    assert facts_of({"action": "hover", "target": "e1"}, "Delete").destructive is None
+    assert facts_of({"action": "fill", "target": "e1", "text": "x"}, "Delete reason").destructive is None
+    assert facts_of({"action": "press", "target": "e1", "key": "Tab"}, "Delete").destructive is None
+    assert facts_of({"action": "click", "target": "css=#x"}, None).destructive is None  # not resolved beforehand
 
 
 def test_natural_language_taps_are_destructive_when_their_words_say_so() -> None:
@@ -115,5 +121,5 @@ async def test_a_password_field_is_noted_even_when_the_call_then_fails_on_where_
     runtime: Any = SimpleNamespace(driver=Driver(), state=state, policy=NavigationPolicy(), stop_tab=stop_tab)
     ctx = ToolContext(runtime=runtime, settings=Settings(), launcher=None, bridge_url="")  # type: ignore[arg-type]
     with collecting() as noted, pytest.raises(ToolFailure, match="browser page"):
-        await interact(ctx, InteractArgs(action="fill", css="#pin", text="hunter2"))
+        await interact(ctx, InteractArgs(action="fill", target="css=#pin", text="hunter2"))
     assert noted == {"text", "value"} and stopped == [1]

@@ -198,22 +198,27 @@ async def test_interact_on_a_destructive_element_is_confirmed(tmp_path: Path) ->
     h = Harness(tmp_path, confirm_destructive=True)
     h.runtime.snapshots.record(1, "interactive", PAGE_URL, "Account", [Node("e5", "button", "Delete my data")])
     async with h.client("legacy", "decline") as client:
-        by_ref = await client.call_tool("interact", {"action": "click", "ref": "e5"})
-        by_name = await client.call_tool("interact", {"action": "click", "role": "button", "name": "Remove card"})
-        harmless = await client.call_tool("interact", {"action": "click", "role": "button", "name": "Save"})
+        by_ref = await client.call_tool("interact", {"action": "click", "target": "e5"})
+        by_name = await client.call_tool("interact", {"action": "click", "target": "role=button[name=Remove card]"})
+        harmless = await client.call_tool("interact", {"action": "click", "target": "role=button[name=Save]"})
+        unparsed = await client.call_tool("interact", {"action": "click", "target": "Delete my data"})
     assert error_of(by_ref)["code"] == "DECLINED" and error_of(by_name)["code"] == "DECLINED"
-    assert not harmless.is_error
+    assert not harmless.is_error and not unparsed.is_error  # a bad target fails in the tool, not here
     assert 'click the element "Delete my data" (e5)' in h.asked[0]
-    assert h.ran == [("interact", {"action": "click", "role": "button", "name": "Save"})]
+    assert 'click the button "Remove card"' in h.asked[1]
+    assert h.ran == [
+        ("interact", {"action": "click", "target": "role=button[name=Save]"}),
+        ("interact", {"action": "click", "target": "Delete my data"}),
+    ]
 
 
 async def test_a_password_typed_by_interact_is_redacted(tmp_path: Path) -> None:
     h = Harness(tmp_path, secrets=["tok-123"])
     async with h.client("legacy", None) as client:
-        await client.call_tool("interact", {"action": "fill", "ref": "e3", "text": "hunter2"})
+        await client.call_tool("interact", {"action": "fill", "target": "e3", "text": "hunter2"})
         await client.call_tool("navigate", {"url": "https://x.test/?key=tok-123"})
     fill, nav = h.lines()
-    assert fill["arguments"] == {"action": "fill", "ref": "e3", "text": "[redacted]"}
+    assert fill["arguments"] == {"action": "fill", "target": "e3", "text": "[redacted]"}
     assert nav["arguments"] == {"url": "https://x.test/?key=[redacted]"}
     assert "hunter2" not in h.audit.read_text() and "tok-123" not in h.audit.read_text()
 

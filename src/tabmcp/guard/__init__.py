@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from tabmcp.config import Settings
     from tabmcp.runtime import Runtime
     from tabmcp.tools.base import CoreTool
+    from tabmcp.tools.targets import Target
 
 __all__ = ["Guards"]
 
@@ -202,7 +203,8 @@ def _facts(core: Mapping[str, CoreTool], runtime: Runtime, name: str, args: Mapp
         return CallFacts()
     if name in core:
         if name == "interact":
-            return interact_facts(args, _target_name(runtime, args))
+            target = _target_of(args)
+            return interact_facts(args, target, _target_name(runtime, target))
         if name in DESCRIBED_TARGETS:
             return described_facts(name, args)
         return core_tool_facts(core[name], args)
@@ -210,16 +212,30 @@ def _facts(core: Mapping[str, CoreTool], runtime: Runtime, name: str, args: Mapp
     return page_tool_facts(page) if page is not None else CallFacts()
 
 
-def _target_name(runtime: Runtime, args: Mapping[str, Any]) -> str | None:
-    """The element's name without asking the page: given (role + name), or the row of the tab's
-    latest snapshot with that ref."""
-    if isinstance(args.get("name"), str):
-        return args["name"]
-    ref = args.get("ref")
-    tab_id = runtime.state.focused_tab_id
-    if not isinstance(ref, str) or tab_id is None:
+def _target_of(args: Mapping[str, Any]) -> Target | None:
+    """The call's target, parsed; None without one, or with one the tool itself will refuse."""
+    from tabmcp.tools.targets import parse_target  # here: the tools import guard modules
+
+    raw = args.get("target")
+    if not isinstance(raw, str):
         return None
-    ref = ref.strip()
+    try:
+        return parse_target(raw)
+    except ValueError:
+        return None
+
+
+def _target_name(runtime: Runtime, target: Target | None) -> str | None:
+    """The element's name without asking the page: given (role=…[name=…]), or the row of the tab's
+    latest snapshot with that ref."""
+    if target is None:
+        return None
+    if target.name is not None:
+        return target.name
+    ref = target.ref
+    tab_id = runtime.state.focused_tab_id
+    if ref is None or tab_id is None:
+        return None
     for mode in ("interactive", "full"):
         snapshot = runtime.snapshots.latest(tab_id, mode)
         if snapshot is not None:

@@ -11,7 +11,7 @@ or the tab's latest snapshot) come in; facts go out.
 - ``ai_tap`` / ``ai_keyboard_press`` (Enter, Space) are destructive when their description has one of
   those words ("the Delete account button").
 - ``interact`` is destructive when it clicks (or presses a key on) an element whose name has one
-  of those words. The name is known for ``role`` + ``name`` targets and for refs of the latest
+  of those words. The name is known for ``role=…[name=…]`` targets and for refs of the latest
   snapshot; a CSS target is not resolved beforehand (that would cost a browser round trip).
 - Password arguments: a page tool's schema marks them (``writeOnly: true`` or
   ``format: "password"``: the form introspector writes ``writeOnly`` for ``<input type=password>``).
@@ -31,6 +31,13 @@ PROXY = "call_page_tool"  # tools/page_proxy.py, the static tool mode's way to t
 ACTIVATING = frozenset({"click", "dblclick", "press"})
 ACTIVATING_KEYS = frozenset({"enter", "space", " "})
 MAX_SHOWN_NAME = 80
+
+
+class TargetLike(Protocol):
+    """A parsed interact target (tools/targets.Target)."""
+
+    ref: str | None
+    role: str | None
 
 
 class CoreToolLike(Protocol):
@@ -103,13 +110,14 @@ def described_facts(name: str, args: Mapping[str, Any]) -> CallFacts:
     return CallFacts(destructive=f'{name.removeprefix("ai_").replace("_", " ")} "{clean(description, MAX_SHOWN_NAME)}"')
 
 
-def interact_facts(args: Mapping[str, Any], target_name: str | None) -> CallFacts:
-    """``target_name``: the accessible name of the element, when known without asking the page."""
+def interact_facts(args: Mapping[str, Any], target: TargetLike | None, target_name: str | None) -> CallFacts:
+    """``target``: the call's target, parsed; ``target_name``: the accessible name of the element,
+    when known without asking the page."""
     action = args.get("action")
     if action not in ACTIVATING or not target_name or not DESTRUCTIVE_WORDS.search(target_name):
         return CallFacts()
     if action == "press" and str(args.get("key", "")).strip().lower() not in ACTIVATING_KEYS:
         return CallFacts()  # Tab or an arrow key on a "Delete" button does not delete
-    role = args.get("role") or "element"
-    ref = f" ({args['ref']})" if isinstance(args.get("ref"), str) else ""
+    role = (target.role if target is not None else None) or "element"
+    ref = f" ({target.ref})" if target is not None and target.ref is not None else ""
     return CallFacts(destructive=f'{action} the {role} "{clean(target_name, MAX_SHOWN_NAME)}"{ref}')

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, WithJsonSchema, model_validator
 
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
@@ -13,10 +13,11 @@ from tabmcp.guard.sensitive import note_sensitive
 from tabmcp.tools.base import Args, Text, ToolContext, ToolFailure, tool
 from tabmcp.tools.observe import SnapshotArgs, take_snapshot
 from tabmcp.tools.tabs import check_landing, check_url, note_blocked
-from tabmcp.tools.targets import TargetArgs, focused_tab_id, page_failure, toon
+from tabmcp.tools.targets import FORMS, TARGET_HELP, TargetArgs, focused_tab_id, page_failure, toon
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle"]
-AfterSnapshot = bool | Literal["diff"]
+# listed as one enum: the same choice as anyOf [boolean, const "diff"] at half the characters
+AfterSnapshot = Annotated[bool | Literal["diff"], WithJsonSchema({"enum": [False, True, "diff"]})]
 FOCUSED = {s.Mode.FOCUSED}
 MAX_WAIT_MS = 30_000
 MAX_DIALOG = 1000  # a dialog's message, as the page wrote it
@@ -37,10 +38,10 @@ async def snapshot_after(ctx: ToolContext, wanted: AfterSnapshot) -> str:
 
 
 class NavigateArgs(Args):
-    url: str | None = Field(None, description="URL to load in the focused tab (http/https)")
-    go: Literal["back", "forward", "reload"] | None = Field(None, description="Instead of url: history step or reload")
-    wait_until: WaitUntil = Field("load", alias="waitUntil", description="When the navigation counts as done")
-    snapshot: AfterSnapshot = Field(False, description="Append a snapshot of the new page (true or 'diff')")
+    url: str | None = None
+    go: Literal["back", "forward", "reload"] | None = None
+    wait_until: WaitUntil = Field("load", alias="waitUntil")
+    snapshot: AfterSnapshot = False
 
     @model_validator(mode="after")
     def _url_or_go(self) -> NavigateArgs:
@@ -51,7 +52,7 @@ class NavigateArgs(Args):
 
 @tool(title="Navigate", available_in=FOCUSED)
 async def navigate(ctx: ToolContext, args: NavigateArgs) -> Text:
-    """Load a URL in the focused tab, or go back/forward/reload. Waits for waitUntil."""
+    """Load url, or go back/forward/reload."""
     tab_id = focused_tab_id(ctx)
     if args.url is not None:
         check_url(args.url, ctx.policy)
@@ -91,26 +92,25 @@ NEEDS_TARGET = {"click", "dblclick", "type", "fill", "clear", "hover", "select",
 
 
 class InteractArgs(TargetArgs):
-    action: Action = Field(description="What to do to the element")
-    text: str | None = Field(None, description="type/fill: the text")
-    value: str | None = Field(None, description="select: option value or label")
-    values: list[str] | None = Field(None, description="select: several options (multiple select)")
-    key: str | None = Field(None, description="press: key name with modifiers, e.g. Enter, Control+A")
-    direction: Literal["up", "down", "left", "right"] | None = Field(None, description="scroll: direction")
-    amount: int | None = Field(None, ge=1, description="scroll: pixels (default one screen)")
-    trusted: bool = Field(
-        False,
-        description="Real browser input events, for pages that reject synthetic ones (needs enable_trusted_input)",
-    )
-    dialog: Literal["accept", "dismiss"] = Field("dismiss", description="Answer to alert/confirm/prompt it opens")
-    prompt_text: str | None = Field(None, alias="promptText", description="Text for a prompt when accepting")
-    snapshot: AfterSnapshot = Field(False, description="Append a snapshot after the action (true or 'diff')")
+    action: Action
+    # the one place the target forms are listed: wait_for and screenshot take the same
+    target: str | None = Field(None, description=TARGET_HELP)
+    text: str | None = None
+    value: str | None = Field(None, description="select option")
+    values: list[str] | None = None
+    key: str | None = None  # Enter, Control+A…: the names models know from Playwright
+    direction: Literal["up", "down", "left", "right"] | None = None
+    amount: int | None = Field(None, ge=1)
+    trusted: bool = Field(False, description="real input events")
+    dialog: Literal["dismiss", "accept"] = "dismiss"
+    prompt_text: str | None = Field(None, alias="promptText")
+    snapshot: AfterSnapshot = False
 
     @model_validator(mode="after")
     def _fits_action(self) -> InteractArgs:
-        action, has_target = self.action, self.target() is not None
+        action, has_target = self.action, self.target is not None
         if action in NEEDS_TARGET and not has_target:
-            raise ValueError(f"{action} needs an element: ref, css, or role (+ name)")
+            raise ValueError(f"{action} needs a target: {FORMS}")
         if action in ("type", "fill") and self.text is None:
             raise ValueError(f"{action} needs text")
         if action == "select" and self.value is None and not self.values:
@@ -124,7 +124,7 @@ class InteractArgs(TargetArgs):
     def wire(self, timeout_ms: int) -> dict[str, Any]:
         fields = {
             "action": self.action,
-            "target": self.target(),
+            "target": self.wire_target(),
             "text": self.text,
             "value": self.value,
             "values": self.values,
@@ -141,8 +141,7 @@ class InteractArgs(TargetArgs):
 
 @tool(title="Interact with the page", available_in=FOCUSED)
 async def interact(ctx: ToolContext, args: InteractArgs) -> Text:
-    """Act on an element (by ref from snapshot, css, or role+name): click, dblclick, type, fill, clear, hover,
-    select, check, uncheck, press (key), scroll. Waits until the element is actionable."""
+    """Act on target (press: the focused one by default; scroll: the page)."""
     tab_id = focused_tab_id(ctx)
     what = f"{args.action} {args.describe_target()}"
     if args.trusted and not ctx.settings.enable_trusted_input:
@@ -196,12 +195,15 @@ ElementState = Literal[
 ]
 
 
+WaitMs = Annotated[int, Field(ge=0, le=MAX_WAIT_MS)]
+
+
 class WaitForArgs(TargetArgs):
-    text: str | None = Field(None, description="Wait until this text is on the page")
-    text_gone: str | None = Field(None, alias="textGone", description="Wait until this text is gone")
-    state: ElementState | None = Field(None, description="With an element: wait for this state (default visible)")
-    time_ms: int | None = Field(None, alias="timeMs", ge=0, le=MAX_WAIT_MS, description="Just wait this long")
-    timeout_ms: int = Field(5000, alias="timeoutMs", ge=0, le=MAX_WAIT_MS, description="Give up after this long")
+    text: str | None = None
+    text_gone: str | None = Field(None, alias="textGone")
+    state: ElementState | None = None
+    time_ms: WaitMs | None = Field(None, alias="timeMs")
+    timeout_ms: WaitMs = Field(5000, alias="timeoutMs")
 
     @model_validator(mode="after")
     def _one_condition(self) -> WaitForArgs:
@@ -210,15 +212,18 @@ class WaitForArgs(TargetArgs):
             for name, present in (
                 ("text", self.text is not None),
                 ("textGone", self.text_gone is not None),
-                ("element", self.target() is not None),
+                ("target", self.target is not None),
                 ("timeMs", self.time_ms is not None),
             )
             if present
         ]
         if len(given) != 1:
-            raise ValueError("give exactly one of text, textGone, an element (ref/css/role + state), timeMs")
-        if self.state is not None and self.target() is None:
-            raise ValueError("state needs an element: ref, css, or role (+ name)")
+            raise ValueError(
+                'give exactly one of text, textGone, target (+ state) or timeMs, e.g. {"text": "Saved"} or '
+                '{"target": "role=button[name=Save]", "state": "enabled"}'
+            )
+        if self.state is not None and self.target is None:
+            raise ValueError(f"state needs a target: {FORMS}")
         return self
 
     def condition(self) -> dict[str, Any]:
@@ -228,7 +233,7 @@ class WaitForArgs(TargetArgs):
             return {"textGone": self.text_gone}
         if self.time_ms is not None:
             return {"timeMs": self.time_ms}
-        return {"target": self.target(), "state": self.state or "visible"}
+        return {"target": self.wire_target(), "state": self.state or "visible"}
 
     def describe(self) -> str:
         if self.text is not None:
@@ -242,7 +247,7 @@ class WaitForArgs(TargetArgs):
 
 @tool(title="Wait for the page", available_in=FOCUSED, read_only=True)
 async def wait_for(ctx: ToolContext, args: WaitForArgs) -> Text:
-    """Wait until text appears or goes, an element reaches a state, or some time passes."""
+    """Wait for text, textGone, target state (default visible) or timeMs."""
     tab_id = focused_tab_id(ctx)
     try:
         waited = await ctx.runtime.driver.wait_for(tab_id, args.condition(), args.timeout_ms)

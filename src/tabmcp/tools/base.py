@@ -149,6 +149,7 @@ class CoreTool:
 
 
 CATALOG: list[CoreTool] = []
+BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 def tool(
@@ -197,9 +198,17 @@ def _without_titles(schema: Any, *, naming: bool = False) -> Any:
 
 
 def _compact(schema: dict[str, Any]) -> dict[str, Any]:
-    """An optional argument is one the model leaves out: ``anyOf [X, null]`` with ``default: null`` says
-    the same as ``X`` not listed in ``required``, at a third of the tokens. Required arguments come
-    first, so a model reads what it must give before what it may."""
+    """The schema as listed on every tools/list, without what says nothing to the model:
+
+    - ``anyOf [X, null]`` with ``default: null``: an optional argument is one not in ``required``;
+    - ``default: false``: what leaving a flag out means anyway; the default of an enum listed first
+      (``Literal`` order), as leaving it out picks the usual choice and naming it changes nothing;
+    - ``additionalProperties: false``: an unknown argument fails anyway, with a message naming it
+      (``Args``), and the model has no reason to send one;
+    - numeric bounds (``minimum``, ``maximum``): no sensible call meets them, and one that does fails
+      with a message that gives them.
+
+    Required arguments come first, so a model reads what it must give before what it may."""
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return schema
@@ -213,5 +222,11 @@ def _compact(schema: dict[str, Any]) -> dict[str, Any]:
             if len(kept) == 1:
                 del prop["anyOf"], prop["default"]
                 prop = {**kept[0], **prop}
+        for bound in BOUNDS:
+            prop.pop(bound, None)
+        enum = prop.get("enum")
+        if prop.get("default", ...) is False or (isinstance(enum, list) and enum[:1] == [prop.get("default", ...)]):
+            del prop["default"]
         compacted[name] = prop
-    return {**schema, "properties": compacted}
+    rest = {k: v for k, v in schema.items() if k != "additionalProperties"}
+    return {**rest, "properties": compacted}

@@ -22,6 +22,19 @@ def annotations_of(hints: ToolHints) -> types.ToolAnnotations:
 ALWAYS_LOAD = {"anthropic/alwaysLoad": True}
 
 
+def core_annotations(hints: ToolHints) -> types.ToolAnnotations:
+    """The hints of a core tool, short: they are on every tools/list, so what MCP assumes of an absent
+    hint (not read-only, destructive, not idempotent, open world; the last three mean nothing for a
+    read-only tool) is left out."""
+    writes = not hints.read_only
+    return types.ToolAnnotations(
+        read_only_hint=True if hints.read_only else None,
+        destructive_hint=hints.destructive if writes else None,
+        idempotent_hint=True if writes and hints.idempotent else None,
+        open_world_hint=None if hints.open_world else False,
+    )
+
+
 def page_tool_listing(tool: PageTool, *, always_load: bool = False) -> types.Tool:
     return types.Tool(
         name=tool.name,

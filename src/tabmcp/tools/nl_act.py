@@ -79,7 +79,7 @@ async def _act_on(
     located = await locate(ctx, description, purpose)
     if check:
         check_not_destructive(ctx, located, description)
-    return located, await act.interact(ctx, act.InteractArgs(ref=located.row.ref, action=action, **fields))
+    return located, await act.interact(ctx, act.InteractArgs(target=located.row.ref, action=action, **fields))
 
 
 async def _acted(ctx: ToolContext, description: str, purpose: Purpose, action: str, **fields: Any) -> Text:

@@ -21,12 +21,10 @@ FOCUSED = {s.Mode.FOCUSED}
 
 
 class SnapshotArgs(Args):
-    mode: Literal["interactive", "full"] = Field(
-        "interactive", description="interactive: controls, links, headings; full: every node with text"
-    )
-    diff: bool = Field(False, description="Only what changed since the last snapshot of this tab")
-    max_chars: int | None = Field(None, alias="maxChars", ge=snap.MIN_BUDGET, description="Budget (default 30000)")
-    cursor: str | None = Field(None, description="Continue a cut-off snapshot: the 'next' value it ended with")
+    mode: Literal["interactive", "full"] = "interactive"  # full: every node with text
+    diff: bool = False
+    max_chars: int | None = Field(None, alias="maxChars", ge=snap.MIN_BUDGET)
+    cursor: str | None = None
 
 
 async def take_snapshot(ctx: ToolContext, args: SnapshotArgs, *, remember: bool = True) -> str:
@@ -50,8 +48,7 @@ async def take_snapshot(ctx: ToolContext, args: SnapshotArgs, *, remember: bool 
 
 @tool(title="Snapshot the page", available_in=FOCUSED, read_only=True, idempotent=True)
 async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> Text:
-    """The focused page as rows of ref, role, name, value, states (TOON). Use refs with interact.
-    Paged: pass the 'next' cursor for more. diff=true: only changes since the last snapshot."""
+    """Page as rows: ref, role, name, value, states. Cut off: pass next as cursor."""
     return Text(await take_snapshot(ctx, args))
 
 
@@ -59,18 +56,18 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> Text:
 
 
 class ScreenshotArgs(TargetArgs):
-    full_page: bool = Field(False, alias="fullPage", description="The whole page, not just the viewport")
-    format: Literal["png", "jpeg"] = Field("png", description="Image format")
-    quality: int | None = Field(None, ge=1, le=100, description="JPEG quality")
+    full_page: bool = Field(False, alias="fullPage")
+    format: Literal["png", "jpeg"] = "png"
+    quality: int | None = Field(None, ge=1, le=100)
 
 
 @tool(title="Screenshot", available_in=FOCUSED, read_only=True)
 async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> Image:
-    """Screenshot of the viewport, the full page (fullPage), or one element (ref/css/role)."""
+    """Of the viewport, fullPage or target element."""
     tab_id = focused_tab_id(ctx)
-    target = args.target()
+    target = args.wire_target()
     if target is not None and args.full_page:
-        raise ToolFailure("Give an element or fullPage, not both.")
+        raise ToolFailure("Give target or fullPage, not both.")
     kind = "element" if target is not None else "full" if args.full_page else "viewport"
     check_screenshot_origin(ctx, tab_id)
     try:
@@ -123,12 +120,12 @@ Level = Literal["debug", "log", "info", "warning", "error", "dialog"]
 
 
 class ConsoleArgs(Args):
-    level: list[Level] | None = Field(None, description="Only these levels (default: all)")
+    level: list[Level] | None = None
 
 
 @tool(title="Console messages", available_in=FOCUSED, read_only=True)
 async def console(ctx: ToolContext, args: ConsoleArgs) -> Text:
-    """Console messages, errors and dialogs of the focused tab that are new since the last call."""
+    """New console messages and dialogs."""
     tab_id = focused_tab_id(ctx)
     after = ctx.runtime.console_read.get(tab_id, 0)
     try:

@@ -31,7 +31,7 @@ def _browser_failure(action: str, exc: BridgeError) -> ToolFailure:
 
 @tool(title="List tabs", available_in=s.CONNECTED_MODES, read_only=True, idempotent=True)
 async def list_tabs(ctx: ToolContext, args: NoArgs) -> dict[str, Any]:
-    """List open tabs and how many page tools each one's page offers (focus a tab to get its tools)."""
+    """Tabs and their page tool counts."""
     await ctx.runtime.settle_tool_counts()
     state = ctx.runtime.state
     tabs = [
@@ -49,8 +49,8 @@ async def list_tabs(ctx: ToolContext, args: NoArgs) -> dict[str, Any]:
 
 
 class OpenTabArgs(Args):
-    url: str = Field(description="URL to open (http or https)")
-    focus: bool = Field(True, description="Focus the new tab after opening (loads its page tools)")
+    url: str
+    focus: bool = True
 
 
 def check_url(url: str, policy: NavigationPolicy = DEFAULT_POLICY) -> None:
@@ -89,7 +89,7 @@ def check_tab(ctx: ToolContext, tab: s.Tab) -> None:
 
 @tool(title="Open a tab", available_in=s.CONNECTED_MODES)
 async def open_tab(ctx: ToolContext, args: OpenTabArgs) -> dict[str, Any]:
-    """Open a new tab at a URL; with focus=true (default) its page tools are loaded."""
+    """New tab at url; focus loads its page tools."""
     check_url(args.url, ctx.policy)
     try:
         async with ctx.progress.ticking(f"opening {untrusted.line(args.url, untrusted.MAX_URL)}"):
@@ -108,12 +108,12 @@ async def open_tab(ctx: ToolContext, args: OpenTabArgs) -> dict[str, Any]:
 
 
 class FocusTabArgs(Args):
-    tab_id: int = Field(alias="tabId", description="ID of the tab to focus (from list_tabs)")
+    tab_id: int = Field(alias="tabId")
 
 
 @tool(title="Focus a tab", available_in={s.Mode.CONNECTED_TABS, s.Mode.FOCUSED}, idempotent=True)
 async def focus_tab(ctx: ToolContext, args: FocusTabArgs) -> dict[str, Any]:
-    """Focus a tab: its page tools replace the previous tab's."""
+    """Focus a tab and load its page tools."""
     state = ctx.runtime.state
     if args.tab_id not in state.tabs:
         known = ", ".join(str(t) for t in state.tabs) or "none"
@@ -130,12 +130,12 @@ async def focus_tab(ctx: ToolContext, args: FocusTabArgs) -> dict[str, Any]:
 
 
 class CloseTabArgs(Args):
-    tab_id: int | None = Field(None, alias="tabId", description="ID of tab to close. Defaults to focused tab.")
+    tab_id: int | None = Field(None, alias="tabId")
 
 
 @tool(title="Close a tab", available_in={s.Mode.FOCUSED}, destructive=True)
 async def close_tab(ctx: ToolContext, args: CloseTabArgs) -> dict[str, Any]:
-    """Close a tab (default: the focused one). Closing the focused tab unloads its page tools."""
+    """Close a tab (default: focused)."""
     state = ctx.runtime.state
     tab_id = args.tab_id if args.tab_id is not None else state.focused_tab_id
     if tab_id not in state.tabs:

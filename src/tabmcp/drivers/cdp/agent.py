@@ -312,10 +312,11 @@ class PageAgent:
         if target.get("ref") is not None:
             frame, agent_target = self.parse_ref(target["ref"])
             return Resolved(frame, agent_target, target["ref"])
+        # as the model writes a target (tools/targets.py)
         if target.get("css") is not None:
-            label = f'css "{target["css"]}"'
+            label = f"css={target['css']}"
         else:
-            label = f"role {target['role']}" + (f' named "{target["name"]}"' if target.get("name") is not None else "")
+            label = f"role={target['role']}" + (f"[name={target['name']}]" if target.get("name") is not None else "")
         answers = await self.call_all("find", {"target": target, "limit": MAX_CANDIDATES + 1})
         matches: list[dict[str, Any]] = []
         failure: Any = None
