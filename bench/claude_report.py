@@ -14,7 +14,7 @@ from tests.claude_code.cli import VERSION as CLAUDE_VERSION
 
 from bench.adapters.base import npm_version
 from bench.charts import BACKGROUND, Bar, Chart, Group, render
-from bench.claude_variants import ALWAYS_LOAD_KEYS, VARIANTS
+from bench.claude_variants import ALWAYS_LOAD_KEYS, VARIANTS, key_of
 from bench.report import machine, tabmcp_version
 from bench.task_defs import TASKS
 
@@ -22,6 +22,9 @@ TARGET = 0.5  # tabmcp at most half of Playwright MCP's turns and cost, on every
 OURS, PEER = "tabmcp", "playwright"
 SERIES = {"tabmcp": "tabmcp", "playwright": "Playwright MCP"}  # the charts' colours
 COMPARED = ("tabmcp", "tabmcp-static", "load-page-connect")  # against Playwright MCP: the default, the cheapest
+# what carrying snapshot/interact costs where unused, and what a ToolSearch turn for a needed tool costs
+CARRY = (key_of(["page", "connect_browser", "snapshot", "interact"]), key_of(["page", "connect_browser"]))
+SEARCH = (key_of(["page"]), key_of(["page", "connect_browser"]))
 CHART_NAME = "claude-tasks.png"  # in docs/benchmarks/, next to the other charts
 
 
@@ -344,8 +347,8 @@ def gap_notes(summary: Summary, ours: str = OURS, peer: str = PEER) -> list[str]
     past_theirs = _sum(theirs, "units") - _sum(theirs, "first_units")
     notes = [
         f"- **Turns** are the script's calls + ToolSearch turns + the closing answer; tabmcp (default) against "
-        f"Playwright MCP: {turns}. Both pay the same fixed turns per task (a ToolSearch, the answer), so "
-        "the ratio reaches 1/2 only where Playwright MCP needs more than twice tabmcp's calls plus those two.",
+        f"Playwright MCP: {turns}. With the answer a turn on both sides, 1/2 needs Playwright MCP to take at "
+        "least twice tabmcp's calls + ToolSearch turns + 1.",
         f"- **Claude Code's own first request** (its system prompt and its own tools, about "
         f"{_n(statistics.median(c.first_units for c in mine + theirs) * 4 / 1.25)} characters before any call) "
         f"costs about {_n(statistics.median(c.first_units for c in mine + theirs))} units in every variant with "
@@ -422,8 +425,10 @@ def recommendation(summary: Summary) -> list[str]:
     ]
 
 
-def _mean_gap(summary: Summary, a: str, b: str) -> float | None:
+def _mean_gap(summary: Summary, a: str | None, b: str | None) -> float | None:
     """Mean over the tasks both did of cost(a) - cost(b)."""
+    if a is None or b is None:
+        return None
     gaps = [
         summary[(t, a)].units - summary[(t, b)].units
         for t in TASKS
@@ -434,16 +439,16 @@ def _mean_gap(summary: Summary, a: str, b: str) -> float | None:
 
 def tradeoff(summary: Summary) -> list[str]:
     """What carrying snapshot and interact costs where they go unused, against a ToolSearch turn for a tool."""
-    carry = _mean_gap(summary, "load-connect-snap", "load-page-connect")
-    search = _mean_gap(summary, OURS, "load-page-connect")
+    carry = _mean_gap(summary, CARRY[0], CARRY[1])
+    search = _mean_gap(summary, SEARCH[0], SEARCH[1])
     if carry is None or search is None or search <= 0:
         return []
     return [
         "",
         f"These tasks use page tools only. Loading `snapshot` and `interact` at once as well costs "
         f"{_n(carry)} units per task that does not use them (the two settings with `connect_browser`); "
-        f"loading a tool through ToolSearch when it is needed costs {_n(search)} units per task (the default "
-        f'["page"] against ["page","connect_browser"]: one ToolSearch turn, whose request changes the tools '
+        f"loading a tool through ToolSearch when it is needed costs {_n(search)} units per task "
+        f'(["page"] against ["page","connect_browser"]: one ToolSearch turn, whose request changes the tools '
         f"array). Loading them at once pays off when more than {carry / search:.0%} of tasks need them.",
     ]
 

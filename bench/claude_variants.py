@@ -17,6 +17,7 @@ from typing import Any
 from bench.adapters.base import CHROMIUM, npm_bin
 from bench.claude_model import page_tool_test
 from bench.task_meter import CORE
+from tabmcp.config import Settings
 from tabmcp.demo.client import tabmcp_command
 
 # Every core tool that can be marked alwaysLoad while a page is focused (and connect_browser).
@@ -65,6 +66,14 @@ class Variant:
         return f"mcp__{self.server}__"
 
     @property
+    def always_load(self) -> list[str] | None:
+        """What tabmcp marks alwaysLoad in this variant (None for a peer)."""
+        if self.server != "tabmcp":
+            return None
+        given = self.settings.get("TABMCP_ALWAYS_LOAD")
+        return json.loads(given) if given is not None else DEFAULT_ALWAYS_LOAD
+
+    @property
     def static(self) -> bool:
         return self.settings.get("TABMCP_TOOLS") == "static"
 
@@ -100,19 +109,29 @@ class Variant:
 
 
 def _tabmcp(
-    key: str, label: str, short: str, always_load: list[str], *, search: bool = True, **settings: str
+    key: str, label: str, short: str, always_load: list[str] | None, *, search: bool = True, **settings: str
 ) -> Variant:
-    env = {"TABMCP_TOOLS": "dynamic", "TABMCP_ALWAYS_LOAD": json.dumps(always_load), **settings}
+    """``always_load`` None: tabmcp's own default, whatever it is now."""
+    env = {"TABMCP_TOOLS": "dynamic", **settings}
+    if always_load is not None:
+        env["TABMCP_ALWAYS_LOAD"] = json.dumps(always_load)
     return Variant(key, label, "tabmcp", short=short, tool_search=search, settings=env)
 
+
+def _shown(names: list[str]) -> str:
+    return "[" + ",".join(f'"{n}"' for n in names) + "]"
+
+
+DEFAULT_ALWAYS_LOAD: list[str] = Settings.model_fields["always_load"].get_default(call_default_factory=True)
 
 VARIANTS: dict[str, Variant] = {
     v.key: v
     for v in (
-        _tabmcp("tabmcp", 'tabmcp, always_load ["page"] (default)', "tabmcp (default)", ["page"]),
-        _tabmcp("tabmcp-no-search", "tabmcp, tool search off", "tabmcp, no ToolSearch", ["page"], search=False),
-        _tabmcp("tabmcp-static", "tabmcp static", "tabmcp static", ["page"], TABMCP_TOOLS="static"),
+        _tabmcp("tabmcp", f"tabmcp, always_load {_shown(DEFAULT_ALWAYS_LOAD)} (default)", "tabmcp (default)", None),
+        _tabmcp("tabmcp-no-search", "tabmcp, tool search off", "tabmcp, no ToolSearch", None, search=False),
+        _tabmcp("tabmcp-static", "tabmcp static", "tabmcp static", None, TABMCP_TOOLS="static"),
         _tabmcp("load-none", "tabmcp, always_load []", "always_load []", []),
+        _tabmcp("load-page", 'tabmcp, always_load ["page"]', "page", ["page"]),
         _tabmcp(
             "load-page-snap",
             'tabmcp, always_load ["page","snapshot","interact"]',
@@ -125,12 +144,6 @@ VARIANTS: dict[str, Variant] = {
             "page+connect_browser",
             ["page", "connect_browser"],
         ),
-        _tabmcp(
-            "load-connect-snap",
-            'tabmcp, always_load ["page","connect_browser","snapshot","interact"]',
-            "page+connect+snap+interact",
-            ["page", "connect_browser", "snapshot", "interact"],
-        ),
         _tabmcp("load-all", "tabmcp, always_load page + every core tool", "page+all core", ["page", *FOCUSED_CORE]),
         Variant("playwright", "Playwright MCP", "playwright", short="Playwright MCP"),
         Variant(
@@ -138,8 +151,20 @@ VARIANTS: dict[str, Variant] = {
         ),
     )
 }
-# the always_load comparison: the four settings asked about, and two that load connect_browser at once
-ALWAYS_LOAD_KEYS = ("load-none", "tabmcp", "load-page-snap", "load-all", "load-page-connect", "load-connect-snap")
+# the always_load comparison: the settings asked about, the default and page + connect_browser
+ALWAYS_LOAD_KEYS = ("load-none", "load-page", "load-page-snap", "load-all", "load-page-connect", "tabmcp")
+
+
+def key_of(always_load: list[str]) -> str | None:
+    """The dynamic tabmcp variant with tool search on that marks exactly these (the default included)."""
+    return next(
+        (
+            k
+            for k, v in VARIANTS.items()
+            if v.server == "tabmcp" and v.tool_search and not v.static and v.always_load == always_load
+        ),
+        None,
+    )
 
 
 def holds(log_text: str) -> list[int]:
