@@ -11,40 +11,22 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.npm_tools import npm_tool
+
 PACKAGE = "@anthropic-ai/claude-code"
 VERSION = "2.1.328"  # pinned: the request shapes and the deferral behaviour the tests read are this version's
-ROOT = Path(__file__).resolve().parents[2]
-INSTALL = ROOT / "build" / "npm" / f"claude-code-{VERSION}"
-BIN = INSTALL / "node_modules" / ".bin" / "claude"
-NPM_TIMEOUT = 600
 
 
 def install() -> Path:
-    """The CLI, installed from the npm registry on first use (a clean CI machine) and reused after."""
-    if BIN.exists():
-        return BIN
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError("npm (Node.js) is needed to run Claude Code: apt-get install nodejs npm (make setup does)")
-    INSTALL.mkdir(parents=True, exist_ok=True)
-    (INSTALL / "package.json").write_text(json.dumps({"private": True, "dependencies": {PACKAGE: VERSION}}))
-    done = subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--save-exact"],
-        cwd=INSTALL,
-        capture_output=True,
-        text=True,
-        timeout=NPM_TIMEOUT,
-    )
-    if done.returncode != 0 or not BIN.exists():
-        raise RuntimeError(f"npm install {PACKAGE}@{VERSION} failed: {done.stderr[-2000:]}")
-    return BIN
+    """The CLI, installed from the npm registry on first use and reused after."""
+    return npm_tool(PACKAGE, VERSION, "claude", f"claude-code-{VERSION}")
 
 
 @dataclass
@@ -68,8 +50,6 @@ def run_claude(
     extra_env: dict[str, str] | None = None,
 ) -> Run:
     """``claude -p PROMPT`` with these MCP servers (``mcpServers`` entries), against ``api_url``."""
-    import time
-
     binary = install()
     with tempfile.TemporaryDirectory(prefix="tabmcp-claude-") as scratch:
         home = Path(scratch) / "home"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,32 +14,16 @@ import pytest
 
 from tabmcp.demo.client import tabmcp_command
 from tests.integration.conftest import PAIRING_TOKEN
+from tests.npm_tools import npm_tool
 
 INSPECTOR = "@modelcontextprotocol/inspector"
 VERSION = "2.12.0"  # pinned: the CLI's options and output are what this test reads
-ROOT = Path(__file__).resolve().parents[2]
-INSTALL = ROOT / "build" / "npm" / f"inspector-{VERSION}"
-BIN = INSTALL / "node_modules" / ".bin" / "mcp-inspector"
-NPM_TIMEOUT = 300
 
 
 @pytest.fixture(scope="module")
 def inspector() -> Path:
-    """The Inspector's CLI, installed from the npm registry on first use (a clean CI machine)."""
-    if not BIN.exists():
-        npm = shutil.which("npm")
-        assert npm is not None, "npm (Node.js) is needed for the MCP Inspector test: apt-get install nodejs npm"
-        INSTALL.mkdir(parents=True, exist_ok=True)
-        (INSTALL / "package.json").write_text(json.dumps({"private": True, "dependencies": {INSPECTOR: VERSION}}))
-        done = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--save-exact"],
-            cwd=INSTALL,
-            capture_output=True,
-            text=True,
-            timeout=NPM_TIMEOUT,
-        )
-        assert done.returncode == 0 and BIN.exists(), f"npm install {INSPECTOR}@{VERSION} failed: {done.stderr[-2000:]}"
-    return BIN
+    """The Inspector's CLI, installed from the npm registry on first use."""
+    return npm_tool(INSPECTOR, VERSION, "mcp-inspector", f"inspector-{VERSION}")
 
 
 def run_cli(inspector: Path, tmp_path: Path, *args: str, **settings: str) -> subprocess.CompletedProcess[str]:
