@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from tests.claude_code.cli import VERSION as CLAUDE_VERSION
 from bench.adapters.base import npm_version
 from bench.charts import BACKGROUND, Bar, Chart, Group, render
 from bench.claude_variants import ALWAYS_LOAD_KEYS, VARIANTS, key_of
-from bench.report import machine, tabmcp_version
+from bench.report import machine
 from bench.task_defs import TASKS
 
 TARGET = 0.5  # tabmcp at most half of Playwright MCP's turns and cost, on every task
@@ -337,9 +336,9 @@ def gap_notes(summary: Summary, ours: str = OURS, peer: str = PEER) -> list[str]
         if VARIANTS[v].server == ours and c.reordered_requests:
             reorder_totals[VARIANTS[v].label] = reorder_totals.get(VARIANTS[v].label, 0) + c.reordered_requests
     reorders = (
-        " Claude Code also re-sorts the array after re-reading a list: requests with the same tools in another "
-        "order, which break the cache all the same: "
-        + ", ".join(f"{label} {n:.0f}" for label, n in reorder_totals.items())
+        " Claude Code also re-sorts the array after re-reading a list, and a request with the same tools in "
+        "another order breaks the cache all the same: "
+        + ", ".join(f"{n:.0f} such requests with {label}" for label, n in reorder_totals.items())
         + "."
         if reorder_totals
         else ""
@@ -410,7 +409,7 @@ def recommendation(summary: Summary) -> list[str]:
     margin = (runner[1] - best[1]) / runner[1] if runner[1] else 0.0
     default = next((r for r in ranking if r[0] == OURS), None)
     versus = ""
-    if default and default is not best and default[1]:
+    if default and default not in (best, runner) and default[1]:
         versus = (
             f"; {_n(default[1] - best[1])} units ({(default[1] - best[1]) / default[1]:.1%}) below the current "
             f"default, {VARIANTS[OURS].label}"
@@ -453,20 +452,21 @@ def tradeoff(summary: Summary) -> list[str]:
     ]
 
 
-def section(summary: Summary, args: Any, load: Any, chart: Path) -> str:
+def section(summary: Summary, args: Any, meta: dict[str, str], chart: Path) -> str:
+    """``meta``: when (measured), under what load, and which tabmcp the runs were made with."""
     info = machine()
-    today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
         "## Through Claude Code: the scripted tasks with tool search",
         "",
-        f"Measured {today} by `python -m bench.claude_tasks` (`bench/claude_tasks.py`): {args.repeat} run(s) of "
-        "every task on each variant, one at a time; counts are the same run to run, times are medians.",
+        f"Measured {meta['measured']} by `python -m bench.claude_tasks` (`bench/claude_tasks.py`): "
+        f"{args.repeat} run(s) of every task on each variant, one at a time; counts are the same run to run, "
+        "times are medians.",
         "",
         f"- Claude Code {CLAUDE_VERSION} (`claude -p`, offline against a scripted Messages API on 127.0.0.1; the "
-        f"scripted model answers {args.delay:g} s after each request), tabmcp {tabmcp_version()}, "
+        f"scripted model answers {args.delay:g} s after each request), tabmcp {meta['tabmcp']}, "
         f"Playwright MCP {npm_version(args.peers_dir, '@playwright/mcp')}",
         f"- {info['cpu']}; {info['chromium']}",
-        f"- 1-minute load average during the run: {load.describe() if load else 'not recorded (from a --json dump)'}",
+        f"- 1-minute load average during the run: {meta['load']}",
         "",
         "The four tasks of *Page tools: scripted tasks* above, played through the real Claude Code CLI: the",
         "same scripts choose the same calls from the same results, but Claude Code runs the MCP servers,",

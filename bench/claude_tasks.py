@@ -15,6 +15,7 @@ task, writes the block ``<!-- bench:claude -->`` of docs/benchmarks.md and its c
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
 import tempfile
@@ -32,7 +33,7 @@ from bench import claude_report, doc_sections, task_playwright, task_tabmcp
 from bench.claude_cost import cost
 from bench.claude_model import CallRecord, ModelMeter, ScriptedModel
 from bench.claude_variants import PLANS, VARIANTS, Variant, holds
-from bench.report import REPO, LoadWatch
+from bench.report import REPO, LoadWatch, tabmcp_version
 from bench.run import DEFAULT_PEERS
 from bench.task_defs import TASKS
 from tabmcp.demo.sites import SiteServer
@@ -195,35 +196,41 @@ def run_all(args: argparse.Namespace) -> list[Run]:
     return runs
 
 
-def load_runs(path: Path) -> list[Run]:
+def load_runs(path: Path) -> tuple[list[Run], dict[str, str]]:
+    """The runs of a ``--json`` dump, and when and under what load they were measured."""
     known = {f.name for f in fields(Run)}
+    dump = json.loads(path.read_text())
+    keys = ("measured", "load", "tabmcp")
+    meta = {k: str(dump.get(k, "?")) for k in keys} if isinstance(dump, dict) else dict.fromkeys(keys, "?")
     runs = []
-    for d in json.loads(path.read_text()):
+    for d in dump["runs"] if isinstance(dump, dict) else dump:
         calls = [CallRecord(**c) for c in d.get("calls", [])]
         runs.append(Run(**{**{k: v for k, v in d.items() if k in known}, "calls": calls}))
-    return runs
+    return runs, meta
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    load: LoadWatch | None = None
     if args.from_json:
-        runs = load_runs(args.from_json)
+        runs, meta = load_runs(args.from_json)
         args.variants = list(dict.fromkeys(r.variant for r in runs))
         args.tasks = list(dict.fromkeys(r.task for r in runs))
         args.repeat = max(sum(1 for r in runs if (r.variant, r.task) == (runs[0].variant, runs[0].task)), 1)
     else:
-        with LoadWatch() as load:
+        measured = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        with LoadWatch() as watch:
             runs = run_all(args)
+        meta = {"measured": measured, "load": watch.describe(), "tabmcp": tabmcp_version()}
     summary = claude_report.summarise(runs)
     sys.stdout.write(claude_report.tables(summary) + "\n")
     if args.json:
-        args.json.write_text(json.dumps([asdict(r) for r in runs], indent=1, default=str))
+        dump = {**meta, "runs": [asdict(r) for r in runs]}
+        args.json.write_text(json.dumps(dump, indent=1, default=str))
     full = set(args.variants) == set(VARIANTS) and set(args.tasks) == set(TASKS)
     target = args.doc or (REPO / "docs" / "benchmarks.md" if full else None)
     if target and not args.no_doc:
         chart = claude_report.write_chart(summary, target.parent / "benchmarks" / claude_report.CHART_NAME)
-        body = claude_report.section(summary, args, load, chart.relative_to(target.parent))
+        body = claude_report.section(summary, args, meta, chart.relative_to(target.parent))
         old = target.read_text() if target.exists() else ""
         target.write_text(doc_sections.put(old, DOC_KEY, body))
         log(f"wrote the block into {target} and {chart}")

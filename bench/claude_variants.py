@@ -131,7 +131,7 @@ VARIANTS: dict[str, Variant] = {
         _tabmcp("tabmcp-no-search", "tabmcp, tool search off", "tabmcp, no ToolSearch", None, search=False),
         _tabmcp("tabmcp-static", "tabmcp static", "tabmcp static", None, TABMCP_TOOLS="static"),
         _tabmcp("load-none", "tabmcp, always_load []", "always_load []", []),
-        _tabmcp("load-page", 'tabmcp, always_load ["page"]', "page", ["page"]),
+        _tabmcp("load-page", 'tabmcp, always_load ["page"]', "page only", ["page"]),
         _tabmcp(
             "load-page-snap",
             'tabmcp, always_load ["page","snapshot","interact"]',
