@@ -135,14 +135,16 @@ class DevTools:
         session = (await self.send("Target.attachToTarget", targetId=target, flatten=True))["sessionId"]
         try:
             error = str((await self.send("Page.navigate", session=session, url=to)).get("errorText", ""))
+
+            async def shown() -> bool:  # the page, or Chrome's error page for it, is in: the user is done
+                where = await self.send("Runtime.evaluate", session=session, expression="location.href")
+                return where["result"].get("value") in (to, "chrome-error://chromewebdata/")
+
+            # the target shows the URL before the error page commits; a navigation sent meanwhile would
+            # be replaced by that commit
+            await eventually(shown, f"the tab to show {to} (or Chrome's error page for it)", timeout=5)
         finally:
             await self.send("Target.detachFromTarget", sessionId=session)
-
-        async def shown() -> bool:  # Chrome's error page (its target keeps the URL) is in: the user is done
-            targets = (await self.send("Target.getTargets"))["targetInfos"]
-            return any(t["targetId"] == target and t["url"] == to for t in targets)
-
-        await eventually(shown, f"the tab to show {to} (or Chrome's error page for it)", timeout=5)
         return error
 
 
