@@ -4,11 +4,11 @@
 // and injected on demand by background.js into pages that were open before the extension loaded.
 // background.js calls it through globalThis.__tabmcpAgent[method](arg); injecting it twice is
 // harmless. docs/page-agent.md is the contract:
-// - snapshot / find / act / point / rect / probe / frameOffset (issue 3): the page as rows with
+// - snapshot / find / act / point / rect / probe / frameOffset: the page as rows with
 //   refs, element targets, actions with actionability checks, waits;
-// - capture / summary (issue 2): the DOM as HTML for introspection, a page summary. Page-tool plan
+// - capture / summary: the DOM as HTML for introspection, a page summary. Page-tool plan
 //   steps run through act, like interact.
-// - live updates (issue 4): the top frame posts toolsChanged when the tool-relevant structure
+// - live updates: the top frame posts toolsChanged when the tool-relevant structure
 //   changed (debounced fingerprint); capture carries the version; watchChanges / summary({token})
 //   say what a plan changed (unwatch ends a watch whose plan failed), extract reads every match
 //   of a selector; capture lists the page's WebMCP tools and webmcpCall runs one.
@@ -2081,7 +2081,7 @@
   }
 
   // -------------------------------------------------------------------------------------------
-  // capture (issue 2: the DOM as HTML for introspection)
+  // capture (the DOM as HTML for introspection)
 
   /**
    * Accumulates the HTML string within a character budget. Room for the closing tags of every
@@ -2392,7 +2392,7 @@
   }
 
   // -------------------------------------------------------------------------------------------
-  // WebMCP (issue 4): the tools the page declared through document.modelContext /
+  // WebMCP: the tools the page declared through document.modelContext /
   // navigator.modelContext (docs/page-agent.md "WebMCP"). page_hooks.js keeps the registry in the
   // main world (a polyfill, or wrappers around the browser's own API) and sends the list after
   // every change; `webmcpTools` is the latest list with the caps of docs/protocol.md
@@ -2980,7 +2980,7 @@
   // ---- summary
 
   /**
-   * Without an argument: `{url, title, text}` (the page's main text, as since issue 2). With
+   * Without an argument: `{url, title, text}` (the page's main text). With
    * `{token, results}` (the token of watchChanges before the plan): the PageSummary of
    * docs/protocol.md, once the page has settled: `navigated`, `changed`, `text`, `results`.
    */

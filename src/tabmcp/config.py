@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     screenshot_max_side: int = Field(2000, description="Screenshots are scaled down to this many px on the long side.")
     screenshot_max_bytes: int = Field(5_000_000, description="Screenshots are re-encoded until this small.")
     enable_evaluate: bool = Field(False, description="List the evaluate tool (runs JavaScript in the page).")
-    # --- security (issue 5; docs/security.md) -------------------------------------------------
+    # --- security (docs/security.md) -------------------------------------------------
     config_dir: Path | None = Field(
         None, description="Where the pairing and HTTP tokens live (default: $XDG_CONFIG_HOME/tabmcp)."
     )
@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     ws_max_frames_per_second: int = Field(
         500, description="Frames per second one extension connection may send before it is cut off."
     )
-    # --- native messaging (issue 8; docs/native-messaging.md) ---------------------------------------
+    # --- native messaging (docs/native-messaging.md) ---------------------------------------
     native_bridge: bool = Field(
         True,
         description="Also serve the bridge on a local (Unix domain) socket, which the native messaging host "
@@ -108,7 +108,7 @@ class Settings(BaseSettings):
         600, ge=0, description="Tool calls one client may make per minute (0: no limit)."
     )
     rate_limit_burst: int = Field(60, ge=1, description="Calls a client may make at once before the rate applies.")
-    # --- CDP driver (issue 6; docs/scaling.md) ---------------------------------------------------
+    # --- CDP driver (docs/scaling.md) ---------------------------------------------------
     cdp_endpoint: str | None = Field(
         None,
         description="Drive the browser at this Chrome DevTools Protocol endpoint (ws://… or http://host:port) "
@@ -129,7 +129,7 @@ class Settings(BaseSettings):
         description="CDP driver with several clients: all use the browser's default context (one profile) "
         "instead of one browser context each.",
     )
-    # --- natural-language tools (issue 7; docs/nl-tools.md) ----------------------------------
+    # --- natural-language tools (docs/nl-tools.md) ----------------------------------
     nl_tools: bool = Field(
         False,
         description="List the natural-language tools (ai_tap, ai_input, ai_query…) while a tab is focused, "
@@ -149,7 +149,7 @@ class Settings(BaseSettings):
     nl_model_max_page_chars: int = Field(
         24_000, ge=2000, description="Characters of the page snapshot sent to the model with each question."
     )
-    # --- tool list mode (issue 8; docs/clients.md) ------------------------------------------------
+    # --- tool list mode (docs/clients.md) ------------------------------------------------
     tools: Literal["auto", "dynamic", "static"] = Field(
         "auto",
         description="Tool list: dynamic (follows the browser, sends list_changed), static (fixed: every core tool "

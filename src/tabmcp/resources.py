@@ -1,4 +1,4 @@
-"""MCP resources (seed 001): the open tabs, and the focused page's snapshot.
+"""MCP resources: the open tabs, and the focused page's snapshot.
 
 Each resource is a small declared unit like a tool: a URI, what it is, and a reader. The runtime
 says when one changed (``Runtime.notify_resources``); ``server.py`` turns that into

@@ -18,7 +18,7 @@ from tabmcp.introspect.api import PageTool
 
 
 class Mode(StrEnum):
-    """The rows of the availability table (seed 002)."""
+    """The rows of the availability table (docs/architecture.md)."""
 
     DISCONNECTED = "disconnected"
     CONNECTED_NO_TABS = "connected (no tabs)"
