@@ -7,6 +7,7 @@ assert exactly when they arrive.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import sys
@@ -20,6 +21,18 @@ import mcp_types as types
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from toon_format import decode as toon_decode
+
+
+class _CalledToolGone(logging.Filter):
+    """The SDK's client warns when the tool it just called is gone from the list it re-read: with
+    tabmcp that is the call's own doing (``close_tab`` closed the focused tab, ``connect_browser``
+    connected), since the answer waits for the client's re-read."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "cannot validate any structured content" not in record.getMessage()
+
+
+logging.getLogger("client").addFilter(_CalledToolGone())  # the mcp SDK's ClientSession logger
 
 
 def tabmcp_command() -> tuple[str, list[str]]:
