@@ -1,4 +1,4 @@
-"""The three measurements of issue 3, run against one adapter; the figures go into a ``Result``."""
+"""The three measurements against the peers, run against one adapter; the figures go into a ``Result``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Sections of docs/benchmarks.md that different benchmark entry points own.
 
-``bench.run`` rewrites the whole file (issue 3's figures); ``bench.tasks`` and the capture→tool list
+``bench.run`` rewrites the whole file (the peers' figures); ``bench.tasks`` and the capture→tool list
 section own marked blocks inside it. A block is everything between ``<!-- bench:KEY -->`` and
 ``<!-- /bench:KEY -->``; whoever rewrites the file carries the other blocks over.
 """

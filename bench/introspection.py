@@ -1,4 +1,4 @@
-"""From capture to tool list on pages of 1k, 5k and 20k elements (issue 4, "Benchmarks").
+"""From capture to tool list on pages of 1k, 5k and 20k elements.
 
 ``python -m bench.introspection`` from the repo root. In-process: a real Bridge, headless Chromium with
 the real extension, ``ExtensionDriver.capture`` (the agent serialises the DOM, the worker sends it over
@@ -182,7 +182,7 @@ def report(rows: list[dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
-HOW = """## Page tools: from capture to tool list (issue 4)
+HOW = """## Page tools: from capture to tool list
 
 How long the server takes from "the page changed" to "here are its page tools": the agent serialises
 the DOM, the extension's worker sends it over the WebSocket (`ExtensionDriver.capture`), then
@@ -199,7 +199,7 @@ busy web app (search box, navigation, labelled forms, a data table with row butt
 re-check" is a second capture of the same page with `ifChanged` and its version: what a live update costs
 when nothing relevant changed."""
 
-HISTORY = """Where the time went, and what was done about it (profiles at 5k elements, issue 4): the agent's
+HISTORY = """Where the time went, and what was done about it (profiles at 5k elements): the agent's
 serialisation walked children with NodeList iterators and attributes with the attribute iterator (~40 ms
 in the page); sibling pointers and indexed loops brought it to ~20 ms. On the Python side, lxml parse
 ~6 ms, the capture's index (built from attribute XPaths) ~4 ms, forms ~13 ms (30 forms read), actions and

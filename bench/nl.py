@@ -1,4 +1,4 @@
-"""The natural-language tools (issue 7): what locating by description costs, in time and context.
+"""The natural-language tools: what locating by description costs, in time and context.
 
 ``python -m bench.nl`` from the repo root (``--no-doc`` to print only). Two parts:
 
@@ -133,7 +133,7 @@ async def through_mcp(clicks: int) -> dict[str, Any]:
 
 def report(scored: list[tuple[str, int, str, float, str]], mcp: dict[str, Any]) -> str:
     lines = [
-        "## Natural-language tools (issue 7)",
+        "## Natural-language tools",
         "",
         "`python -m bench.nl`. Locating by description with the deterministic scorer (no model). "
         f"Load average at the run: {os.getloadavg()[0]:.2f} (2 cores).",

@@ -1,5 +1,5 @@
 """The figures as tables (printed, and written into docs/benchmarks.md): tabmcp against the peers with the
-ratios and issue 3's targets, and tabmcp's two drivers side by side (issue 6)."""
+ratios and the targets, and tabmcp's two drivers side by side."""
 
 from __future__ import annotations
 
@@ -180,7 +180,7 @@ def coverage_misses(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------------------- the two drivers (issue 6)
+# ---------------------------------------------------------------------------- the two drivers
 
 
 def _times(cdp: float, ext: float) -> str:
@@ -264,7 +264,7 @@ def drivers_section(
     info = machine()
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
-        "## tabmcp's two drivers: extension and CDP (issue 6)",
+        "## tabmcp's two drivers: extension and CDP",
         "",
         f"Measured {today} by `.venv/bin/python -m bench.run --only tabmcp tabmcp-cdp{rounds_flag(rounds)}`",
         "(`bench/run.py`): the cases above, on tabmcp's two drivers, in one run;",

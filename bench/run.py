@@ -192,14 +192,14 @@ def write_doc(args: argparse.Namespace, results: list[Result], load: LoadWatch) 
     if drivers_only:
         section = drivers_section(results, args.clicks, args.warmup, args.repeat, load, args.rounds)
         new = put_before_blocks(old, "drivers", section)
-    else:  # issue 4's sections (bench/doc_sections.py) stay
+    else:  # the other entry points' sections (bench/doc_sections.py) stay
         new = doc_sections.carry(document(results, args.clicks, args.warmup, args.repeat, load, args.rounds), old)
     target.write_text(new)
     log(f"wrote {target}")
 
 
 def put_before_blocks(text: str, key: str, body: str) -> str:
-    """Block ``key`` replaced in place, or, when new, put right after issue 3's part (before the other
+    """Block ``key`` replaced in place, or, when new, put right after the peers' part (before the other
     entry points' blocks) where a full run would write it, rather than at the end of the file."""
     first = doc_sections.BLOCK.search(text)
     if any(m.group("key") == key for m in doc_sections.BLOCK.finditer(text)) or not first:

@@ -1,4 +1,4 @@
-"""The scripted-task figures as tables (printed, and the docs/benchmarks.md section) with issue 4's target."""
+"""The scripted-task figures as tables (printed, and the docs/benchmarks.md section) with its target."""
 
 from __future__ import annotations
 
@@ -269,7 +269,7 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     versions = {c.server: c.version for c in cells.values()}
     parts = [
-        "## Page tools: scripted tasks (issue 4)",
+        "## Page tools: scripted tasks",
         "",
         f"Measured {today} by `make bench-tasks` (`bench/tasks.py`): {repeat} run(s) of every task on each",
         "server, one run at a time, figures are medians.",

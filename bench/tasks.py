@@ -1,11 +1,11 @@
 """Entry point: ``python -m bench.tasks`` (or ``make bench-tasks``) from the repo root.
 
 The same scripted tasks on the bundled demo sites, done by tabmcp with its page tools and by Playwright
-MCP with its generic tools (issue 4, "Benchmarks"): tool calls, characters of context the model receives,
+MCP with its generic tools: tool calls, characters of context the model receives,
 wall time, and whether the task really succeeded. Each run is a fresh server (and browser) over stdio,
 driven by the MCP Python SDK client; ``--repeat`` runs of every task per server, interleaved, figures are
 medians. Prints the tables; after a run of both servers over all tasks, writes the section "Page tools:
-scripted tasks (issue 4)" of docs/benchmarks.md (the rest of the file is left alone).
+scripted tasks" of docs/benchmarks.md (the rest of the file is left alone).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ MAX_PAGES = 1000  # a cursor that never ends would be a bug; stop and let the fi
 
 
 class PageToolsMissing(RuntimeError):
-    """This tabmcp does not list ``snapshot``/``interact`` yet (issue 3 not landed)."""
+    """This tabmcp does not list ``snapshot``/``interact`` yet."""
 
 
 class Tabmcp(Adapter):
