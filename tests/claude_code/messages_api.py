@@ -3,7 +3,7 @@
 Claude Code is pointed at it with ``ANTHROPIC_BASE_URL``. ``POST /v1/messages`` answers with a
 streamed (SSE) or plain message; every request body is recorded with the time it arrived. The
 model's turns come from a ``Script``: a callable that gets the request (a ``Turn``) and returns what
-the assistant says next (``call(...)`` a tool, or ``say(...)`` text and stop). Requests that are not
+the assistant says next (a ``Reply`` with tool calls, or ``say(...)`` text and stop). Requests that are not
 the main conversation (Claude Code's small side queries) get a short text answer and are recorded
 apart. Runs in a thread of the test process.
 """
@@ -38,12 +38,6 @@ def say(text: str) -> Reply:
     return Reply(text=text)
 
 
-def call(name: str, arguments: dict[str, Any] | None = None, text: str = "") -> Reply:
-    """A tool call; a bare tabmcp tool name gets Claude Code's ``mcp__tabmcp__`` prefix."""
-    full = name if name.startswith("mcp__") or name[:1].isupper() else SERVER_PREFIX + name
-    return Reply(text=text, calls=((full, arguments or {}),))
-
-
 @dataclass
 class Turn:
     """A main-conversation request as the model sees it."""
@@ -67,11 +61,6 @@ class Turn:
     def text_seen(self) -> str:
         """Every text of the request, one after another: system prompt and messages (tool results included)."""
         return "\n".join(_texts([self.body.get("system"), self.body.get("messages")]))
-
-    def offers(self, name: str) -> bool:
-        """The tool is callable now, or named as deferred (one ToolSearch away)."""
-        full = name if name.startswith("mcp__") else SERVER_PREFIX + name
-        return full in self.tool_names or full in self.deferred
 
     def last_results(self) -> list[dict[str, Any]]:
         """The tool_result blocks of the last user message (what the previous calls answered)."""

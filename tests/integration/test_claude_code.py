@@ -80,7 +80,9 @@ def run(
         done = run_claude(api.url, servers, prompt, tool_search=tool_search)
     assert done.returncode == 0, f"claude exited {done.returncode}: {done.stderr[-2000:]}\n{done.result}"
     assert not api.errors, api.errors
-    assert agenda.finished, "the scripted model did not get through its agenda:\n" + report(agenda, api)
+    assert agenda.finished, f"the scripted model did not get through its agenda ({agenda.error}):\n" + report(
+        agenda, api
+    )
     return api
 
 
