@@ -181,7 +181,7 @@ def test_a_bad_answer_echoes_its_id() -> None:
 def test_an_answer_without_id_is_a_bad_message() -> None:
     error = bad('{"type": "connected", "tabs": []}')
     assert error.code is p.ErrorCode.BAD_MESSAGE
-    assert "id" in error.message
+    assert re.search(r"\bid: Field required", error.message), error.message  # "invalid" also holds "id"
 
 
 def test_an_unknown_tab_status_is_a_bad_message() -> None:
