@@ -275,8 +275,11 @@ def _call_outcome(pending: dict[str, Any]) -> str:
     result = pending.get("result")
     if result is None:
         return ""
-    return " (the call already returned: " + "".join(
-        c.text for c in result.content if isinstance(c, types.TextContent))[:300] + ")"
+    return (
+        " (the call already returned: "
+        + "".join(c.text for c in result.content if isinstance(c, types.TextContent))[:300]
+        + ")"
+    )
 
 
 async def _check_tools(client: Client, want: list[str], where: str) -> None:
