@@ -28,7 +28,6 @@ from websockets.exceptions import ConnectionClosed
 
 from tabmcp.demo.client import StdioSession, text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.held_page import HeldPage
 from tests.integration.conftest import (
     ARTIFACTS,
     CORE_FOCUSED,
@@ -38,6 +37,7 @@ from tests.integration.conftest import (
     serve,
     tab_id_for,
 )
+from tests.integration.held_page import HeldPage
 
 CHROMIUM = "/usr/bin/chromium"
 CORE_TABS = ["list_tabs", "open_tab", "focus_tab"]

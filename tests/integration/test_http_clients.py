@@ -14,6 +14,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tabmcp.demo.sites import SiteServer
+from tests.integration.held_page import HeldPage
 from tests.integration.http_harness import (
     HttpServer,
     Notices,
@@ -21,7 +22,6 @@ from tests.integration.http_harness import (
     own_browser,
     text_of,
 )
-from tests.integration.held_page import HeldPage
 
 INITIALIZE = {
     "jsonrpc": "2.0",
