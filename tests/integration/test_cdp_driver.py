@@ -125,8 +125,6 @@ async def user_connection(endpoint: str) -> AsyncIterator[Browser]:
             await browser.close()  # disconnects only: the browser is the test's to kill
 
 
-
-
 async def page_at(browser: Browser, url: str) -> Page:
     """The user's view of the tab at ``url`` (a tab the server opened shows up here a little later)."""
     found: list[Page] = []
