@@ -196,7 +196,26 @@ class Extension:
 
 
 async def replay(path: Path, era: str = "legacy") -> int:
-    """Replay one scenario; returns how many list_changed notifications arrived."""
+    """Replay one scenario; returns how many list_changed notifications arrived. A mismatch raises
+    ``ReplayMismatch`` itself (not inside the task group's ExceptionGroup)."""
+    try:
+        return await _replay(path, era)
+    except BaseExceptionGroup as group:
+        mismatch = _mismatch_in(group)
+        if mismatch is None:
+            raise
+        raise mismatch from None
+
+
+def _mismatch_in(group: BaseExceptionGroup) -> ReplayMismatch | None:
+    for exc in group.exceptions:
+        found = _mismatch_in(exc) if isinstance(exc, BaseExceptionGroup) else exc
+        if isinstance(found, ReplayMismatch):
+            return found
+    return None
+
+
+async def _replay(path: Path, era: str) -> int:
     entries = load(path)
     app = App(Settings(ws_port=0, request_timeout=STEP_TIMEOUT, pairing_token=REPLAY_TOKEN))
     counter = NotificationCounter()
