@@ -295,12 +295,18 @@ class Bridge:
         if conn is None or not self.linked:
             raise BridgeError(p.ErrorCode.DISCONNECTED, "the browser extension is not connected")
         message = message.model_copy(update={"id": f"r{next(self._ids)}"})
+        text = p.encode(message)
+        if (size := _utf8_size(text)) > self.max_frame_bytes:
+            # sent, it would end the link for every call on it; refused, it fails this call alone
+            raise BridgeError(
+                p.ErrorCode.FRAME_TOO_LARGE, too_large(f"the {message.type!r} request", size, self.max_frame_bytes)
+            )
         future: asyncio.Future[p.Reply] = asyncio.get_running_loop().create_future()
         self._pending[message.id] = (future, message.type)
         wait = self.request_timeout if timeout is None else timeout
         try:
             self.recorder.write("send", frame=message.model_dump(exclude_none=True))
-            await conn.send(p.encode(message))
+            await conn.send(text)
             reply = await asyncio.wait_for(future, wait)
         except TimeoutError:
             raise BridgeError(
@@ -492,7 +498,7 @@ class Bridge:
             self.recorder.write("recv", frame=message.model_dump(exclude_none=True))
         match message:
             case p.Ping():
-                await conn.send(p.encode(p.Pong()))
+                await conn.send(p.encode(p.Pong(maxFrameBytes=self.max_frame_bytes)))
             case p.Hello():
                 log.warning("ignored a second hello on a linked connection")
             case p.Connected() | p.Result() | p.ToolResult() | p.Error():
@@ -513,6 +519,18 @@ class Bridge:
         future, _ = entry
         if not future.done():
             future.set_result(reply)
+
+
+def too_large(what: str, size: int, limit: int) -> str:
+    return (
+        f"{what} is {size:,} bytes, over the browser link's {limit:,}-byte frame limit (ws_max_frame_bytes); "
+        "ask for less: a shorter text, a smaller part of the page"
+    )
+
+
+def _utf8_size(text: str) -> int:
+    """The bytes ``text`` takes on the wire as UTF-8."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def _peer(conn: ServerConnection) -> str:

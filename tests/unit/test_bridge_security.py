@@ -336,6 +336,17 @@ async def test_an_oversized_frame_cuts_the_link_and_fails_pending_calls(
     await a_paired_extension_still_links(bridge)
 
 
+async def test_a_request_over_the_frame_limit_fails_alone_and_is_never_sent(bridge: Bridge) -> None:
+    async with extension(bridge) as ws:
+        await link(bridge, ws)
+        with pytest.raises(BridgeError) as info:
+            await bridge.request(p.WaitFor(tabId=3, text="é" * (33 * 1024)))  # 66 KiB as UTF-8, 33 K characters
+        assert info.value.code == p.ErrorCode.FRAME_TOO_LARGE
+        assert "'waitFor' request is 67," in info.value.message and "65,536-byte frame limit" in info.value.message
+        await round_trip(bridge, ws)  # the next frame the extension sees is the next request
+        assert bridge.linked
+
+
 async def test_an_oversized_hello_is_refused(bridge: Bridge) -> None:
     async with extension(bridge) as ws:
         await send(ws, {**hello(), "padding": "x" * (65 * 1024)})
@@ -462,7 +473,7 @@ async def test_a_steady_sender_within_the_rate_is_not_cut(bridge: Bridge, clock:
         await link(bridge, ws)
         for _ in range(40):  # 40 frames over 20 s of the bridge's clock: 2 a second, under 5
             await send(ws, {"type": "ping"})
-            assert await recv(ws) == {"type": "pong"}
+            assert await recv(ws) == {"type": "pong", "maxFrameBytes": bridge.max_frame_bytes}
             clock.now += 0.5
         await round_trip(bridge, ws)
 
