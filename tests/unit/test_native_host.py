@@ -185,6 +185,18 @@ async def test_a_refusal_reaches_the_extension_with_its_code(bridge: Bridge, soc
         await host.close()
 
 
+async def test_before_hello_the_local_socket_reads_small_frames_only(bridge: Bridge, socket: Path) -> None:
+    host = await Host.start(socket)
+    try:
+        assert (await host.recv())["state"] == "open"
+        await host.send({**HELLO, "padding": "x" * (64 * 1024)})  # the hello limit holds here too
+        closed = await host.recv()
+        assert closed["type"] == "nativeStatus" and closed["state"] == "closed" and closed["code"] == 1009
+        assert not bridge.linked
+    finally:
+        await host.close()
+
+
 async def test_the_caller_origin_is_what_the_bridge_checks(bridge: Bridge, socket: Path) -> None:
     host = await Host.start(socket, origin="chrome-extension://abcdefghijklmnopabcdefghijklmnop/")
     try:
