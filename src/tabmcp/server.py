@@ -556,8 +556,8 @@ def _validation_message(exc: ValidationError) -> str:
 
 
 async def serve_stdio(settings: Settings) -> None:
-    from mcp.server.stdio import stdio_server
+    from tabmcp.stdio_transport import checked_stdio_server
 
     app = App(settings)
-    async with stdio_server() as (read, write):
+    async with checked_stdio_server() as (read, write):
         await app.server.run(read, write, app.server.create_initialization_options())
