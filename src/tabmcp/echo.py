@@ -48,16 +48,17 @@ def _visible(text: str, limit: int, keep: str) -> tuple[str, bool]:
     return "".join(out), False
 
 
-def quote(text: object, limit: int = MAX_QUOTED) -> str:
-    """``text`` in double quotes, escaped, at most ``limit`` characters of it; when cut, its length follows:
+def quote(text: object, limit: int = MAX_QUOTED, mark: str = '"') -> str:
+    """``text`` between ``mark``s, escaped, at most ``limit`` characters of it; when cut, its length follows:
     ``"aaaa…" (10,000 characters)``. Not a string: its ``str``."""
     value = text if isinstance(text, str) else str(text)
     head = value[: limit + 1]  # the work is bounded by the limit, not by the input
-    shown, cut = _visible(head.replace("\\", "\\\\").replace('"', '\\"'), limit, "")
-    return f'"{shown}…" ({len(value):,} characters)' if cut else f'"{shown}"'
+    shown, cut = _visible(head.replace("\\", "\\\\").replace(mark, "\\" + mark), limit, "")
+    return f"{mark}{shown}…{mark} ({len(value):,} characters)" if cut else f"{mark}{shown}{mark}"
 
 
-def escaped(message: str, limit: int = MAX_MESSAGE) -> str:
-    """A whole message: hidden characters escaped (line breaks and tabs kept), at most ``limit`` characters."""
-    shown, cut = _visible(message, limit, "\n\t")
-    return f"{shown}… (message cut at {len(shown):,} of {len(message):,} characters)" if cut else shown
+def escaped(text: str, limit: int = MAX_MESSAGE) -> str:
+    """A whole message or field: hidden characters escaped (line breaks and tabs kept), at most ``limit``
+    characters of it; when cut, how long it was."""
+    shown, cut = _visible(text[: limit + 1], limit, "\n\t")
+    return f"{shown}… (cut at {len(shown):,} of {len(text):,} characters)" if cut else shown
