@@ -2576,7 +2576,7 @@ async function pollCondition(tabId, probe, timeoutMs, failCss) {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   const describe = probe.target ? `${describeTarget(probe.target)} to be ${probe.state}`
-    : probe.text !== undefined ? `text "${cut(probe.text)}"` : `text "${cut(probe.textGone)}" to go`;
+    : probe.text !== undefined ? `text ${quoted(probe.text)}` : `text ${quoted(probe.textGone)} to go`;
   for (;;) {
     const shown = failCss ? await pageErrorShown(tabId, failCss) : '';
     if (shown) throw new ProtocolError('PAGE_ERROR', shown);
@@ -2595,11 +2595,17 @@ function describeTarget(target) {
   return `role=${cut(target.role)}${target.name !== undefined ? `[name=${cut(target.name)}]` : ''}`;
 }
 
-/** The caller's text inside a message: enough to recognise it, and its length when cut (the server
- * escapes what is left, src/tabmcp/echo.py). */
+/** The caller's text inside a message: enough to recognise it, and its length when cut, as the
+ * server quotes it (src/tabmcp/echo.py, which also escapes what is left). */
+function quoted(text, limit = 80) {
+  const s = String(text);
+  if (s.length <= limit) return JSON.stringify(s);
+  return `${JSON.stringify(`${s.slice(0, limit)}…`)} (${s.length.toLocaleString('en-US')} characters)`;
+}
+
 function cut(text, limit = 80) {
   const s = String(text);
-  return s.length <= limit ? s : `${s.slice(0, limit)}… (${s.length} characters)`;
+  return s.length <= limit ? s : `${s.slice(0, limit)}… (${s.length.toLocaleString('en-US')} characters)`;
 }
 
 /**

@@ -483,7 +483,8 @@ class App:
         """Run the tool by that name if it works now (the client's list may be stale, or static)."""
         oversized = oversized_argument(args)
         if oversized is not None:  # refused before it reaches a browser, whichever tool it names
-            return error_result(f"Invalid arguments for {quote(name)}: {oversized}", {"code": "INVALID_ARGUMENT"})
+            shown = escaped(name, MAX_QUOTED)
+            return error_result(f"Invalid arguments for {shown}: {oversized}", {"code": "INVALID_ARGUMENT"})
         tool_context = self._tool_context(runtime, progress)
         callable_now = [*self.visible_core_tools(runtime), *(t for t in self.catalog if static and t.static_only)]
         core = next((t for t in callable_now if t.name == name), None)
