@@ -15,6 +15,7 @@ import unicodedata
 
 MAX_QUOTED = 80  # of one echoed input: enough to recognise it, never the whole of a large one
 MAX_MESSAGE = 4_000  # of one error message as a whole
+APOSTROPHE = "'"  # quote(text, mark=APOSTROPHE) where a message names things 'like_this'
 # Categories escaped: controls (Cc), invisible formatting incl. bidi and tag characters (Cf),
 # surrogates (Cs), private use (Co), line and paragraph separators (Zl, Zp).
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})

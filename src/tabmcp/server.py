@@ -35,7 +35,7 @@ from tabmcp.drivers.cdp import CdpDriver
 from tabmcp.drivers.extension import ExtensionDriver
 from tabmcp.drivers.hub import DriverHub
 from tabmcp.drivers.launch import ChromiumLauncher
-from tabmcp.echo import MAX_QUOTED, escaped, quote
+from tabmcp.echo import APOSTROPHE, MAX_QUOTED, escaped, quote
 from tabmcp.guard import Guards
 from tabmcp.introspect.registry import Registry
 from tabmcp.policy import NavigationPolicy
@@ -521,8 +521,7 @@ class App:
             available = [n for n in available if n not in pages] + [t.name for t in self.catalog if t.static_only]
         data: dict[str, Any] = {"availableTools": available}
         if name not in known:
-            shown = quote(name, mark="'")
-            why = f"Unknown tool {shown} (page tools change with the focused page)"
+            why = f"Unknown tool {quote(name, mark=APOSTROPHE)} (page tools change with the focused page)"
             if static:
                 why += "; page tools are listed by list_page_tools and run by call_page_tool"
         elif known[name].static_only:
