@@ -84,4 +84,6 @@ async def test_echoed_text_under_the_limit_is_cut_and_escaped(
         assert "\\u2066" in css
         key = short_error(await client.call("interact", {"action": "press", "key": f"{HOSTILE}Enter"}), "Unknown key")
         assert re.search(r"\\(x00|u0000)", key) and "\\u202e" in key
+        unknown_argument = short_error(await client.call("snapshot", {HOSTILE + "k" * 5_000: 1}), "not permitted")
+        assert "\\u202e" in unknown_argument and "5,007 characters" in unknown_argument
         assert (await client.call_ok("list_tabs"))["tabs"]
