@@ -2593,7 +2593,7 @@ async function pollCondition(tabId, probe, timeoutMs, failCss) {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   const describe = probe.target ? `${describeTarget(probe.target)} to be ${probe.state}`
-    : probe.text !== undefined ? `text "${probe.text}"` : `text "${probe.textGone}" to go`;
+    : probe.text !== undefined ? `text ${quoted(probe.text)}` : `text ${quoted(probe.textGone)} to go`;
   for (;;) {
     const shown = failCss ? await pageErrorShown(tabId, failCss) : '';
     if (shown) throw new ProtocolError('PAGE_ERROR', shown);
@@ -2608,8 +2608,21 @@ async function pollCondition(tabId, probe, timeoutMs, failCss) {
 function describeTarget(target) {
   if (target.ref !== undefined) return target.ref;
   // as the model writes a target (tools/targets.py)
-  if (target.css !== undefined) return `css=${target.css}`;
-  return `role=${target.role}${target.name !== undefined ? `[name=${target.name}]` : ''}`;
+  if (target.css !== undefined) return `css=${cut(target.css)}`;
+  return `role=${cut(target.role)}${target.name !== undefined ? `[name=${cut(target.name)}]` : ''}`;
+}
+
+/** The caller's text inside a message: enough to recognise it, and its length when cut, as the
+ * server quotes it (src/tabmcp/echo.py, which also escapes what is left). */
+function quoted(text, limit = 80) {
+  const s = String(text);
+  if (s.length <= limit) return JSON.stringify(s);
+  return `${JSON.stringify(`${s.slice(0, limit)}…`)} (${s.length.toLocaleString('en-US')} characters)`;
+}
+
+function cut(text, limit = 80) {
+  const s = String(text);
+  return s.length <= limit ? s : `${s.slice(0, limit)}… (${s.length.toLocaleString('en-US')} characters)`;
 }
 
 /**
