@@ -1991,11 +1991,11 @@
       if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'probe needs a condition');
       if (typeof arg.text === 'string') {
         const found = visibleTextIncludes(arg.text);
-        return { ok: true, met: found, detail: `text ${JSON.stringify(arg.text)} ${found ? 'is' : 'is not'} on the page` };
+        return { ok: true, met: found, detail: `it ${found ? 'is' : 'is not'} on the page` }; // the caller's message names the text
       }
       if (typeof arg.textGone === 'string') {
         const found = visibleTextIncludes(arg.textGone);
-        return { ok: true, met: !found, detail: `text ${JSON.stringify(arg.textGone)} ${found ? 'is still' : 'is not'} on the page` };
+        return { ok: true, met: !found, detail: `it ${found ? 'is still' : 'is not'} on the page` };
       }
       if (arg.target !== undefined) return probeTarget(arg.target, arg.state);
       throw new AgentError('BAD_MESSAGE', 'A condition is {text}, {textGone} or {target, state}');

@@ -16,6 +16,8 @@ const MAX_CHUNKED_BYTES = 64 * 1024 * 1024; // a server frame the native host ha
 const BACKOFF_START_MS = 250;
 const BACKOFF_MAX_MS = 5000;
 const PING_INTERVAL_MS = 20000;
+// The largest frame the server accepts until its first pong says (ws_max_frame_bytes' default).
+const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 const RECONNECT_ALARM = 'tabmcp-reconnect';
 // Close codes the server refuses or ends a link with (docs/protocol.md, "Pairing and refusals").
 const CLOSE_REPLACED = 4000; // a newer socket of this same browser took the link over
@@ -199,6 +201,7 @@ function openLink({ url, token, transport }) {
   const ready = new Promise((resolve) => { markReady = resolve; });
   const current = {
     transport: null, token, helloSent: false, confirmed: false, pingTimer: null, note: null, ready, markReady,
+    maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
   };
   link = current;
   resetTraffic();
@@ -222,8 +225,8 @@ function openLink({ url, token, transport }) {
 
 // ---------------------------------------------------------------------------------------------
 // Transports: how frames reach the server. Both have one shape, so the protocol handling is one:
-// {isOpen(), send(frame), close(code, reason)}, calling on.open(), on.message(JSON text or frame),
-// on.status(text) and on.close({code, reason, native}).
+// {isOpen(), send(frame, text: the frame as JSON), close(code, reason)}, calling on.open(),
+// on.message(JSON text or frame), on.status(text) and on.close({code, reason, native}).
 
 function webSocketTransport(url, on) {
   const ws = new WebSocket(url);
@@ -233,7 +236,7 @@ function webSocketTransport(url, on) {
   ws.onerror = () => {}; // A close event always follows; that is where we reconnect.
   return {
     isOpen: () => ws.readyState === WebSocket.OPEN,
-    send: (frame) => ws.send(JSON.stringify(frame)),
+    send: (frame, text) => ws.send(text),
     close: (code, reason) => ws.close(code, reason),
   };
 }
@@ -360,8 +363,9 @@ async function onSocketOpen(current) {
   current.pingTimer = setInterval(() => sendOn(current, { type: 'ping' }), PING_INTERVAL_MS);
 }
 
-/** The first pong after hello: the server accepted this browser. */
-function onPong(current) {
+/** The first pong after hello: the server accepted this browser (and says how large a frame may be). */
+function onPong(current, pong) {
+  if (Number.isInteger(pong.maxFrameBytes) && pong.maxFrameBytes > 0) current.maxFrameBytes = pong.maxFrameBytes;
   if (current.confirmed || link !== current) return;
   current.confirmed = true;
   linkedSince = Date.now();
@@ -652,7 +656,20 @@ function sendOn(current, frame) {
     log('dropped (socket not open)', frame.type);
     return false;
   }
-  current.transport.send(frame);
+  let text = JSON.stringify(frame);
+  const limit = current.maxFrameBytes;
+  const size = text.length * 3 > limit ? new TextEncoder().encode(text).length : 0; // ≤ 3 bytes a UTF-16 unit
+  if (size > limit) {
+    // The server ends the whole link on a frame over its limit: only this answer fails instead.
+    log('too large to send', frame.type, size);
+    if (typeof frame.id !== 'string') return false;
+    const what = frame.type === 'error' ? `a ${frame.code} error` : 'the answer';
+    frame = errorFrame(frame.id, 'FRAME_TOO_LARGE', `${what} is ${size.toLocaleString('en')} bytes, over the browser `
+      + `link's ${limit.toLocaleString('en')}-byte frame limit (ws_max_frame_bytes); ask for less: `
+      + 'a shorter text, a smaller part of the page');
+    text = JSON.stringify(frame);
+  }
+  current.transport.send(frame, text);
   if (link === current) countTraffic('out');
   return true;
 }
@@ -703,7 +720,7 @@ async function onSocketMessage(current, raw) {
     return;
   }
   if (msg.type === 'pong') {
-    onPong(current);
+    onPong(current, msg);
     return;
   }
   if (msg.type === 'error') {
@@ -2576,7 +2593,7 @@ async function pollCondition(tabId, probe, timeoutMs, failCss) {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   const describe = probe.target ? `${describeTarget(probe.target)} to be ${probe.state}`
-    : probe.text !== undefined ? `text "${probe.text}"` : `text "${probe.textGone}" to go`;
+    : probe.text !== undefined ? `text ${quoted(probe.text)}` : `text ${quoted(probe.textGone)} to go`;
   for (;;) {
     const shown = failCss ? await pageErrorShown(tabId, failCss) : '';
     if (shown) throw new ProtocolError('PAGE_ERROR', shown);
@@ -2591,8 +2608,21 @@ async function pollCondition(tabId, probe, timeoutMs, failCss) {
 function describeTarget(target) {
   if (target.ref !== undefined) return target.ref;
   // as the model writes a target (tools/targets.py)
-  if (target.css !== undefined) return `css=${target.css}`;
-  return `role=${target.role}${target.name !== undefined ? `[name=${target.name}]` : ''}`;
+  if (target.css !== undefined) return `css=${cut(target.css)}`;
+  return `role=${cut(target.role)}${target.name !== undefined ? `[name=${cut(target.name)}]` : ''}`;
+}
+
+/** The caller's text inside a message: enough to recognise it, and its length when cut, as the
+ * server quotes it (src/tabmcp/echo.py, which also escapes what is left). */
+function quoted(text, limit = 80) {
+  const s = String(text);
+  if (s.length <= limit) return JSON.stringify(s);
+  return `${JSON.stringify(`${s.slice(0, limit)}…`)} (${s.length.toLocaleString('en-US')} characters)`;
+}
+
+function cut(text, limit = 80) {
+  const s = String(text);
+  return s.length <= limit ? s : `${s.slice(0, limit)}… (${s.length.toLocaleString('en-US')} characters)`;
 }
 
 /**

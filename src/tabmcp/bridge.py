@@ -7,8 +7,11 @@ every pending request fails with ``DISCONNECTED`` and a ``LinkLost`` event is qu
 
 Only tabmcp's extension may link (docs/security.md): the handshake's ``Origin`` must be an allowed
 ``chrome-extension://`` origin, and the first frame must be a ``hello`` carrying the pairing token
-(``pairing.py``). Anything else is closed with a code and a reason the extension can show. A linked
-socket that sends frames too large or too fast is cut off; the bridge itself always keeps serving.
+(``pairing.py``). Anything else is closed with a code and a reason the extension can show. Until its
+hello is accepted a socket may send small frames only, and only a few such sockets may wait at once,
+so that unpaired sockets cannot make the server hold much memory; refusals are logged at a bounded
+rate (``logthrottle.py``). A linked socket that sends frames too large or too fast is cut off; the
+bridge itself always keeps serving.
 
 The same handler also serves a local Unix socket (``native/listener.py``), where the native
 messaging host relays for an extension that cannot reach a TCP port (docs/native-messaging.md): the
@@ -37,6 +40,7 @@ from tabmcp import __version__, pairing
 from tabmcp import protocol as p
 from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
+from tabmcp.logthrottle import LogThrottle
 from tabmcp.native import socket_path
 from tabmcp.native.listener import ListenError, LocalSocket
 from tabmcp.record import NullRecorder, Recorder
@@ -50,7 +54,13 @@ CLOSE_NOT_PAIRED = 4001  # hello without the right pairing token
 CLOSE_ORIGIN = 4003  # not an allowed chrome-extension:// origin
 CLOSE_BUSY = 4009  # another browser is linked
 CLOSE_POLICY = int(CloseCode.POLICY_VIOLATION)  # 1008: no hello first / in time, too many messages
-CLOSE_TOO_BIG = int(CloseCode.MESSAGE_TOO_BIG)  # 1009: a frame over ws_max_frame_bytes (websockets)
+CLOSE_TOO_BIG = int(CloseCode.MESSAGE_TOO_BIG)  # 1009: a frame over the limit (websockets)
+CLOSE_TRY_LATER = int(CloseCode.TRY_AGAIN_LATER)  # 1013: too many sockets waiting to say hello
+
+HELLO_MAX_BYTES = 64 * 1024  # the largest frame a socket may send before its hello is accepted
+MAX_UNAUTHENTICATED = 16  # sockets that may wait for their hello at once; more are refused at once
+REFUSAL_LOG_BURST = 5  # refusals logged in full per interval; the rest are counted
+REFUSAL_LOG_INTERVAL = 10.0
 
 MAX_REASON_BYTES = 123  # a close frame's payload is 125 bytes, 2 of them the code
 PASTE_TOKEN = "run `tabmcp token` and paste it in the extension's options"
@@ -61,6 +71,7 @@ HELLO_FIRST = "the first frame must be hello, with the pairing token"
 BUSY = "another browser is already linked to this tabmcp server; close that one first"
 REPLACED = "replaced by a newer connection from this browser"
 TOO_MANY = "too many messages"
+TOO_MANY_WAITING = "too many connections waiting to say hello; try again"
 BURST_SECONDS = 2.0  # a connection may send this many seconds' worth of frames at once
 # how the extension's close reason starts when its user pressed Disconnect in the popup (background.js)
 USER_DISCONNECT = "disconnected by the user"
@@ -130,6 +141,9 @@ class Bridge:
         max_frame_bytes: int = 16 * 2**20,
         max_frames_per_second: float = 500,
         hello_timeout: float = 5.0,
+        max_hello_bytes: int = HELLO_MAX_BYTES,
+        max_unauthenticated: int = MAX_UNAUTHENTICATED,
+        refusal_log_interval: float = REFUSAL_LOG_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
         native_socket: Path | None = None,
     ) -> None:
@@ -145,6 +159,11 @@ class Bridge:
         self.max_frame_bytes = max_frame_bytes
         self.max_frames_per_second = max_frames_per_second
         self.hello_timeout = hello_timeout
+        self.max_hello_bytes = min(max_hello_bytes, max_frame_bytes)
+        self.max_unauthenticated = max_unauthenticated
+        self._unauthenticated = 0  # sockets between the WebSocket handshake and an accepted hello
+        self._refusal_log = LogThrottle(REFUSAL_LOG_BURST, refusal_log_interval)
+        self._refusal_summary: asyncio.TimerHandle | None = None
         self._clock = clock
         self.events: asyncio.Queue[BridgeEvent] = asyncio.Queue()
         self.hello: p.Hello | None = None
@@ -200,7 +219,7 @@ class Bridge:
         self.tcp_error = await self._start_tcp()
         if self.native is not None:
             try:
-                await self.native.start(self._handle, max_size=self.max_frame_bytes)
+                await self.native.start(self._handle, max_size=self.max_hello_bytes)
             except ListenError as exc:
                 self.native_error = str(exc)
                 log.warning("native messaging socket not started: %s", exc)
@@ -226,7 +245,7 @@ class Bridge:
                 self._handle,
                 self.host,
                 self.port,
-                max_size=self.max_frame_bytes,
+                max_size=self.max_hello_bytes,  # raised to max_frame_bytes once the hello is accepted
                 process_request=self._identify,
             )
         except OSError as exc:
@@ -243,11 +262,19 @@ class Bridge:
             await self._server.wait_closed()
         if self.native is not None:
             await self.native.stop()
+        if self._refusal_summary is not None:
+            self._refusal_summary.cancel()
+            self._report_suppressed_refusals()
         self._fail_pending(p.ErrorCode.DISCONNECTED, "the server is shutting down")
 
     @property
     def url(self) -> str:
         return f"ws://{url_host(self.host)}:{self.port}"
+
+    @property
+    def waiting_for_hello(self) -> int:
+        """Sockets past the WebSocket handshake whose hello has not been accepted yet."""
+        return self._unauthenticated
 
     @property
     def linked(self) -> bool:
@@ -268,12 +295,18 @@ class Bridge:
         if conn is None or not self.linked:
             raise BridgeError(p.ErrorCode.DISCONNECTED, "the browser extension is not connected")
         message = message.model_copy(update={"id": f"r{next(self._ids)}"})
+        text = p.encode(message)
+        if (size := _utf8_size(text)) > self.max_frame_bytes:
+            # sent, it would end the link for every call on it; refused, it fails this call alone
+            raise BridgeError(
+                p.ErrorCode.FRAME_TOO_LARGE, too_large(f"the {message.type!r} request", size, self.max_frame_bytes)
+            )
         future: asyncio.Future[p.Reply] = asyncio.get_running_loop().create_future()
         self._pending[message.id] = (future, message.type)
         wait = self.request_timeout if timeout is None else timeout
         try:
             self.recorder.write("send", frame=message.model_dump(exclude_none=True))
-            await conn.send(p.encode(message))
+            await conn.send(text)
             reply = await asyncio.wait_for(future, wait)
         except TimeoutError:
             raise BridgeError(
@@ -322,22 +355,28 @@ class Bridge:
         return conn.respond(200, identity() + "\n")
 
     async def _handle(self, conn: ServerConnection) -> None:
+        if self._unauthenticated >= self.max_unauthenticated:
+            self._refuse_log(conn, f"{self.max_unauthenticated} others are waiting to say hello")
+            self.last_refusal = TOO_MANY_WAITING
+            await conn.close(CLOSE_TRY_LATER, TOO_MANY_WAITING)
+            return
+        self._unauthenticated += 1
         try:
             hello = await self._admit(conn)
         except Refused as refused:
-            log.warning("refused an extension connection from %s: %s", _peer(conn), refused.reason)
+            self._refuse_log(conn, refused.reason)
             self.last_refusal = refused.reason
             await conn.close(refused.code, refused.reason)
             return
         except ConnectionClosed:
             sent = conn.protocol.close_sent
             if sent is not None and sent.code == CLOSE_TOO_BIG:
-                log.warning(
-                    "refused an extension connection from %s: a first frame over %d bytes",
-                    _peer(conn),
-                    self.max_frame_bytes,
-                )
+                self._refuse_log(conn, f"a frame over {self.max_hello_bytes} bytes before hello")
             return  # it went away before saying hello
+        finally:
+            self._unauthenticated -= 1
+        # paired: from now on a frame may be as large as a linked extension's may be
+        conn.protocol.max_message_size = self.max_frame_bytes
         self._link(conn, hello)
         why = "the browser extension disconnected"
         budget = TokenBucket(self.max_frames_per_second, self.max_frames_per_second * BURST_SECONDS, self._clock())
@@ -365,6 +404,23 @@ class Bridge:
                 why = f"the extension sent a frame over {self.max_frame_bytes} bytes (ws_max_frame_bytes)"
                 log.warning("cut off the extension: %s", why)
             self._unlink(conn, why)
+
+    def _refuse_log(self, conn: ServerConnection, why: str) -> None:
+        """Log a refusal, unless too many came this interval: those are counted and summed up later."""
+        loop = asyncio.get_running_loop()
+        if self._refusal_log.take(loop.time()):
+            log.warning("refused an extension connection from %s: %s", _peer(conn), why)
+        elif self._refusal_summary is None:
+            self._refusal_summary = loop.call_at(self._refusal_log.window_end(), self._report_suppressed_refusals)
+
+    def _report_suppressed_refusals(self) -> None:
+        self._refusal_summary = None
+        if count := self._refusal_log.suppressed():
+            log.warning(
+                "refused %d more extension connections in %g s (not logged one by one)",
+                count,
+                self._refusal_log.interval,
+            )
 
     async def _admit(self, conn: ServerConnection) -> p.Hello:
         """The connection's hello if it may link; raise Refused otherwise."""
@@ -442,7 +498,7 @@ class Bridge:
             self.recorder.write("recv", frame=message.model_dump(exclude_none=True))
         match message:
             case p.Ping():
-                await conn.send(p.encode(p.Pong()))
+                await conn.send(p.encode(p.Pong(maxFrameBytes=self.max_frame_bytes)))
             case p.Hello():
                 log.warning("ignored a second hello on a linked connection")
             case p.Connected() | p.Result() | p.ToolResult() | p.Error():
@@ -463,6 +519,18 @@ class Bridge:
         future, _ = entry
         if not future.done():
             future.set_result(reply)
+
+
+def too_large(what: str, size: int, limit: int) -> str:
+    return (
+        f"{what} is {size:,} bytes, over the browser link's {limit:,}-byte frame limit (ws_max_frame_bytes); "
+        "ask for less: a shorter text, a smaller part of the page"
+    )
+
+
+def _utf8_size(text: str) -> int:
+    """The bytes ``text`` takes on the wire as UTF-8."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def _peer(conn: ServerConnection) -> str:

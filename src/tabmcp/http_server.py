@@ -20,6 +20,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
+from tabmcp.jsonrpc_check import check_message
 
 log = logging.getLogger(__name__)
 ENDPOINT = "/mcp"
@@ -96,7 +97,11 @@ def required_token(endpoint: Endpoint, settings: Settings) -> str | None:
 
 
 async def _json_error(send: Send, status: int, message: str, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
-    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    await _json_reply(send, status, json.dumps(error).encode(), headers)
+
+
+async def _json_reply(send: Send, status: int, body: bytes, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     await send(
         {
             "type": "http.response.start",
@@ -108,7 +113,8 @@ async def _json_error(send: Send, status: int, message: str, headers: Sequence[t
 
 
 class Gate:
-    """ASGI middleware in front of the SDK app: bearer token and a readable session cap."""
+    """ASGI middleware in front of the SDK app: bearer token, a JSON-RPC error for a malformed POST body
+    (``jsonrpc_check.py``), and a readable session cap."""
 
     def __init__(
         self,
@@ -140,6 +146,15 @@ class Gate:
                 [(b"www-authenticate", b'Bearer realm="tabmcp"')],
             )
             return
+        if scope.get("method") == "POST":
+            body = await _read_body(receive)
+            if body is None:
+                return  # the client went away before it finished sending
+            error = check_message(body)
+            if error is not None:  # answered here: the SDK would answer -32602 with pydantic's dump of the input
+                await _json_reply(send, 400, error.model_dump_json(by_alias=True, exclude_unset=True).encode())
+                return
+            receive = _replay(body, receive)
         opening = (
             scope.get("method") == "POST"
             and "mcp-session-id" not in headers
@@ -164,6 +179,28 @@ class Gate:
             and scheme.lower() == "bearer"
             and hmac.compare_digest(presented.strip().encode(), self.token.encode())
         )
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """``receive`` for the app behind the gate: the body already read, then the client's own events
+    (the SDK waits on them for a disconnect)."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replayed() -> MutableMapping[str, Any]:
+        return pending.pop() if pending else await receive()
+
+    return replayed
 
 
 def build_http_app(settings: Settings, endpoint: Endpoint) -> tuple[Any, ASGIApp]:

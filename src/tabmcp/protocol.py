@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
     DISCONNECTED = "DISCONNECTED"
     NAVIGATION_BLOCKED = "NAVIGATION_BLOCKED"
     PAGE_ERROR = "PAGE_ERROR"  # a plan's wait_for saw the page's own error message (``failWhen``)
+    FRAME_TOO_LARGE = "FRAME_TOO_LARGE"  # a request or its answer would exceed the link's frame limit
     INTERNAL = "INTERNAL"
 
 
@@ -275,6 +276,9 @@ class Step(Frame):
 
 class Pong(Frame):
     type: Literal["pong"] = "pong"
+    # the largest frame the server accepts: the extension answers a request whose answer is larger
+    # with FRAME_TOO_LARGE instead of sending it (a larger frame would end the whole link)
+    maxFrameBytes: int | None = None
 
 
 class PolicyRule(Frame):

@@ -9,6 +9,8 @@ from typing import Any
 
 import mcp_types as types
 
+from tabmcp.echo import escaped
+
 
 def json_result(data: dict[str, Any], *, error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(
@@ -19,5 +21,7 @@ def json_result(data: dict[str, Any], *, error: bool = False) -> types.CallToolR
 
 
 def error_result(message: str, data: dict[str, Any] | None = None) -> types.CallToolResult:
-    """An ``isError`` result; ``error`` is the message, after the data's fields (the specific message wins)."""
-    return json_result({**(data or {}), "error": message}, error=True)
+    """An ``isError`` result; ``error`` is the message, after the data's fields (the specific message wins).
+    Every error passes here: the message is bounded and its hidden characters escaped (``echo.py``),
+    whatever caller or page text a path put in it."""
+    return json_result({**(data or {}), "error": escaped(message)}, error=True)

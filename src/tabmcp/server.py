@@ -28,12 +28,14 @@ from pydantic import ValidationError
 from tabmcp import __version__
 from tabmcp import state as s
 from tabmcp.bridge import Bridge
+from tabmcp.call_limits import bounded_answer, oversized_argument
 from tabmcp.config import Settings
 from tabmcp.drivers.base import Driver
 from tabmcp.drivers.cdp import CdpDriver
 from tabmcp.drivers.extension import ExtensionDriver
 from tabmcp.drivers.hub import DriverHub
 from tabmcp.drivers.launch import ChromiumLauncher
+from tabmcp.echo import APOSTROPHE, MAX_QUOTED, escaped, quote
 from tabmcp.guard import Guards
 from tabmcp.introspect.registry import Registry
 from tabmcp.policy import NavigationPolicy
@@ -355,9 +357,7 @@ class App:
     ) -> types.ListResourcesResult:
         return types.ListResourcesResult(
             resources=[
-                types.Resource(
-                    uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type
-                )
+                types.Resource(uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type)
                 for r in RESOURCES
             ]
         )
@@ -368,7 +368,7 @@ class App:
         uri = str(params.uri)
         resource = BY_URI.get(uri)
         if resource is None:
-            raise MCPError(INVALID_PARAMS, f"Unknown resource {uri!r}; resources: {', '.join(BY_URI)}")
+            raise MCPError(INVALID_PARAMS, f"Unknown resource {quote(uri)}; resources: {', '.join(BY_URI)}")
         text = await resource.read(self._tool_context(self.workspace_for(ctx).runtime))
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type=resource.mime_type, text=text)]
@@ -379,7 +379,7 @@ class App:
     ) -> types.EmptyResult:
         uri = str(params.uri)
         if uri not in BY_URI:
-            raise MCPError(INVALID_PARAMS, f"Unknown resource {uri!r}; resources: {', '.join(BY_URI)}")
+            raise MCPError(INVALID_PARAMS, f"Unknown resource {quote(uri)}; resources: {', '.join(BY_URI)}")
         self.sessions.subscribe(ctx, uri)  # the middleware has tied the session to its workspace
         return types.EmptyResult()
 
@@ -440,6 +440,8 @@ class App:
         finally:
             workspace.calls.discard(call)  # type: ignore[arg-type]
             workspace.touch()
+        if isinstance(result, types.CallToolResult):  # the last check before it leaves: never past the frame limit
+            result = bounded_answer(result, name, self.settings.ws_max_frame_bytes)
         is_error = bool(getattr(result, "is_error", False))  # an InputRequiredResult asks the user first
         self.recorder.write("result", name=name, isError=is_error, tools=runtime.visible_tool_names())
         return result
@@ -479,6 +481,10 @@ class App:
         progress: Progress = NO_PROGRESS,
     ) -> types.CallToolResult:
         """Run the tool by that name if it works now (the client's list may be stale, or static)."""
+        oversized = oversized_argument(args)
+        if oversized is not None:  # refused before it reaches a browser, whichever tool it names
+            shown = escaped(name, MAX_QUOTED)
+            return error_result(f"Invalid arguments for {shown}: {oversized}", {"code": "INVALID_ARGUMENT"})
         tool_context = self._tool_context(runtime, progress)
         callable_now = [*self.visible_core_tools(runtime), *(t for t in self.catalog if static and t.static_only)]
         core = next((t for t in callable_now if t.name == name), None)
@@ -515,7 +521,7 @@ class App:
             available = [n for n in available if n not in pages] + [t.name for t in self.catalog if t.static_only]
         data: dict[str, Any] = {"availableTools": available}
         if name not in known:
-            why = f"Unknown tool '{name}' (page tools change with the focused page)"
+            why = f"Unknown tool {quote(name, mark=APOSTROPHE)} (page tools change with the focused page)"
             if static:
                 why += "; page tools are listed by list_page_tools and run by call_page_tool"
         elif known[name].static_only:
@@ -547,17 +553,21 @@ def progress_for(ctx: ServerRequestContext[Any, Any]) -> Progress:
     return Progress(ctx.session.report_progress)
 
 
+MAX_VALIDATION_ERRORS = 10  # of one call: a thousand unknown keys need not be listed one by one
+
+
 def _validation_message(exc: ValidationError) -> str:
     """Where and what, from pydantic's messages: never the input (a bad argument may be megabytes),
     and without the "Value error, " pydantic puts before a validator's own words."""
     return "; ".join(
-        f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors()
+        f"{escaped('.'.join(map(str, e['loc'])), MAX_QUOTED) or 'arguments'}: {e['msg'].removeprefix('Value error, ')}"
+        for e in exc.errors()[:MAX_VALIDATION_ERRORS]
     )
 
 
 async def serve_stdio(settings: Settings) -> None:
-    from mcp.server.stdio import stdio_server
+    from tabmcp.stdio_transport import checked_stdio_server
 
     app = App(settings)
-    async with stdio_server() as (read, write):
+    async with checked_stdio_server() as (read, write):
         await app.server.run(read, write, app.server.create_initialization_options())

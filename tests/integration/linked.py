@@ -39,9 +39,11 @@ class Linked:
 
 
 @asynccontextmanager
-async def linked_browser(scratch: Path, base_url: str, kind: str = "extension") -> AsyncIterator[Linked]:
-    """Chromium with the extension in ``scratch``, connected to a fresh bridge, ``connect`` done; or,
-    for ``kind="cdp"``, Chromium launched by the CDP driver (no extension)."""
+async def linked_browser(
+    scratch: Path, base_url: str, kind: str = "extension", max_frame_bytes: int = 16 * 2**20
+) -> AsyncIterator[Linked]:
+    """Chromium with the extension in ``scratch``, connected to a fresh bridge (with this frame limit),
+    ``connect`` done; or, for ``kind="cdp"``, Chromium launched by the CDP driver (no extension)."""
     if kind == "cdp":
         cdp = CdpDriver(Settings(browser="chromium", headless=True))
         await cdp.link()
@@ -53,7 +55,7 @@ async def linked_browser(scratch: Path, base_url: str, kind: str = "extension") 
         finally:
             await cdp.close()
         return
-    bridge = Bridge("127.0.0.1", 0, 30.0, token=LINK_TOKEN)
+    bridge = Bridge("127.0.0.1", 0, 30.0, token=LINK_TOKEN, max_frame_bytes=max_frame_bytes)
     await bridge.start()
     extension = prepare_extension(scratch / "extension", bridge.url, LINK_TOKEN)
     async with async_playwright() as pw:

@@ -10,7 +10,7 @@ import http.client
 import json
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +27,11 @@ from tabmcp.bridge import (
     IDENTITY,
     MAX_REASON_BYTES,
     NO_ORIGIN,
+    REFUSAL_LOG_BURST,
     TOKEN_MISSING,
     TOKEN_WRONG,
     TOO_MANY,
+    TOO_MANY_WAITING,
     Bridge,
     BridgeError,
     LinkLost,
@@ -334,11 +336,116 @@ async def test_an_oversized_frame_cuts_the_link_and_fails_pending_calls(
     await a_paired_extension_still_links(bridge)
 
 
+async def test_a_request_over_the_frame_limit_fails_alone_and_is_never_sent(bridge: Bridge) -> None:
+    async with extension(bridge) as ws:
+        await link(bridge, ws)
+        with pytest.raises(BridgeError) as info:
+            await bridge.request(p.WaitFor(tabId=3, text="é" * (33 * 1024)))  # 66 KiB as UTF-8, 33 K characters
+        assert info.value.code == p.ErrorCode.FRAME_TOO_LARGE
+        assert "'waitFor' request is 67," in info.value.message and "65,536-byte frame limit" in info.value.message
+        await round_trip(bridge, ws)  # the next frame the extension sees is the next request
+        assert bridge.linked
+
+
 async def test_an_oversized_hello_is_refused(bridge: Bridge) -> None:
     async with extension(bridge) as ws:
         await send(ws, {**hello(), "padding": "x" * (65 * 1024)})
         assert (await closed_with(ws))[0] == 1009
     await a_paired_extension_still_links(bridge)
+
+
+async def test_before_hello_only_small_frames_are_read_and_after_it_large_ones(clock: FakeClock) -> None:
+    bridge = Bridge(port=0, token=TOKEN, max_frame_bytes=2 * 2**20, clock=clock)  # hello limit: 64 KiB
+    await bridge.start()
+    try:
+        async with extension(bridge) as ws:
+            await send(ws, "x" * (64 * 1024 + 1))
+            code, _reason = await closed_with(ws)
+        assert code == 1009
+        assert not bridge.linked and bridge.events.empty()
+        async with extension(bridge) as ws:
+            await link(bridge, ws)
+            pending = asyncio.create_task(bridge.request(p.Capture(tabId=3), timeout=30))
+            asked = await recv(ws)
+            large = "y" * 2**20  # 16 times the hello limit, half the linked one
+            await send(ws, {"type": "result", "id": asked["id"], "data": {"capture": large}})
+            reply = await asyncio.wait_for(pending, WAIT)
+            assert isinstance(reply, p.Result) and reply.data == {"capture": large}
+            await round_trip(bridge, ws)
+    finally:
+        await bridge.stop()
+
+
+async def until(condition: Callable[[], bool], what: str, within: float = WAIT) -> None:
+    """Wait for ``condition`` to hold, polling; fail saying ``what`` did not happen."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while not condition():
+        assert loop.time() < deadline, f"{what} did not happen within {within:g} s"
+        await asyncio.sleep(0.01)
+
+
+async def test_sockets_waiting_for_hello_are_capped_and_the_link_is_unaffected(clock: FakeClock) -> None:
+    bridge = Bridge(port=0, token=TOKEN, hello_timeout=30, max_unauthenticated=3, clock=clock)
+    await bridge.start()
+    try:
+        async with extension(bridge) as linked, contextlib.AsyncExitStack() as stack:
+            await link(bridge, linked)
+            for _ in range(3):
+                await stack.enter_async_context(extension(bridge))
+            await until(lambda: bridge.waiting_for_hello == 3, "three sockets waiting for hello")
+            async with extension(bridge) as surplus:
+                assert await closed_with(surplus) == (1013, TOO_MANY_WAITING)
+            await round_trip(bridge, linked)  # the linked browser works on while the others wait
+            assert bridge.last_refusal == TOO_MANY_WAITING
+        await until(lambda: bridge.waiting_for_hello == 0, "the waiting sockets leaving")
+        await asyncio.wait_for(bridge.events.get(), WAIT)  # the first link's LinkLost
+        await a_paired_extension_still_links(bridge)  # a place frees up when one goes
+    finally:
+        await bridge.stop()
+
+
+async def refuse_wrong_tokens(bridge: Bridge, count: int) -> None:
+    for _ in range(count):
+        async with extension(bridge) as ws:
+            await send(ws, hello(token="not-the-token-but-long-enough"))
+            assert (await closed_with(ws))[0] == 4001
+
+
+def refused_one_by_one(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [m for m in refusals(caplog) if m.startswith("refused an extension connection")]
+
+
+def refused_in_sum(caplog: pytest.LogCaptureFixture) -> list[int]:
+    return [int(m.split()[1]) for m in refusals(caplog) if m.startswith("refused ") and " more " in m]
+
+
+async def test_refusals_are_logged_a_few_at_a_time_then_counted(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    bridge = Bridge(port=0, token=TOKEN, refusal_log_interval=600, clock=clock)
+    await bridge.start()
+    try:
+        await refuse_wrong_tokens(bridge, 20)
+        assert len(refused_one_by_one(caplog)) == REFUSAL_LOG_BURST
+        await a_paired_extension_still_links(bridge)
+    finally:
+        await bridge.stop()  # what was counted is not lost with the server
+    assert refused_in_sum(caplog) == [20 - REFUSAL_LOG_BURST]
+
+
+async def test_the_count_of_unlogged_refusals_comes_when_the_interval_ends(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    bridge = Bridge(port=0, token=TOKEN, refusal_log_interval=0.5, clock=clock)
+    await bridge.start()
+    try:
+        await refuse_wrong_tokens(bridge, 20)
+        # every refusal is either a line of its own or in a sum, which comes without another refusal
+        await until(lambda: len(refused_one_by_one(caplog)) + sum(refused_in_sum(caplog)) == 20, "the sum")
+        assert len(refused_one_by_one(caplog)) < 20
+    finally:
+        await bridge.stop()
 
 
 async def test_a_flood_cuts_the_link(bridge: Bridge, clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
@@ -366,7 +473,7 @@ async def test_a_steady_sender_within_the_rate_is_not_cut(bridge: Bridge, clock:
         await link(bridge, ws)
         for _ in range(40):  # 40 frames over 20 s of the bridge's clock: 2 a second, under 5
             await send(ws, {"type": "ping"})
-            assert await recv(ws) == {"type": "pong"}
+            assert await recv(ws) == {"type": "pong", "maxFrameBytes": bridge.max_frame_bytes}
             clock.now += 0.5
         await round_trip(bridge, ws)
 

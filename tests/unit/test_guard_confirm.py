@@ -263,3 +263,15 @@ def test_verdicts() -> None:
     assert confirm.verdict_of(types.ElicitResult(action="accept")).accepted  # the form's default is yes
     assert confirm.verdict_of(types.ElicitResult(action="accept", content={"confirm": False})).verdict == "declined"
     assert confirm.verdict_of(types.ElicitResult(action="cancel")).verdict == "cancelled"
+
+
+async def test_the_audit_line_of_a_huge_hostile_call_is_bounded_and_escaped(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    name = "\u202e\x1b[2J" + "n" * 5_000_000
+    async with h.client("legacy", None) as client:
+        await client.call_tool(name, {"text": "\x00" + "t" * 5_000_000})
+    (line,) = h.audit.read_text().splitlines()
+    assert len(line) < 10_000
+    record = json.loads(line)
+    assert record["tool"].startswith("\\u202e\\x1b[2J") and f"{len(name):,} characters" in record["tool"]
+    assert record["arguments"]["text"].startswith("\\x00t") and "5,000,001 characters" in record["arguments"]["text"]

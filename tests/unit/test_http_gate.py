@@ -50,21 +50,29 @@ class Recorder:
 
     def __init__(self) -> None:
         self.reached = 0
+        self.bodies: list[bytes] = []
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         self.reached += 1
+        if scope["method"] == "POST":
+            self.bodies.append((await receive())["body"])
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 
 
-async def call(gate: Gate, method: str = "POST", **headers: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+LIST = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
+
+
+async def call(
+    gate: Gate, method: str = "POST", body: bytes = LIST, **headers: str
+) -> tuple[int, dict[str, Any], dict[str, str]]:
     sent: list[dict[str, Any]] = []
 
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        return {"type": "http.request", "body": body, "more_body": False}
 
     scope = {
         "type": "http",
@@ -100,3 +108,15 @@ async def test_the_gate_refuses_new_sessions_past_the_cap_but_not_existing_ones(
     assert (await call(gate, mcp_protocol_version=modern))[0] == 200  # sessionless era: opens no session
     assert (await call(gate, mcp_protocol_version="2025-11-25"))[0] == 503
     assert inner.reached == 2
+
+
+async def test_the_gate_answers_a_malformed_body_itself_with_its_json_rpc_error() -> None:
+    inner = Recorder()
+    gate = Gate(inner, token=None, max_sessions=5, open_sessions=lambda: 0, idle_timeout=60)
+    status, body, _ = await call(gate, body=b'{"jsonrpc": "1.0", "id": 7, "method": "tools/list"}')
+    assert status == 400 and body["id"] == 7 and body["error"]["code"] == -32600
+    status, body, _ = await call(gate, body=b'{"jsonrpc": "2.0", "id": 7, "meth')
+    assert status == 400 and body["id"] is None and body["error"]["code"] == -32700
+    assert inner.reached == 0
+    assert (await call(gate))[0] == 200  # a good body reaches the SDK's app, read once by the gate
+    assert inner.bodies == [LIST]

@@ -95,7 +95,7 @@ async def linked_host(bridge: Bridge, socket: Path) -> Host:
     assert await host.recv() == {"type": "nativeStatus", "state": "open"}
     await host.send(HELLO)
     await host.send({"type": "ping"})
-    assert await host.recv() == {"type": "pong"}  # answered only after the hello was accepted
+    assert (await host.recv())["type"] == "pong"  # answered only after the hello was accepted
     assert isinstance(await next_event(bridge), LinkUp)
     return host
 
@@ -180,6 +180,18 @@ async def test_a_refusal_reaches_the_extension_with_its_code(bridge: Bridge, soc
         assert closed["type"] == "nativeStatus" and closed["state"] == "closed"
         assert closed["code"] == 4001 and "wrong pairing token" in closed["reason"]
         assert await host.exit_code() == 0
+        assert not bridge.linked
+    finally:
+        await host.close()
+
+
+async def test_before_hello_the_local_socket_reads_small_frames_only(bridge: Bridge, socket: Path) -> None:
+    host = await Host.start(socket)
+    try:
+        assert (await host.recv())["state"] == "open"
+        await host.send({**HELLO, "padding": "x" * (64 * 1024)})  # the hello limit holds here too
+        closed = await host.recv()
+        assert closed["type"] == "nativeStatus" and closed["state"] == "closed" and closed["code"] == 1009
         assert not bridge.linked
     finally:
         await host.close()

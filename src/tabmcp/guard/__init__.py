@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from tabmcp.echo import escaped
 from tabmcp.guard import confirm
-from tabmcp.guard.audit import AuditEntry, AuditLog, outcome_of
+from tabmcp.guard.audit import MAX_TOOL_NAME, AuditEntry, AuditLog, outcome_of
 from tabmcp.guard.calls import (
     DESCRIBED_TARGETS,
     CallFacts,
@@ -176,7 +177,7 @@ class Guards:
             AuditEntry(
                 time=began[0],
                 client=client,
-                tool=Redaction(self.secrets).text(name),
+                tool=escaped(Redaction(self.secrets).text(name), MAX_TOOL_NAME),  # the name is the caller's
                 arguments=shown,
                 outcome=outcome,
                 error=error,

@@ -24,10 +24,12 @@ from typing import Any
 
 import mcp_types as types
 
+from tabmcp.echo import escaped
 from tabmcp.guard.redact import Redaction
 
 log = logging.getLogger(__name__)
 MAX_ERROR = 500
+MAX_TOOL_NAME = 200  # a called name is the caller's text: an unknown one may be megabytes
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ def outcome_of(
     else:
         message = next((c.text for c in result.content if isinstance(c, types.TextContent)), "")
     first = redaction.text(message.strip().splitlines()[0] if message.strip() else "")
-    return "error", first[:MAX_ERROR]
+    return "error", escaped(first, MAX_ERROR)
 
 
 class AuditLog:

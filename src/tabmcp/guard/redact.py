@@ -12,6 +12,8 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
+from tabmcp.echo import escaped
+
 REDACTED = "[redacted]"
 MAX_STRING = 4000  # an audit line records what was asked, not megabytes of it
 MAX_ITEMS = 200
@@ -86,4 +88,4 @@ def _plain(value: Any) -> str:
 
 
 def _cut(text: str, limit: int = MAX_STRING) -> str:
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} chars)"
+    return escaped(text, limit)

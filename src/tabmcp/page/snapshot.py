@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal, get_args, overload
 
+from tabmcp.echo import quote
 from tabmcp.introspect.text import without_formatting
 from tabmcp.page.toon import clean, encode_string, inline_array, key_value, table_header
 
@@ -504,7 +505,7 @@ def parse_cursor(cursor: str) -> tuple[str, int]:
     match = _CURSOR.fullmatch(text)
     if match is None:
         raise CursorError(
-            f"cursor {cursor!r} is not valid: pass the value of a snapshot's next: line (like s3:120), "
+            f"cursor {quote(cursor)} is not valid: pass the value of a snapshot's next: line (like s3:120), "
             "or take a new snapshot"
         )
     return match[1], int(match[2] or 0)

@@ -8,6 +8,7 @@ from pydantic import Field, WithJsonSchema, model_validator
 
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
+from tabmcp.echo import quote
 from tabmcp.guard import untrusted
 from tabmcp.guard.sensitive import note_sensitive
 from tabmcp.tools.base import Args, Text, ToolContext, ToolFailure, tool
@@ -85,9 +86,7 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> Text:
 
 # ----------------------------------------------------------------- interact
 
-Action = Literal[
-    "click", "dblclick", "type", "fill", "clear", "hover", "select", "check", "uncheck", "press", "scroll"
-]
+Action = Literal["click", "dblclick", "type", "fill", "clear", "hover", "select", "check", "uncheck", "press", "scroll"]
 NEEDS_TARGET = {"click", "dblclick", "type", "fill", "clear", "hover", "select", "check", "uncheck"}
 
 
@@ -237,9 +236,9 @@ class WaitForArgs(TargetArgs):
 
     def describe(self) -> str:
         if self.text is not None:
-            return f"text {self.text!r}"
+            return f"text {quote(self.text)}"
         if self.text_gone is not None:
-            return f"text {self.text_gone!r} to go"
+            return f"text {quote(self.text_gone)} to go"
         if self.time_ms is not None:
             return f"{self.time_ms} ms"
         return f"{self.describe_target()} {self.state or 'visible'}"
@@ -252,5 +251,5 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> Text:
     try:
         waited = await ctx.runtime.driver.wait_for(tab_id, args.condition(), args.timeout_ms)
     except BridgeError as exc:
-        raise page_failure(f"wait for {args.describe()}", exc) from None
+        raise page_failure("wait_for", exc) from None  # the browser's message names the condition
     return Text(toon({"met": args.describe(), "afterMs": waited.get("elapsedMs", 0)}))

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import Field
 
 from tabmcp import state as s
+from tabmcp.echo import APOSTROPHE, quote
 from tabmcp.guard import untrusted
 from tabmcp.introspect.api import PageTool
 from tabmcp.tools.base import Args, NoArgs, Text, ToolContext, ToolFailure, tool
@@ -101,6 +102,7 @@ def unknown_page_tool(ctx: ToolContext, name: str, tools: tuple[PageTool, ...]) 
     names = [t.name for t in tools]
     offered = f"Page tools now: {', '.join(names)}." if names else "This page offers no page tools now."
     core = next((t for t in ctx.runtime.catalog if getattr(t, "name", None) == name), None)
-    why = f"{name} is not a page tool but a core tool: call it directly" if core else f"No page tool named {name!r}"
+    shown = quote(name, mark=APOSTROPHE)
+    why = f"{name} is not a page tool but a core tool: call it directly" if core else f"No page tool named {shown}"
     message = f"{why}. {offered} (list_page_tools shows their schemas.)"
     return ToolFailure(message, {"code": "UNKNOWN_TOOL", "pageTools": names})

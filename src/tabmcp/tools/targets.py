@@ -10,6 +10,7 @@ from pydantic import field_validator, model_validator
 from toon_format import encode
 
 from tabmcp.bridge import BridgeError
+from tabmcp.echo import escaped, quote
 from tabmcp.tools.base import Args, ToolContext, ToolFailure
 
 # What to do next, by error code: the message from the page says what went wrong, this says how on.
@@ -132,12 +133,14 @@ def _as_target(data: dict[str, Any]) -> str:
     return f'"target": "{shown}" (a target is {FORMS})'
 
 
-def _cut(text: str) -> str:
-    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
+def _cut(text: str | None) -> str:
+    """A short label of caller text (its hidden characters escaped); an ellipsis marks a cut."""
+    text = text or ""
+    return escaped(text[:MAX_SHOWN], MAX_SHOWN * 10) + ("…" if len(text) > MAX_SHOWN else "")
 
 
 def _quoted(text: str) -> str:
-    return f'"{_cut(text)}"'
+    return quote(text, MAX_SHOWN)
 
 
 class TargetArgs(Args):

@@ -38,6 +38,7 @@ from tabmcp.drivers.cdp.source import LaunchedBrowser
 from tabmcp.drivers.cdp.tabs import TabRecord
 from tabmcp.drivers.extension import plan_timeout, wire_request
 from tabmcp.drivers.launch import LaunchError
+from tabmcp.echo import quote
 from tabmcp.page.capture import PageCapture
 from tabmcp.policy import NavigationPolicy
 
@@ -954,13 +955,13 @@ class CdpDriver:
         if probe.get("target") is not None:
             target = probe["target"]
             shown = target.get("ref") or (
-                f'css "{target["css"]}"' if target.get("css") else f"role {target.get('role')}"
+                f"css {quote(target['css'])}" if target.get("css") else f"role {quote(target.get('role'))}"
             )
             describe = f"{shown} to be {probe['state']}"
         elif probe.get("text") is not None:
-            describe = f'text "{probe["text"]}"'
+            describe = f"text {quote(probe['text'])}"
         else:
-            describe = f'text "{probe["textGone"]}" to go'
+            describe = f"text {quote(probe['textGone'])} to go"
         while True:
             shown = await self._page_error_shown(record, fail_css) if fail_css else ""
             if shown:

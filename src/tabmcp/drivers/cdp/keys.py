@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tabmcp.bridge import BridgeError
+from tabmcp.echo import quote
 from tabmcp.protocol import ErrorCode
 
 MODIFIERS = ("Alt", "Control", "Meta", "Shift")
@@ -27,11 +28,12 @@ def playwright_key(combo: str) -> str:
     for modifier in modifiers:
         if modifier not in MODIFIERS:
             raise BridgeError(
-                ErrorCode.BAD_MESSAGE, f'Unknown modifier "{modifier}" in key "{combo}" (Control, Shift, Alt, Meta)'
+                ErrorCode.BAD_MESSAGE,
+                f"Unknown modifier {quote(modifier)} in key {quote(combo)} (Control, Shift, Alt, Meta)",
             )
     key = KEY_ALIASES.get(name, name)
     if key not in NAMED_KEYS and len(key) != 1:
-        raise BridgeError(ErrorCode.BAD_MESSAGE, f'Unknown key "{name}" in "{combo}"')
+        raise BridgeError(ErrorCode.BAD_MESSAGE, f"Unknown key {quote(name)} in {quote(combo)}")
     if key == " ":
         key = "Space"
     elif len(key) == 1 and key.isalpha():
