@@ -81,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="ask the user (MCP elicitation) before destructive tools and actions")
     serve.add_argument("--audit-log", type=Path, metavar="FILE",
                        help="append one JSON line per tool call to FILE (created 0600)")
+    serve.add_argument("--record", type=Path, metavar="FILE",
+                       help="append a JSONL recording of the session (frames, calls, notifications, tool lists) "
+                            "to FILE (created 0600)")
     serve.add_argument("--secret", dest="secrets", action="append", metavar="VALUE",
                        help="redact VALUE wherever it appears in the audit log (repeatable; "
                             "TABMCP_SECRETS keeps it out of the process list)")

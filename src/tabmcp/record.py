@@ -2,7 +2,7 @@
 
 A recording of a real session is a scenario: ``tests/scenarios/replay.py`` plays the extension's
 side of it against a fresh server and checks that the client sees the same tool lists and the
-same notifications. Enabled with ``TABMCP_RECORD=path``.
+same notifications. Enabled with ``tabmcp serve --record FILE`` or ``TABMCP_RECORD=FILE``.
 
 It holds what the browser was asked and answered, so it is written like the audit log: a file only
 its owner may read, configured ``secrets`` replaced wherever they appear, the pairing token never

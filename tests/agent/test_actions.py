@@ -57,6 +57,7 @@ def test_hover(actions: AgentPage) -> None:
 
 def test_hover_does_not_need_an_enabled_element(actions: AgentPage) -> None:
     ok(actions.act("hover", target={"css": "#disabled"}))
+    assert actions.text("#result") == "disabled hovered"
 
 
 def test_click_is_synthetic(actions: AgentPage) -> None:

@@ -115,7 +115,10 @@ def test_point_checks_actionability(open_page: OpenPage) -> None:
     assert covered["code"] == "ELEMENT_NOT_INTERACTABLE" and "covers it" in covered["message"]
     disabled = page.call("point", {"target": {"css": "#disabled"}, "timeoutMs": 100})
     assert disabled["code"] == "ELEMENT_NOT_INTERACTABLE"
-    assert page.call("point", {"target": {"css": "#disabled"}, "action": "hover"})["ok"] is True
+    hover = page.call("point", {"target": {"css": "#disabled"}, "action": "hover"})
+    assert hover["ok"] is True
+    page.page.mouse.move(hover["x"], hover["y"])  # the worker's trusted hover goes to that point
+    assert page.text("#result") == "disabled hovered"
 
 
 def test_point_can_arm_the_dialog_policy_for_trusted_input(open_page: OpenPage) -> None:

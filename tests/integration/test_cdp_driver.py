@@ -37,11 +37,11 @@ from tests.integration.conftest import (
     serve,
     tab_id_for,
 )
+from tests.integration.held_page import HeldPage
 
 CHROMIUM = "/usr/bin/chromium"
 CORE_TABS = ["list_tabs", "open_tab", "focus_tab"]
 QUIET = 0.7  # how long a notification that must not come gets to show up anyway
-NEVER = "this text never appears on the page"
 
 
 class RemoteChromium:
@@ -125,8 +125,6 @@ async def user_connection(endpoint: str) -> AsyncIterator[Browser]:
             await browser.close()  # disconnects only: the browser is the test's to kill
 
 
-
-
 async def page_at(browser: Browser, url: str) -> Page:
     """The user's view of the tab at ``url`` (a tab the server opened shows up here a little later)."""
     found: list[Page] = []
@@ -198,7 +196,7 @@ async def test_remote_endpoint_drives_tabs_open_before(sites: SiteServer, server
 
 async def test_endpoint_killed_mid_call(sites: SiteServer, server_log: object, tmp_path: Path) -> None:
     port = free_port()
-    async with serve(server_log, cdp_endpoint=f"http://127.0.0.1:{port}") as client:
+    async with serve(server_log, cdp_endpoint=f"http://127.0.0.1:{port}") as client, HeldPage() as held:
         async with remote_chromium(tmp_path, port) as chromium:
             await client.call_ok("connect_browser")
             await client.wait_changes(1)
@@ -208,14 +206,14 @@ async def test_endpoint_killed_mid_call(sites: SiteServer, server_log: object, t
 
             outcome: list[types.CallToolResult] = []
 
-            async def long_wait() -> None:
-                outcome.append(await client.call("wait_for", {"text": NEVER, "timeoutMs": 20_000}))
+            async def held_navigation() -> None:
+                outcome.append(await client.call("navigate", {"url": held.url}))
 
-            with anyio.fail_after(10):  # well before the wait's own 20 s
+            with anyio.fail_after(20):  # well before the navigation's own 30 s
                 async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(long_wait)
-                    await anyio.sleep(0.8)  # the wait is under way in the browser
-                    assert not outcome, f"wait_for answered early: {outcome and text_of(outcome[0])}"
+                    tasks.start_soon(held_navigation)
+                    await held.wait_requested()  # the navigation is under way in the browser
+                    assert not outcome, f"navigate answered early: {outcome and text_of(outcome[0])}"
                     chromium.kill()
             failed = outcome[0]
             assert failed.is_error

@@ -14,6 +14,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tabmcp.demo.sites import SiteServer
+from tests.integration.held_page import HeldPage
 from tests.integration.http_harness import (
     HttpServer,
     Notices,
@@ -126,7 +127,7 @@ async def test_two_clients_work_in_parallel_without_seeing_each_others_tabs(
 
 
 async def test_a_client_that_disconnects_mid_call_is_cleaned_up(server_log: object, sites: SiteServer) -> None:
-    async with HttpServer(server_log) as server, own_browser(server.ws_port) as browser:
+    async with HttpServer(server_log) as server, own_browser(server.ws_port) as browser, HeldPage() as held:
         worker = await extension_worker(browser)
         async with server.client(mode="legacy") as b:
             assert not (await b.call_tool("connect_browser", {})).is_error
@@ -141,15 +142,15 @@ async def test_a_client_that_disconnects_mid_call_is_cleaned_up(server_log: obje
                     opened = await a.call_tool("open_tab", {"url": sites.url("mail")})
                     tab_of_a.append(data(opened)["tab"]["id"])
                     started.set()
-                    waited = await a.call_tool("wait_for", {"text": "a text this page never shows", "timeoutMs": 30000})
-                    raise AssertionError(f"wait_for should still be running: {text_of(waited)}")
+                    went = await a.call_tool("navigate", {"url": held.url})  # answered only once released
+                    raise AssertionError(f"navigate should still be running: {text_of(went)}")
 
             task = asyncio.create_task(client_a())
             await asyncio.wait_for(started.wait(), 30)
             groups = await worker.evaluate("chrome.tabGroups.query({}).then(gs => gs.map(g => g.title))")
             tabs = await worker.evaluate("chrome.tabs.query({}).then(ts => ts.map(t => [t.url, t.groupId]))")
             assert len(groups) == 2, (groups, tabs)  # one tab group per client, named after it
-            await asyncio.sleep(0.5)  # A's wait_for is running in the server
+            await held.wait_requested()  # A's navigate is under way in the browser
             task.cancel()  # A goes away mid-call: its transport closes and ends the session
             with pytest.raises(asyncio.CancelledError):
                 await task
@@ -157,10 +158,10 @@ async def test_a_client_that_disconnects_mid_call_is_cleaned_up(server_log: obje
             urls: list[str] = []
             for _ in range(100):
                 urls = [p.url for p in browser.pages]
-                if not any("mail" in u for u in urls):
+                if not any("mail" in u or "held" in u for u in urls):
                     break
                 await asyncio.sleep(0.1)
-            assert not any("mail" in u for u in urls), urls  # A's tab was closed with its workspace
+            assert not any("mail" in u or "held" in u for u in urls), urls  # A's tab was closed with its workspace
             assert any("flights" in u for u in urls)
 
             # B never noticed

@@ -16,7 +16,8 @@ a real MCP ``Client`` (handshake era, or 2026-07-28 with ``subscriptions/listen`
 - ``closed``: the extension's socket closes.
 - ``notify``: one ``list_changed`` must arrive, after which ``tools`` must be what is listed.
 
-At the end no notification beyond those recorded may have arrived.
+``replay`` returns how many ``list_changed`` arrived in all: a caller compares it with the ``notify``
+entries, so a notification the recording does not have fails the scenario.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from websockets.typing import Origin
 
 from tabmcp import pairing
 from tabmcp.config import Settings
+from tabmcp.runtime import Runtime
 from tabmcp.server import App
 
 STEP_TIMEOUT = 10.0  # above every wait of the server itself (connect_browser waits 6 s for an extension)
@@ -92,6 +94,37 @@ async def mcp_client(app: App, era: str, counter: NotificationCounter) -> AsyncI
             tg.cancel_scope.cancel()
 
 
+class EventTally:
+    """Counts the browser events handed to the runtime and those it has finished handling, by wrapping
+    the real objects' methods, so that a replay waits until every event is handled (a frame's
+    effects on the state are in place) rather than for a pause."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.delivered = 0
+        self.handled = 0
+        self._changed = anyio.Event()
+        view, deliver, on_event = runtime.driver, runtime.driver.deliver, runtime._on_event  # type: ignore[attr-defined]
+
+        def counting_deliver(event: object) -> None:
+            self.delivered += 1
+            deliver(event)
+
+        async def counting_on_event(event: object) -> None:
+            try:
+                await on_event(event)
+            finally:
+                self.handled += 1
+                self._changed.set()
+                self._changed = anyio.Event()
+
+        view.deliver = counting_deliver
+        runtime._on_event = counting_on_event  # type: ignore[method-assign]
+
+    async def settled(self) -> None:
+        while self.handled < self.delivered:
+            await self._changed.wait()
+
+
 class Extension:
     """The extension's side: a WebSocket to the bridge, frames from the server queued in order."""
 
@@ -139,9 +172,10 @@ class Extension:
             raise ReplayMismatch(f"{what}: the server did not send {want} (it sent {self.notices})") from None
         del self.notices[: self.notices.index(want) + 1]
 
-    async def sync(self, app: App) -> None:
+    async def sync(self, app: App, tally: EventTally) -> None:
         """Wait until the server has handled every frame sent so far: the bridge answers a ping after
-        the frames before it (one connection, in order), then the runtime empties its event queue.
+        the frames before it (one connection, in order), its event queue empties into the runtime's
+        (the hub routes each event as it takes it), and the runtime finishes every event it was given.
         A call that reads the state (list_tabs counts the tools of loaded tabs) then sees what the
         recorded server saw."""
         if self.ws is None:
@@ -153,7 +187,7 @@ class Extension:
                 await self._ponged.wait()
             while not app.bridge.events.empty():
                 await anyio.sleep(0.01)
-        await anyio.sleep(0.05)  # the runtime finishes handling the last event
+            await tally.settled()
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -162,13 +196,33 @@ class Extension:
 
 
 async def replay(path: Path, era: str = "legacy") -> int:
-    """Replay one scenario; returns how many list_changed notifications were checked."""
+    """Replay one scenario; returns how many list_changed notifications arrived. A mismatch raises
+    ``ReplayMismatch`` itself (not inside the task group's ExceptionGroup)."""
+    try:
+        return await _replay(path, era)
+    except BaseExceptionGroup as group:
+        mismatch = _mismatch_in(group)
+        if mismatch is None:
+            raise
+        raise mismatch from None
+
+
+def _mismatch_in(group: BaseExceptionGroup) -> ReplayMismatch | None:
+    for exc in group.exceptions:
+        found = _mismatch_in(exc) if isinstance(exc, BaseExceptionGroup) else exc
+        if isinstance(found, ReplayMismatch):
+            return found
+    return None
+
+
+async def _replay(path: Path, era: str) -> int:
     entries = load(path)
     app = App(Settings(ws_port=0, request_timeout=STEP_TIMEOUT, pairing_token=REPLAY_TOKEN))
     counter = NotificationCounter()
     expected = 0
     ids: dict[str, str] = {}
     async with mcp_client(app, era, counter) as client, anyio.create_task_group() as tg:
+        tally = EventTally(app.runtime)
         extension = Extension(app.bridge.url)
         pending: dict[str, Any] = {}
 
@@ -180,7 +234,7 @@ async def replay(path: Path, era: str = "legacy") -> int:
             where = f"{path.name}:{n} {entry['kind']}"
             match entry["kind"]:
                 case "call":
-                    await extension.sync(app)
+                    await extension.sync(app, tally)
                     pending.clear()
                     pending["done"] = anyio.Event()
                     tg.start_soon(run_call, entry["name"], _without_launch(entry))
@@ -222,11 +276,9 @@ async def replay(path: Path, era: str = "legacy") -> int:
                 case other:
                     raise ReplayMismatch(f"{where}: unknown entry kind {other!r}")
         await anyio.sleep(0.3)  # a notification that should not exist gets its chance to arrive
-        if counter.count != expected:
-            raise ReplayMismatch(f"{path.name}: {counter.count} list_changed arrived, {expected} expected")
         await extension.close()
         tg.cancel_scope.cancel()
-    return expected
+    return counter.count
 
 
 def _without_launch(entry: dict[str, Any]) -> dict[str, Any]:
@@ -242,8 +294,11 @@ def _call_outcome(pending: dict[str, Any]) -> str:
     result = pending.get("result")
     if result is None:
         return ""
-    return " (the call already returned: " + "".join(
-        c.text for c in result.content if isinstance(c, types.TextContent))[:300] + ")"
+    return (
+        " (the call already returned: "
+        + "".join(c.text for c in result.content if isinstance(c, types.TextContent))[:300]
+        + ")"
+    )
 
 
 async def _check_tools(client: Client, want: list[str], where: str) -> None:

@@ -15,8 +15,8 @@ SCENARIOS = sorted(HERE.glob("*.jsonl"))
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 async def test_scenario(scenario: Path, era: str) -> None:
-    notified = await replay(scenario, era)
-    assert notified == sum(1 for e in load(scenario) if e["kind"] == "notify")
+    arrived = await replay(scenario, era)
+    assert arrived == sum(1 for e in load(scenario) if e["kind"] == "notify"), "list_changed arrived unrecorded"
 
 
 def test_there_are_scenarios() -> None:

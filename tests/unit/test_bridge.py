@@ -160,7 +160,7 @@ async def test_no_answer_times_out(bridge: Bridge) -> None:
             await bridge.request(p.Capture(tabId=7), timeout=0.2)
         elapsed = loop.time() - started
     assert info.value.code == p.ErrorCode.TIMEOUT
-    assert 0.15 <= elapsed < 1.5
+    assert 0.15 <= elapsed < 2.5  # the request's own 0.2 s, generously; not the bridge's 5 s default
     assert "capture" in info.value.message
 
 

@@ -72,13 +72,13 @@ async def test_an_empty_answer_is_a_model_error(fm: FakeModel, reply: str | Scri
 
 
 async def test_a_late_answer_is_a_timeout_and_the_call_does_not_wait_for_it(fm: FakeModel) -> None:
-    fm.answer(Scripted('{"ref": "e1"}', delay=2.0))
+    fm.answer(Scripted('{"ref": "e1"}', delay=60.0))
     started = time.monotonic()
     with pytest.raises(ModelError, match=r"did not answer within 0.5 s") as caught:
         await ChatModel(fm.url, "m", timeout=0.5).ask(MESSAGES)
     elapsed = time.monotonic() - started
     assert caught.value.code == "MODEL_TIMEOUT"
-    assert 0.4 < elapsed < 1.5  # bounded by the timeout, not the 2 s reply
+    assert 0.4 < elapsed < 20  # bounded by the timeout (generously), not the 60 s reply
 
 
 async def test_an_unreachable_endpoint_is_a_model_error() -> None:

@@ -184,7 +184,10 @@ def test_render_for_model_keeps_to_its_budget(shop: PageView, budget: int) -> No
     lines = text.splitlines()
     shown = len(lines) - 3
     assert lines[-1] == f"… ({len(shop.rows) - shown} more rows cut)"
-    assert shown >= 0
+    whole = render_for_model(shop, 100_000).splitlines()
+    assert shown >= 1 and lines[:-1] == whole[: 2 + shown]  # the first rows, in order
+    one_more = [*whole[: 3 + shown], f"… ({len(shop.rows) - shown - 1} more rows cut)"]
+    assert len("\n".join(one_more)) > budget  # the next row would not have fitted
 
 
 def test_render_for_model_cuts_as_late_as_it_can(shop: PageView) -> None:
