@@ -121,13 +121,14 @@ async def test_a_page_stuck_in_a_busy_loop(server_log: object, tmp_path: Path, p
         tab_id = opened["tab"]["id"]
 
         clicked, took = await timed(session, "interact", {"action": "click", "target": "css=#spin"})
-        assert "its page has not answered" in busy_error(clicked, tab_id)
+        assert clicked.is_error and data_of(clicked)["code"] == "TIMEOUT", text_of(clicked)
         assert took < 2 * INTERACT_S, f"the click took {took:.1f} s"
 
         for _ in range(2):  # every further call on the tab: at once, not after the request timeout
             snapshot, took = await timed(session, "snapshot", {})
+            assert took < AT_ONCE_S, f"the snapshot of a busy tab took {took:.1f} s: {text_of(snapshot)}"
             assert "its page has not answered" in busy_error(snapshot, tab_id)
-            assert took < AT_ONCE_S, f"the snapshot of a busy tab took {took:.1f} s"
+        assert "its page has not answered" in busy_error(clicked, tab_id)  # the click said so too
 
         await works_in_another_tab(session, pages)
         await session.call_ok("close_tab", {"tabId": tab_id})
