@@ -249,13 +249,17 @@ class DriverView:
     ) -> s.Tab:
         # a shared browser (several clients) gives each workspace its own context where the driver can
         isolated = self.workspace if self.group is not None else None
+        started = time.monotonic()
         tab = await self.hub.driver.open_tab(
             url, focus, group=group or self.label, workspace=workspace or isolated, timeout_ms=timeout_ms
         )
         self.hub.claim(tab.id, self.workspace)
         self.known.add(tab.id)
-        if tab.status == "loading":  # not loaded in time: the next call checks that the page answers
-            self.hub.busy.mark(tab.id, "loading", url, timeout_ms / 1000)
+        waited = time.monotonic() - started
+        # the driver's wait ran out (a loaded page is answered at once, its status may still lag):
+        # the next call checks that the page answers
+        if tab.status == "loading" and waited >= timeout_ms / 1000:
+            self.hub.busy.mark(tab.id, "loading", url, waited)
         return tab
 
     async def release_workspace(self, workspace: str) -> None:
