@@ -113,6 +113,17 @@ async def test_a_server_that_never_answers(server_log: object, tmp_path: Path, p
         await works_in_another_tab(session, pages)
         await session.call_ok("close_tab", {"tabId": tab_id})  # the remedy the error names works
 
+        # a tab with a page, sent to the silent server: its old page must not pass for the new one
+        other = (await session.call_ok("list_tabs"))["focusedTabId"]
+        moved, took = await timed(session, "navigate", {"url": never})
+        assert moved.is_error and data_of(moved)["code"] == "TIMEOUT", text_of(moved)
+        assert took < 3 * NAVIGATION_S + 2, f"navigate took {took:.1f} s"
+        snapshot, took = await timed(session, "snapshot", {})
+        assert took < AT_ONCE_S, f"the snapshot of a loading tab took {took:.1f} s: {text_of(snapshot)}"
+        assert f"still loading {never}" in busy_error(snapshot, other)
+        await session.call_ok("navigate", {"url": pages.url("navigation.html")})  # navigating away ends it
+        assert "Navigate by script" in text_of(await session.call("snapshot", {}))
+
 
 async def test_a_page_stuck_in_a_busy_loop(server_log: object, tmp_path: Path, pages: SiteServer) -> None:
     async with launched(server_log, tmp_path) as session:

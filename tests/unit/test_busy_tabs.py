@@ -41,8 +41,13 @@ def test_marks_are_per_tab_and_cleared() -> None:
     busy.mark(1, "script", "a click action", 5.0)
     busy.mark(2, "loading", "http://a.test/", 5.0)
     assert busy.get(3) is None
+    busy.loaded(1)  # a page that reports its load is not thereby unstuck
+    assert busy.get(1) is not None
     busy.clear(1)
     assert busy.get(1) is None and busy.get(2) is not None
+    busy.loaded(2)
+    assert busy.get(2) is None
+    busy.mark(2, "loading", "http://a.test/", 5.0)
     busy.clear_all()
     assert busy.get(2) is None
 

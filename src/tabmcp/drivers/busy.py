@@ -54,6 +54,12 @@ class BusyTabs:
     def get(self, tab_id: int) -> Mark | None:
         return self._marks.get(tab_id)
 
+    def loaded(self, tab_id: int) -> None:
+        """The tab reported its page loaded: a ``loading`` mark ends (a stuck script's does not)."""
+        mark = self._marks.get(tab_id)
+        if mark is not None and mark.kind == "loading":
+            del self._marks[tab_id]
+
     def clear(self, tab_id: int) -> None:
         self._marks.pop(tab_id, None)
 

@@ -130,6 +130,8 @@ class DriverHub:
             return
         if isinstance(event, s.TabCreated | s.TabUpdated):
             self._latest[tab_id] = event.tab
+            if event.tab.status == "complete":
+                self.busy.loaded(tab_id)
             opener = event.tab.opener_id
             owner = self.owners.owner(opener) if opener is not None else None
             if owner is not None and self.owners.owner(tab_id) is None:
@@ -142,11 +144,20 @@ class DriverHub:
             self._latest.pop(tab_id, None)
             self.busy.clear(tab_id)
 
+    def reported_loaded(self, tab_id: int) -> bool:
+        latest = self._latest.get(tab_id)
+        return latest is not None and latest.status == "complete"
+
     async def ready(self, tab_id: int) -> None:
-        """Before a call that needs the page: a tab marked busy is asked a cheap question with a short
-        bound; an answer clears the mark, silence is the busy error at once (not the call's timeout)."""
-        if self.busy.get(tab_id) is None:
+        """Before a call that needs the page: a tab still loading is refused at once (its load ends
+        that); a tab whose page did not answer is asked a cheap question with a short bound: an
+        answer clears the mark, silence is the busy error at once (not the call's timeout)."""
+        mark = self.busy.get(tab_id)
+        if mark is None:
             return
+        if mark.kind == "loading":
+            # the document the navigation would replace may still answer a probe: the load ends this
+            raise self.busy.error(tab_id)
         try:
             await asyncio.wait_for(self.driver.wait_for(tab_id, LIVENESS_PROBE, PROBE_MS), PROBE_S)
         except TimeoutError:
@@ -256,9 +267,9 @@ class DriverView:
         self.hub.claim(tab.id, self.workspace)
         self.known.add(tab.id)
         waited = time.monotonic() - started
-        # the driver's wait ran out (a loaded page is answered at once, its status may still lag):
-        # the next call checks that the page answers
-        if tab.status == "loading" and waited >= timeout_ms / 1000:
+        # the driver's wait ran out (a loaded page is answered at once, its status may still lag), and
+        # no report of the load came in meanwhile: page calls are refused until the load is reported
+        if tab.status == "loading" and waited >= timeout_ms / 1000 and not self.hub.reported_loaded(tab.id):
             self.hub.busy.mark(tab.id, "loading", url, waited)
         return tab
 
@@ -313,7 +324,8 @@ class DriverView:
         try:
             return await self.hub.driver.navigate(tab_id, url, go, wait_until, timeout_ms)
         except BridgeError as exc:
-            if exc.code == ErrorCode.TIMEOUT:  # the next call checks that the page answers
+            # the page did not load in time (a network that will not go idle is no sign of that)
+            if exc.code == ErrorCode.TIMEOUT and wait_until != "networkidle":
                 self.hub.busy.mark(tab_id, "loading", url or f"the {go} page", timeout_ms / 1000)
             raise
 
