@@ -23,7 +23,7 @@ def test_a_loading_tab_says_what_it_waits_for_and_for_how_long() -> None:
     error = busy.error(3)
     assert isinstance(error, TabBusy) and error.code == "TIMEOUT"
     assert error.message == (
-        "Tab 3 is still loading http://127.0.0.1:9/never (no answer for 42 s); "
+        "Tab 3 is still loading http://127.0.0.1:9/never (not loaded after 42 s); "
         "close it (close_tab 3), navigate it elsewhere, or wait and try again."
     )
 

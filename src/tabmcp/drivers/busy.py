@@ -4,7 +4,8 @@ the next call on it says at once that the tab is busy instead of waiting out its
 A page whose main thread is blocked (a script in a busy loop) cannot answer the page agent, whose
 isolated world runs on that same thread; a tab whose server accepted the connection and never
 answered has no document to script yet. Both hold every call on the tab until the call's timeout.
-The hub (drivers/hub.py) marks such a tab here and, before the next page call on it, asks the page
+The hub (drivers/hub.py) marks such a tab here. A tab still loading is refused until the browser
+reports it loaded; before a page call on a tab whose page stopped answering, the hub asks the page
 a cheap question with a short bound (``PROBE_S``): an answer clears the mark, no answer is the busy
 error below. The core here is pure: the marks, and the words the model reads."""
 
@@ -77,7 +78,7 @@ def busy_error(tab_id: int, kind: Kind, what: str, silent: float) -> TabBusy:
     remedy = f"close it (close_tab {tab_id}), navigate it elsewhere, or wait and try again"
     if kind == "loading":
         url = untrusted.line(what, untrusted.MAX_URL)
-        return TabBusy(f"Tab {tab_id} is still loading {url} (no answer for {silent:.0f} s); {remedy}.")
+        return TabBusy(f"Tab {tab_id} is still loading {url} (not loaded after {silent:.0f} s); {remedy}.")
     return TabBusy(
         f"Tab {tab_id} is busy: its page has not answered for {silent:.0f} s (it did not answer {what}; a "
         f"page script in an endless loop blocks it); {remedy}."
