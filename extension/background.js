@@ -2030,6 +2030,7 @@ async function handleOpenTab(msg) {
   if (typeof msg.url !== 'string') throw badField(msg, 'url', 'a string');
   if (msg.focus !== undefined && typeof msg.focus !== 'boolean') throw badField(msg, 'focus', 'a boolean');
   if (msg.group != null && typeof msg.group !== 'string') throw badField(msg, 'group', 'a string');
+  const timeoutMs = checkTimeout(msg, OPEN_TAB_TIMEOUT_MS);
   const { url } = msg;
   const focus = msg.focus !== false; // protocol.py defaults focus to true
   // tabs.create resolves relative URLs against the extension's own origin; refuse them instead.
@@ -2045,7 +2046,7 @@ async function handleOpenTab(msg) {
     watcher.setTab(tab.id);
     if (msg.group) await addToGroup(tab, msg.group);
     if (focus) await focusWindow(tab.windowId);
-    await watcher.waitForOutcome(OPEN_TAB_TIMEOUT_MS); // on timeout: answer with the loading tab
+    await watcher.waitForOutcome(timeoutMs); // on timeout: answer with the loading tab
     const { outcome } = watcher;
     if (outcome && outcome.kind === 'error') {
       await chrome.tabs.remove(tab.id).catch(() => {});

@@ -112,6 +112,14 @@ class BridgeError(Exception):
         self.message = message
 
 
+class NoAnswer(BridgeError):
+    """A ``TIMEOUT`` because no answer came at all (not the browser's own ``TIMEOUT`` answer, which
+    says what it waited for): the tab's page may be stuck (drivers/busy.py)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(p.ErrorCode.TIMEOUT, message)
+
+
 @dataclass(frozen=True)
 class LinkUp:
     hello: p.Hello
@@ -309,9 +317,7 @@ class Bridge:
             await conn.send(text)
             reply = await asyncio.wait_for(future, wait)
         except TimeoutError:
-            raise BridgeError(
-                p.ErrorCode.TIMEOUT, f"the browser did not answer {message.type!r} within {wait:g} s"
-            ) from None
+            raise NoAnswer(f"the browser did not answer {message.type!r} within {wait:g} s") from None
         except ConnectionClosed:
             raise BridgeError(p.ErrorCode.DISCONNECTED, "the browser extension disconnected") from None
         finally:

@@ -31,7 +31,7 @@ class Settings(BaseSettings):
     capture_max_chars: int = Field(1_000_000, description="Largest DOM serialisation taken for introspection.")
     snapshot_max_chars: int = Field(30_000, description="Default character budget of one snapshot result.")
     action_timeout_ms: int = Field(5_000, description="How long an action waits for its element to be actionable.")
-    navigation_timeout_ms: int = Field(30_000, description="How long navigate and navigating actions wait.")
+    navigation_timeout_ms: int = Field(30_000, description="How long open_tab and navigate wait for the page.")
     screenshot_max_side: int = Field(2000, description="Screenshots are scaled down to this many px on the long side.")
     screenshot_max_bytes: int = Field(5_000_000, description="Screenshots are re-encoded until this small.")
     enable_evaluate: bool = Field(False, description="List the evaluate tool (runs JavaScript in the page).")

@@ -315,6 +315,7 @@ class OpenTab(Frame):
     url: str
     focus: bool = True
     group: str | None = Field(None, max_length=40)  # put the tab in the tab group of this title
+    timeoutMs: int | None = Field(None, ge=0, le=MAX_TIMEOUT_MS)  # the wait for its load (15 s when absent)
 
 
 class FocusTab(Frame):

@@ -8,6 +8,7 @@ changed. This is the seam between the pure core (``state``, introspectors) and t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -16,6 +17,7 @@ from tabmcp import state as s
 from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
 from tabmcp.drivers.base import Driver, LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab, UserSettings
+from tabmcp.drivers.busy import TabBusy
 from tabmcp.guard.origins import ScreenshotOrigins
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import Registry
@@ -181,7 +183,8 @@ class Runtime:
         try:
             capture = await self.driver.capture(tab_id, self.settings.capture_max_chars, if_changed=known)
         except BridgeError as exc:
-            if exc.code in (ErrorCode.NOT_SCRIPTABLE, ErrorCode.TIMEOUT):
+            # a busy tab (drivers/busy.py) is the caller's to report, not a page with no tools
+            if exc.code in (ErrorCode.NOT_SCRIPTABLE, ErrorCode.TIMEOUT) and not isinstance(exc, TabBusy):
                 log.info("tab %s not introspected: %s", tab_id, exc.message)
                 self._versions.pop(tab_id, None)
                 return ()
@@ -204,7 +207,13 @@ class Runtime:
         return tools
 
     async def focus(self, tab_id: int, progress: Progress = NO_PROGRESS) -> s.Transition:
-        tools = await self.introspect(tab_id, progress)
+        """Focus a tab with its page tools. A tab that does not answer is focused with none, and its
+        ``TabBusy`` is raised for the caller to report (the next call on it fails fast as well)."""
+        try:
+            tools = await self.introspect(tab_id, progress)
+        except TabBusy:
+            await self.dispatch(s.TabFocused(tab_id, ()))
+            raise
         if tools is None:
             tab = self.state.tabs.get(tab_id)
             tools = tab.tools if tab is not None and tab.tools is not None else ()
@@ -315,7 +324,8 @@ class Runtime:
                 state = self.state
                 follow = self.settings.follow_user_tab_switches or self.user_follows_tab_switches
                 if follow and tab_id in state.tabs and tab_id != state.focused_tab_id:
-                    await self.focus(tab_id)
+                    with contextlib.suppress(TabBusy):  # focused all the same; its next call says it is busy
+                        await self.focus(tab_id)
             case s.TabUpdated(tab=tab):
                 before = self.state.tabs.get(tab.id)
                 await self.dispatch(event)

@@ -35,7 +35,9 @@ class Browser:
     async def connect(self) -> tuple[s.Browser, list[s.Tab]]:
         return s.Browser(), list(self.tabs.values())
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
+    async def open_tab(
+        self, url: str, focus: bool, group: str | None = None, workspace: str | None = None, timeout_ms: int = 15_000
+    ) -> s.Tab:
         self.next_id += 1
         tab = s.Tab(self.next_id, url=url, status="complete")
         self.tabs[tab.id] = tab

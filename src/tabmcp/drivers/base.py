@@ -73,10 +73,18 @@ class Driver(Protocol):
 
     async def connect(self) -> tuple[Browser, list[Tab]]: ...
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> Tab:
+    async def open_tab(
+        self,
+        url: str,
+        focus: bool,
+        group: str | None = None,
+        workspace: str | None = None,
+        timeout_ms: int = 15_000,
+    ) -> Tab:
         """``group``: the title of the browser tab group to put the tab in (a client's workspace).
         ``workspace``: the client workspace the tab is for; the CDP driver opens it in that
-        workspace's own browser context (cookies, storage), the extension has only the user's."""
+        workspace's own browser context (cookies, storage), the extension has only the user's.
+        ``timeout_ms``: how long to wait for the page's load; after it the tab is returned loading."""
         ...
 
     async def release_workspace(self, workspace: str) -> None:

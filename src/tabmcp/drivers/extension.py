@@ -13,7 +13,7 @@ from tabmcp.bridge import Bridge, BridgeError, LinkLost, LinkUp
 from tabmcp.drivers.base import LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab, UserSettings
 from tabmcp.page.capture import PageCapture
 
-OPEN_TAB_TIMEOUT = 20.0  # the extension itself gives up waiting for the load after 15 s
+OPEN_TAB_TIMEOUT_MS = 15_000  # the extension's own default wait for the new tab's load
 # The bridge waits this much longer than the request's own timeoutMs, so the extension's TIMEOUT
 # (which says what it was waiting for) arrives first.
 BRIDGE_MARGIN = 5.0
@@ -86,9 +86,17 @@ class ExtensionDriver:
         browser = s.Browser(name=reply.browser.name, version=reply.browser.version)
         return browser, [tab_from_wire(t) for t in reply.tabs]
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
+    async def open_tab(
+        self,
+        url: str,
+        focus: bool,
+        group: str | None = None,
+        workspace: str | None = None,
+        timeout_ms: int = OPEN_TAB_TIMEOUT_MS,
+    ) -> s.Tab:
         # ``workspace`` is not used: the extension has the user's one profile (docs/scaling.md)
-        reply = await self.bridge.request(p.OpenTab(url=url, focus=focus, group=group), timeout=OPEN_TAB_TIMEOUT)
+        frame = wire_request(p.OpenTab, url=url, focus=focus, group=group, timeoutMs=timeout_ms)
+        reply = await self.bridge.request(frame, timeout=timeout_ms / 1000 + BRIDGE_MARGIN)
         return tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
 
     async def release_workspace(self, workspace: str) -> None:

@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+import time
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
+from tabmcp.bridge import BridgeError, NoAnswer
 from tabmcp.drivers.base import Driver, LinkChanged, UserSettings
+from tabmcp.drivers.busy import PROBE_MS, PROBE_S, BusyTabs
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
 
 log = logging.getLogger(__name__)
 Share = Literal["own", "user", "all"]
 DEFAULT_GROUP = "tabmcp"  # the tab group of a client with no name of its own (stdio)
+T = TypeVar("T")
+LIVENESS_PROBE = {"target": {"css": "html"}, "state": "attached"}  # one selector lookup by the page agent
 
 
 def event_tab_id(event: object) -> int | None:
@@ -70,6 +74,7 @@ class DriverHub:
     def __init__(self, driver: Driver) -> None:
         self.driver = driver
         self.owners = TabOwners()
+        self.busy = BusyTabs()  # tabs whose navigation or page did not answer (drivers/busy.py)
         self._views: dict[str, DriverView] = {}
         self._latest: dict[int, s.Tab] = {}  # the newest report of every tab, to brief a new owner
         self._controlled: dict[str, tuple[int, str]] = {}  # workspace -> (its focused tab, its group title)
@@ -114,6 +119,7 @@ class DriverHub:
     def route(self, event: object) -> None:
         if isinstance(event, LinkChanged) and not event.up:
             self._latest.clear()
+            self.busy.clear_all()
             self._user_settings = None
         if isinstance(event, UserSettings):
             self._user_settings = event
@@ -124,6 +130,8 @@ class DriverHub:
             return
         if isinstance(event, s.TabCreated | s.TabUpdated):
             self._latest[tab_id] = event.tab
+            if event.tab.status == "complete":
+                self.busy.loaded(tab_id)
             opener = event.tab.opener_id
             owner = self.owners.owner(opener) if opener is not None else None
             if owner is not None and self.owners.owner(tab_id) is None:
@@ -134,6 +142,45 @@ class DriverHub:
         if isinstance(event, s.TabClosed | s.TabCrashed):
             self.owners.forget(tab_id)
             self._latest.pop(tab_id, None)
+            self.busy.clear(tab_id)
+
+    def reported_loaded(self, tab_id: int) -> bool:
+        latest = self._latest.get(tab_id)
+        return latest is not None and latest.status == "complete"
+
+    async def ready(self, tab_id: int) -> None:
+        """Before a call that needs the page: a tab still loading is refused at once (its load ends
+        that); a tab whose page did not answer is asked a cheap question with a short bound: an
+        answer clears the mark, silence is the busy error at once (not the call's timeout)."""
+        mark = self.busy.get(tab_id)
+        if mark is None:
+            return
+        if mark.kind == "loading":
+            # the document the navigation would replace may still answer a probe: the load ends this
+            raise self.busy.error(tab_id)
+        try:
+            await asyncio.wait_for(self.driver.wait_for(tab_id, LIVENESS_PROBE, PROBE_MS), PROBE_S)
+        except TimeoutError:
+            raise self.busy.error(tab_id) from None
+        except BridgeError as exc:  # answered (not scriptable, gone…): the call itself will say what
+            log.debug("tab %s answered the liveness probe with %s", tab_id, exc.code)
+        self.busy.clear(tab_id)
+
+    async def page_call(self, tab_id: int, what: str, call: Awaitable[T]) -> T:
+        """``call`` needs the tab's page to answer: refused at once while the tab is busy, and a call
+        that got no answer at all marks the tab busy (its page script is stuck) and says so."""
+        try:
+            await self.ready(tab_id)
+        except BaseException:
+            if asyncio.iscoroutine(call):
+                call.close()
+            raise
+        started = time.monotonic()
+        try:
+            return await call
+        except NoAnswer:
+            self.busy.mark(tab_id, "script", what, time.monotonic() - started)
+            raise self.busy.error(tab_id) from None
 
     def claim(self, tab_id: int, workspace: str) -> None:
         """``workspace`` opened ``tab_id``: views that saw it as a user tab lose it, the owner is briefed."""
@@ -203,12 +250,27 @@ class DriverView:
         self.known = {t.id for t in visible}
         return browser, visible
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
+    async def open_tab(
+        self,
+        url: str,
+        focus: bool,
+        group: str | None = None,
+        workspace: str | None = None,
+        timeout_ms: int = 15_000,
+    ) -> s.Tab:
         # a shared browser (several clients) gives each workspace its own context where the driver can
         isolated = self.workspace if self.group is not None else None
-        tab = await self.hub.driver.open_tab(url, focus, group=group or self.label, workspace=workspace or isolated)
+        started = time.monotonic()
+        tab = await self.hub.driver.open_tab(
+            url, focus, group=group or self.label, workspace=workspace or isolated, timeout_ms=timeout_ms
+        )
         self.hub.claim(tab.id, self.workspace)
         self.known.add(tab.id)
+        waited = time.monotonic() - started
+        # the driver's wait ran out (a loaded page is answered at once, its status may still lag), and
+        # no report of the load came in meanwhile: page calls are refused until the load is reported
+        if tab.status == "loading" and waited >= timeout_ms / 1000 and not self.hub.reported_loaded(tab.id):
+            self.hub.busy.mark(tab.id, "loading", url, waited)
         return tab
 
     async def release_workspace(self, workspace: str) -> None:
@@ -235,16 +297,19 @@ class DriverView:
         await self.hub.driver.close_tab(self._check(tab_id))
 
     async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
-        return await self.hub.driver.capture(self._check(tab_id), max_chars, if_changed=if_changed)
+        call = self.hub.driver.capture(self._check(tab_id), max_chars, if_changed=if_changed)
+        return await self.hub.page_call(tab_id, "a read of the page", call)
 
     async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[Step]) -> dict[str, Any]:
-        return await self.hub.driver.run_steps(self._check(tab_id), tool_name, steps)
+        call = self.hub.driver.run_steps(self._check(tab_id), tool_name, steps)
+        return await self.hub.page_call(tab_id, f"the page tool {tool_name}", call)
 
     async def snapshot(self, tab_id: int, mode: SnapshotMode = "interactive") -> dict[str, Any]:
-        return await self.hub.driver.snapshot(self._check(tab_id), mode)
+        return await self.hub.page_call(tab_id, "a snapshot", self.hub.driver.snapshot(self._check(tab_id), mode))
 
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: WaitUntil = "load") -> dict[str, Any]:
-        return await self.hub.driver.act(self._check(tab_id), action, wait_until)
+        call = self.hub.driver.act(self._check(tab_id), action, wait_until)
+        return await self.hub.page_call(tab_id, f"a {action.get('action', 'page')} action", call)
 
     async def navigate(
         self,
@@ -254,10 +319,19 @@ class DriverView:
         wait_until: WaitUntil = "load",
         timeout_ms: int = 15_000,
     ) -> dict[str, Any]:
-        return await self.hub.driver.navigate(self._check(tab_id), url, go, wait_until, timeout_ms)
+        self._check(tab_id)
+        self.hub.busy.clear(tab_id)  # a new navigation replaces the one that got no answer
+        try:
+            return await self.hub.driver.navigate(tab_id, url, go, wait_until, timeout_ms)
+        except BridgeError as exc:
+            # the page did not load in time (a network that will not go idle is no sign of that)
+            if exc.code == ErrorCode.TIMEOUT and wait_until != "networkidle":
+                self.hub.busy.mark(tab_id, "loading", url or f"the {go} page", timeout_ms / 1000)
+            raise
 
     async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
-        return await self.hub.driver.wait_for(self._check(tab_id), condition, timeout_ms)
+        call = self.hub.driver.wait_for(self._check(tab_id), condition, timeout_ms)
+        return await self.hub.page_call(tab_id, "a wait", call)
 
     async def screenshot(
         self,
@@ -267,7 +341,8 @@ class DriverView:
         fmt: Literal["png", "jpeg"] = "png",
         quality: int | None = None,
     ) -> dict[str, Any]:
-        return await self.hub.driver.screenshot(self._check(tab_id), kind, target, fmt, quality)
+        call = self.hub.driver.screenshot(self._check(tab_id), kind, target, fmt, quality)
+        return await self.hub.page_call(tab_id, "a screenshot", call)
 
     async def console(
         self, tab_id: int, after_seq: int = 0, levels: Sequence[ConsoleLevel] | None = None
@@ -275,4 +350,5 @@ class DriverView:
         return await self.hub.driver.console(self._check(tab_id), after_seq, levels)
 
     async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
-        return await self.hub.driver.evaluate(self._check(tab_id), expression, timeout_ms)
+        call = self.hub.driver.evaluate(self._check(tab_id), expression, timeout_ms)
+        return await self.hub.page_call(tab_id, "an evaluate", call)

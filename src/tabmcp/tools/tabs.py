@@ -93,7 +93,8 @@ async def open_tab(ctx: ToolContext, args: OpenTabArgs) -> dict[str, Any]:
     check_url(args.url, ctx.policy)
     try:
         async with ctx.progress.ticking(f"opening {untrusted.line(args.url, untrusted.MAX_URL)}"):
-            tab = await ctx.runtime.driver.open_tab(args.url.strip(), args.focus)
+            timeout_ms = ctx.settings.navigation_timeout_ms
+            tab = await ctx.runtime.driver.open_tab(args.url.strip(), args.focus, timeout_ms=timeout_ms)
         await ctx.runtime.dispatch(s.TabCreated(tab))
         if args.focus:
             await ctx.runtime.focus(tab.id, ctx.progress)

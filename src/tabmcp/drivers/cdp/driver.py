@@ -27,7 +27,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from tabmcp import protocol as p
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
+from tabmcp.bridge import BridgeError, NoAnswer
 from tabmcp.config import Settings
 from tabmcp.drivers.base import LinkChanged, NavigationBlocked, PageChanged
 from tabmcp.drivers.cdp import plans
@@ -502,7 +502,7 @@ class CdpDriver:
                 p.ErrorCode.DISCONNECTED,
                 "the browser's DevTools connection closed during the call: call connect_browser",
             )
-        raise BridgeError(p.ErrorCode.TIMEOUT, f"The browser did not answer within {timeout:g} s")
+        raise NoAnswer(f"The browser did not answer within {timeout:g} s")
 
     def _playwright_error(self, exc: PlaywrightError) -> BridgeError:
         if not self.linked:
@@ -531,20 +531,27 @@ class CdpDriver:
         with contextlib.suppress(PlaywrightError, TimeoutError):
             record.title = await asyncio.wait_for(record.page.title(), TITLE_TIMEOUT_S)
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
-        return await self._guarded(self._open_tab(url, focus, workspace), OPEN_TAB_TIMEOUT_MS / 1000 + MARGIN_S)
+    async def open_tab(
+        self,
+        url: str,
+        focus: bool,
+        group: str | None = None,
+        workspace: str | None = None,
+        timeout_ms: int = OPEN_TAB_TIMEOUT_MS,
+    ) -> s.Tab:
+        return await self._guarded(self._open_tab(url, focus, workspace, timeout_ms), timeout_ms / 1000 + MARGIN_S)
 
-    async def _open_tab(self, url: str, focus: bool, workspace: str | None) -> s.Tab:
+    async def _open_tab(self, url: str, focus: bool, workspace: str | None, timeout_ms: int) -> s.Tab:
         if not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url):
             raise BridgeError(p.ErrorCode.INVALID_URL, f"Not an absolute URL: {url}")
         context = await self._context_for(workspace)
         page = await context.new_page()
         record = self._record(page, announce=True)
         try:
-            await page.goto(url, wait_until="load", timeout=OPEN_TAB_TIMEOUT_MS)
+            await page.goto(url, wait_until="load", timeout=timeout_ms)
             record.status = "complete"
         except PlaywrightTimeout:
-            log.info("open_tab: %s still loading after %d ms", url, OPEN_TAB_TIMEOUT_MS)  # answered as loading
+            log.info("open_tab: %s still loading after %d ms", url, timeout_ms)  # answered as loading
         except PlaywrightError as exc:
             record.closing = True
             await page.close()
