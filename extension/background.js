@@ -18,6 +18,7 @@ const BACKOFF_MAX_MS = 5000;
 const PING_INTERVAL_MS = 20000;
 const RECONNECT_ALARM = 'tabmcp-reconnect';
 // Close codes the server refuses or ends a link with (docs/protocol.md, "Pairing and refusals").
+const CLOSE_GOING_AWAY = 1001; // the server shut down (a cut-off or a crash says otherwise)
 const CLOSE_REPLACED = 4000; // a newer socket of this same browser took the link over
 const CLOSE_NOT_PAIRED = 4001; // the pairing token is missing or wrong
 const CLOSE_ORIGIN = 4003; // this extension's id is not allowed
@@ -377,7 +378,9 @@ function onSocketClose(current, event) {
   current.markReady(); // Unblocks queued message handlers; their answers are dropped.
   if (link !== current) return;
   link = null;
-  tabmcpPolicy.clear(); // the policy is the linked server's: it goes with it
+  // The server's policy holds until it says it is gone: a cut-off or a worker restart relinks
+  // to rules already in force (docs/security.md, "what is enforced when").
+  if (event.code === CLOSE_GOING_AWAY) tabmcpPolicy.clear();
   linkedSince = 0;
   setControlled([]); // the server's focus went with the link
   log('socket closed', event.code, event.reason);
@@ -685,6 +688,7 @@ const REQUEST_HANDLERS = new Map([
 async function onSocketMessage(current, raw) {
   if (link === current) countTraffic('in');
   await current.ready; // `hello` must be the first frame we send.
+  await tabmcpPolicy.ready; // nothing is done for the server before the kept rules are known
   const answer = (frame) => sendOn(current, frame);
 
   let msg = raw; // the native port hands over parsed frames; a WebSocket, text

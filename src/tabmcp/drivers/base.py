@@ -16,10 +16,16 @@ DriverError = BridgeError  # one error type with a protocol code, whatever the b
 
 @dataclass(frozen=True)
 class LinkChanged:
-    """The backend appeared or went away (extension socket, CDP endpoint)."""
+    """The backend appeared or went away (extension socket, CDP endpoint).
+
+    ``instance``: which browser linked (the extension's per-browser-session id; empty when the backend
+    has none). ``relink``: a lost link the same browser may bring back by itself (a cut-off, a
+    restarted service worker), not one its user closed."""
 
     up: bool
     reason: str = ""
+    instance: str = ""
+    relink: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -13,6 +14,7 @@ from tabmcp.bridge import Bridge, BridgeError, LinkLost, LinkUp
 from tabmcp.drivers.base import LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab, UserSettings
 from tabmcp.page.capture import PageCapture
 
+log = logging.getLogger(__name__)
 OPEN_TAB_TIMEOUT = 20.0  # the extension itself gives up waiting for the load after 15 s
 # The bridge waits this much longer than the request's own timeoutMs, so the extension's TIMEOUT
 # (which says what it was waiting for) arrives first.
@@ -21,6 +23,7 @@ WEBMCP_STEP_MS = 30_000  # a webmcp step's default limit in the extension
 PLAN_SUMMARY_S = 5.0  # reading the page summary after a plan
 ACT_TIMEOUT_MS = 5_000  # the extension's default for actionability checks
 ACT_NAVIGATION_S = 15.0  # an action that navigates then waits up to this for the page
+POLICY_PUSH_TIMEOUT = 10.0  # connect: the rules installed and the tabs listed
 SCREENSHOT_TIMEOUT = 30.0  # element screenshots wait for actionability (5 s), CDP captures of long pages take time
 
 
@@ -56,10 +59,11 @@ class ExtensionDriver:
 
     async def next_event(self) -> object:
         match await self.bridge.events.get():
-            case LinkUp():
-                return LinkChanged(up=True)
+            case LinkUp(hello=hello):
+                await self.push_policy()
+                return LinkChanged(up=True, instance=hello.instance or "")
             case LinkLost(reason=reason):
-                return LinkChanged(up=False, reason=reason)
+                return LinkChanged(up=False, reason=reason, relink=not self.bridge.user_disconnected)
             case p.TabCreated(tab=tab):
                 return s.TabCreated(tab_from_wire(tab))
             case p.TabUpdated(tab=tab):
@@ -78,6 +82,15 @@ class ExtensionDriver:
                 return UserSettings(follow_tab_switches=follow)
             case other:
                 raise TypeError(f"unexpected bridge event {other!r}")
+
+    async def push_policy(self) -> None:
+        """The first request on every link: the navigation policy, before anything else is done with
+        the browser (the extension keeps rules across cut-offs and worker restarts, but a browser that
+        links to another server, or to this one after it restarted, must get this server's)."""
+        try:
+            await self.bridge.request(p.Connect(policy=self.policy), timeout=POLICY_PUSH_TIMEOUT)
+        except BridgeError as exc:  # connect_browser sends it again, and says why if it still fails
+            log.warning("the navigation policy did not reach the browser on link: %s", exc.message)
 
     async def connect(self) -> tuple[s.Browser, list[s.Tab]]:
         reply = await self.bridge.request(p.Connect(policy=self.policy))
@@ -135,7 +148,6 @@ class ExtensionDriver:
         if not isinstance(reply, p.ToolResult):
             raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"expected a toolResult, got {reply.type!r}")
         return reply.result
-
 
     # ------------------------------------------------------------- page agent
 

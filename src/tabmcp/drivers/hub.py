@@ -74,12 +74,15 @@ class DriverHub:
         self._latest: dict[int, s.Tab] = {}  # the newest report of every tab, to brief a new owner
         self._controlled: dict[str, tuple[int, str]] = {}  # workspace -> (its focused tab, its group title)
         self._user_settings: UserSettings | None = None  # the linked extension's, for views made later
+        self._link_up: LinkChanged | None = None  # which browser is linked, for views made later
 
     def view(self, workspace: str, share: Share, group: str | None = None, label: str | None = None) -> DriverView:
         """``group``: the tab group (and, on CDP, the browser context) of a workspace in a shared browser;
         ``label``: the tab-group title its tabs get otherwise (default ``tabmcp``)."""
         view = DriverView(self, workspace, share, group, label or group or DEFAULT_GROUP)
         self._views[workspace] = view
+        if self._link_up is not None:
+            view.deliver(self._link_up)
         if self._user_settings is not None:
             view.deliver(self._user_settings)
         return view
@@ -112,6 +115,8 @@ class DriverHub:
             log.info("could not tell the browser which tabs are controlled: %s", exc.message)
 
     def route(self, event: object) -> None:
+        if isinstance(event, LinkChanged):
+            self._link_up = event if event.up else None
         if isinstance(event, LinkChanged) and not event.up:
             self._latest.clear()
             self._user_settings = None
