@@ -317,12 +317,13 @@ class Runtime:
                     await self.dispatch(s.ExtensionDisconnected())
             case LinkChanged(up=True, instance=instance):
                 self._end_grace()
+                holding = self.relinks.held is not None
                 held = self.relinks.linked(instance)
                 if held is not None:
                     await self._restore(held)
-                elif self.state.connected:  # another browser took the place of the one held
+                elif holding:  # another browser took the place of the one held
                     await self.dispatch(s.ExtensionDisconnected())
-                else:
+                elif not self.state.connected:
                     log.info("browser extension linked; waiting for connect_browser")
             case UserSettings(follow_tab_switches=follow):
                 log.info("the extension's user %s tab switches", "follows" if follow else "does not follow")
