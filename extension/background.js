@@ -25,6 +25,8 @@ const CLOSE_ORIGIN = 4003; // this extension's id is not allowed
 const CLOSE_BUSY = 4009; // another browser is linked
 // After such a refusal, retry this rarely, or at once when the options change.
 const SLOW_RETRY_MS = 30000;
+const DIALOG_FLUSH_MS = 1000; // the round trip that lets a page's dialog reports arrive
+const FOLLOW_ON_MS = 2000; // a navigation the page started as it loaded: how long its outcome may take
 // How the link ends when the user presses Disconnect in the popup (the server logs the reason).
 const USER_DISCONNECT_REASON = 'disconnected by the user (the extension popup)';
 const TRAFFIC_WRITE_MS = 250; // message counts reach the popup at most this often
@@ -994,6 +996,18 @@ async function waitWhileLoading(tabId, ms) {
   }
 }
 
+/**
+ * After a load: a navigation the page started as soon as it loaded (a meta refresh, `location =`
+ * on load) that the navigation policy blocked. Its NAVIGATION_BLOCKED error, for the request that
+ * loaded the page, as for a blocked redirect; null when there is none.
+ */
+async function blockedFollowOn(watcher, loadedAt) {
+  if (watcher.navigationCount === loadedAt) return null; // the page stayed
+  if (!watcher.outcome) await watcher.waitForOutcome(FOLLOW_ON_MS);
+  const { outcome } = watcher;
+  return outcome && outcome.kind === 'error' ? tabmcpPolicy.blockedError(outcome) : null;
+}
+
 function navigationError(outcome, fallbackUrl) {
   const url = outcome.url || fallbackUrl;
   const blocked = tabmcpPolicy.blockedError(outcome); // NAVIGATION_BLOCKED, saying which rule
@@ -1790,6 +1804,17 @@ function dialogsSince(tabId, since) {
   return (recentDialogs.get(tabId) || []).filter((d) => d.time >= since).map((d) => d.dialog);
 }
 
+/**
+ * The dialogs a tab's page showed since `since` (its load script's, for openTab and navigate), as
+ * an action reports them: one bounded round trip to the page first, so the agent's reports of them
+ * have arrived (a busy page answers with what has).
+ */
+async function dialogsShown(tabId, since) {
+  const roundTrip = executeIn({ tabId, frameIds: [0] }, { func: () => 0 }).catch(() => {});
+  await Promise.race([roundTrip, sleep(DIALOG_FLUSH_MS)]);
+  return dialogsSince(tabId, since);
+}
+
 const TOOLS_CHANGED_REASONS = new Set(['mutation', 'history', 'webmcp']);
 
 function onAgentMessage(tabId, message, frameId) {
@@ -2027,6 +2052,7 @@ async function handleOpenTab(msg) {
   }
 
   const watcher = new NavigationWatcher(); // listening before the tab exists
+  const since = Date.now();
   try {
     const tab = await createTab(url, focus);
     watcher.setTab(tab.id);
@@ -2041,7 +2067,14 @@ async function handleOpenTab(msg) {
     if (outcome && outcome.kind === 'removed') {
       throw new ProtocolError('NAVIGATION_FAILED', `The tab for ${url} was closed while it loaded`);
     }
-    return { type: 'result', data: { tab: tabInfo(await getTab(tab.id)) } };
+    const loadedAt = watcher.navigationCount;
+    const dialogs = await dialogsShown(tab.id, since);
+    const followedBy = outcome && outcome.kind === 'complete' ? await blockedFollowOn(watcher, loadedAt) : null;
+    if (followedBy) {
+      await chrome.tabs.remove(tab.id).catch(() => {});
+      throw followedBy;
+    }
+    return { type: 'result', data: { tab: tabInfo(await getTab(tab.id)), dialogs } };
   } finally {
     watcher.dispose();
   }
@@ -2494,6 +2527,7 @@ async function handleNavigate(msg) {
 async function navigateTab(tabId, { url, go }, waitUntil, timeoutMs) {
   await getTab(tabId);
   const watcher = new NavigationWatcher(tabId);
+  const since = Date.now();
   try {
     try {
       if (url !== undefined) await chrome.tabs.update(tabId, { url });
@@ -2506,8 +2540,12 @@ async function navigateTab(tabId, { url, go }, waitUntil, timeoutMs) {
       throw new ProtocolError(url !== undefined ? 'INVALID_URL' : 'NAVIGATION_FAILED', `Cannot ${url !== undefined ? `open ${url}` : `go ${go}`}: ${message}`);
     }
     await awaitNavigation(watcher, waitUntil, timeoutMs, url || (go === 'reload' ? 'the reloaded page' : `the ${go === 'back' ? 'previous' : 'next'} page`));
+    const loadedAt = watcher.navigationCount;
+    const dialogs = await dialogsShown(tabId, since);
+    const followedBy = await blockedFollowOn(watcher, loadedAt);
+    if (followedBy) throw followedBy;
     const tab = await getTab(tabId);
-    return { url: tabInfo(tab).url, title: tab.title || '' };
+    return { url: tabInfo(tab).url, title: tab.title || '', dialogs };
   } finally {
     watcher.dispose();
   }

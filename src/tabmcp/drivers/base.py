@@ -29,6 +29,15 @@ class LinkChanged:
 
 
 @dataclass(frozen=True)
+class OpenedTab:
+    """A new tab as ``open_tab`` leaves it, with the dialogs its page showed while it loaded
+    (answered by the page hooks; the same shape as an action's ``dialogs``)."""
+
+    tab: Tab
+    dialogs: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
 class UserFocusedTab:
     """The user activated a tab in the browser; the runtime decides whether focus follows."""
 
@@ -79,7 +88,9 @@ class Driver(Protocol):
 
     async def connect(self) -> tuple[Browser, list[Tab]]: ...
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> Tab:
+    async def open_tab(
+        self, url: str, focus: bool, group: str | None = None, workspace: str | None = None
+    ) -> OpenedTab:
         """``group``: the title of the browser tab group to put the tab in (a client's workspace).
         ``workspace``: the client workspace the tab is for; the CDP driver opens it in that
         workspace's own browser context (cookies, storage), the extension has only the user's."""

@@ -11,7 +11,14 @@ from pydantic import ValidationError
 from tabmcp import protocol as p
 from tabmcp import state as s
 from tabmcp.bridge import Bridge, BridgeError, LinkLost, LinkUp
-from tabmcp.drivers.base import LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab, UserSettings
+from tabmcp.drivers.base import (
+    LinkChanged,
+    NavigationBlocked,
+    OpenedTab,
+    PageChanged,
+    UserFocusedTab,
+    UserSettings,
+)
 from tabmcp.page.capture import PageCapture
 
 log = logging.getLogger(__name__)
@@ -99,10 +106,17 @@ class ExtensionDriver:
         browser = s.Browser(name=reply.browser.name, version=reply.browser.version)
         return browser, [tab_from_wire(t) for t in reply.tabs]
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
+    async def open_tab(
+        self, url: str, focus: bool, group: str | None = None, workspace: str | None = None
+    ) -> OpenedTab:
         # ``workspace`` is not used: the extension has the user's one profile (docs/scaling.md)
         reply = await self.bridge.request(p.OpenTab(url=url, focus=focus, group=group), timeout=OPEN_TAB_TIMEOUT)
-        return tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
+        tab = tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
+        try:
+            dialogs = p.OpenTabDialogs.model_validate(reply.data if isinstance(reply, p.Result) else {}).dialogs
+        except ValidationError as exc:
+            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"the extension's 'openTab' answer: {_errors(exc)}") from None
+        return OpenedTab(tab, tuple(d.model_dump(mode="json") for d in dialogs))
 
     async def release_workspace(self, workspace: str) -> None:
         """Nothing is kept per workspace in the user's browser (its tabs are closed by the caller)."""

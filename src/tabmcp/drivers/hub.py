@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
-from tabmcp.drivers.base import Driver, LinkChanged, UserSettings
+from tabmcp.drivers.base import Driver, LinkChanged, OpenedTab, UserSettings
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
 
@@ -208,13 +208,15 @@ class DriverView:
         self.known = {t.id for t in visible}
         return browser, visible
 
-    async def open_tab(self, url: str, focus: bool, group: str | None = None, workspace: str | None = None) -> s.Tab:
+    async def open_tab(
+        self, url: str, focus: bool, group: str | None = None, workspace: str | None = None
+    ) -> OpenedTab:
         # a shared browser (several clients) gives each workspace its own context where the driver can
         isolated = self.workspace if self.group is not None else None
-        tab = await self.hub.driver.open_tab(url, focus, group=group or self.label, workspace=workspace or isolated)
-        self.hub.claim(tab.id, self.workspace)
-        self.known.add(tab.id)
-        return tab
+        opened = await self.hub.driver.open_tab(url, focus, group=group or self.label, workspace=workspace or isolated)
+        self.hub.claim(opened.tab.id, self.workspace)
+        self.known.add(opened.tab.id)
+        return opened
 
     async def release_workspace(self, workspace: str) -> None:
         await self.hub.driver.release_workspace(self.workspace)
