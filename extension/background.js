@@ -26,6 +26,8 @@ const CLOSE_BUSY = 4009; // another browser is linked
 // After such a refusal, retry this rarely, or at once when the options change.
 const SLOW_RETRY_MS = 30000;
 const DIALOG_FLUSH_MS = 1000; // the round trip that lets a page's dialog reports arrive
+const POPUP_SETTLE_MS = 2000; // an action's popups: how long their first navigation may take to load or be blocked
+const POPUP_WATCH_MS = 10000; // how long a popup's first navigation is watched for the action that opened it
 const FOLLOW_ON_MS = 2000; // a navigation the page started as it loaded: how long its outcome may take
 // How the link ends when the user presses Disconnect in the popup (the server logs the reason).
 const USER_DISCONNECT_REASON = 'disconnected by the user (the extension popup)';
@@ -774,8 +776,15 @@ function tabInfo(tab) {
     url: tab.url || tab.pendingUrl || '',
     status,
     active: Boolean(tab.active),
-    ...(Number.isInteger(tab.openerTabId) ? { openerTabId: tab.openerTabId } : {}),
+    ...openerOf(tab),
   };
+}
+
+/** The tab whose page opened this one: webNavigation's source, else Chrome's openerTabId (which can
+ * name the window's active tab instead of the page that called window.open). */
+function openerOf(tab) {
+  const opener = popupOpeners.has(tab.id) ? popupOpeners.get(tab.id) : tab.openerTabId;
+  return Number.isInteger(opener) ? { openerTabId: opener } : {};
 }
 
 // A client's tabs sit in one tab group named after it, so the user sees whose work each tab is.
@@ -983,6 +992,32 @@ class NavigationWatcher {
     watchers.delete(this);
     this.waiters.clear();
   }
+}
+
+// Popups a tab's page opened, each with a watcher on its first navigation: the action that opened
+// them answers once each has loaded or been blocked (briefly), so a popup the navigation policy
+// stopped is reported with that action, its navigationBlocked event sent before the answer.
+const popupWatchers = new Map(); // opener tabId -> [{time, watcher}]
+const popupOpeners = new Map(); // popup tabId -> the tab whose page opened it
+
+chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => {
+  popupOpeners.set(details.tabId, details.sourceTabId);
+  const watcher = new NavigationWatcher(details.tabId);
+  const opened = { time: Date.now(), watcher };
+  popupWatchers.set(details.sourceTabId, [...(popupWatchers.get(details.sourceTabId) || []), opened]);
+  setTimeout(() => {
+    watcher.dispose();
+    const left = (popupWatchers.get(details.sourceTabId) || []).filter((p) => p !== opened);
+    if (left.length) popupWatchers.set(details.sourceTabId, left);
+    else popupWatchers.delete(details.sourceTabId);
+  }, POPUP_WATCH_MS);
+});
+
+/** Until each popup the tab's page opened since `since` has a document or was blocked (bounded). */
+async function popupsSettled(tabId, since) {
+  const opened = (popupWatchers.get(tabId) || []).filter((p) => p.time >= since);
+  const settled = ({ watcher }) => watcher.navigationCount > 0 && (watcher.outcome !== null || watcher.domContentLoaded);
+  await Promise.all(opened.map((p) => p.watcher.waitUntil(() => settled(p), POPUP_SETTLE_MS)));
 }
 
 /** Waits (at most ms) for a tab that is loading to finish. Throws NO_TAB for an unknown tab. */
@@ -2453,6 +2488,7 @@ async function handleAct(msg) {
   // Listening before the action, so a navigation it starts cannot be missed.
   const top = new NavigationWatcher(tabId);
   const inFrame = resolved.frameId !== 0 ? new NavigationWatcher(tabId, resolved.frameId) : null;
+  const since = Date.now();
   try {
     let answer;
     try {
@@ -2470,6 +2506,7 @@ async function handleAct(msg) {
       answer = { ok: true, dialogs: [] };
     }
     const navigated = await settleAction(answer, top, inFrame, waitUntil, action);
+    await popupsSettled(tabId, since);
     const tab = await getTab(tabId);
     const dialogs = Array.isArray(answer.dialogs) ? answer.dialogs : [];
     const sensitive = answer.sensitive === true; // the target is a password field (docs/security.md, Audit log)
@@ -2831,7 +2868,7 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   notifyWatchers(tabId, 'removed');
-  for (const perTab of [tabFrames, network, consoleBuffers, recentDialogs]) perTab.delete(tabId);
+  for (const perTab of [tabFrames, network, consoleBuffers, recentDialogs, popupOpeners]) perTab.delete(tabId);
   const session = debuggees.get(tabId);
   if (session) clearTimeout(session.idleTimer);
   debuggees.delete(tabId);

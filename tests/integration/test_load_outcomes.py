@@ -24,6 +24,7 @@ META_PAGE = """<!doctype html><html><head><title>Moving</title>
 <meta http-equiv="refresh" content="0;url={blocked}/secret.html?meta"></head><body>Moving on</body></html>"""
 OPEN_THEN_LEAVE = """<!doctype html><html><head><title>Leaving</title></head><body>
 <button onclick="window.open('/plain.html'); location.href = '{blocked}/secret.html?leave'">Open and leave</button>
+<button onclick="const popup = window.open(''); popup.location = '{blocked}/secret.html?popup'">Open and send</button>
 </body></html>"""
 PLAIN = "<!doctype html><html><head><title>Plain</title></head><body><p>Plain page</p></body></html>"
 SECRET = "<!doctype html><html><head><title>Secret</title></head><body>TOP SECRET</body></html>"
@@ -111,4 +112,18 @@ async def test_a_click_that_opens_a_popup_then_leaves_for_a_blocked_origin(
         click = {"action": "click", "target": "role=button[name=Open and leave]"}
         why = await blocked(client, "interact", click)
         assert "secret.html?leave" in why and "TABMCP_BLOCK_URLS" in why, why
+        assert load_sites.blocked.hits == []
+
+
+@pytest.mark.extension_only  # see docs/security.md: on CDP this note can come with the next result instead
+async def test_a_click_whose_popup_goes_to_a_blocked_origin_says_so_in_its_answer(
+    server_log: object, tmp_path: Path, load_sites: LoadSites
+) -> None:
+    async with launched(server_log, tmp_path, load_sites) as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": load_sites.url("leave.html")})
+        sent = await client.call("interact", {"action": "click", "target": "role=button[name=Open and send]"})
+        assert not sent.is_error, text_of(sent)
+        notes = [line for line in text_of(sent).splitlines() if line.startswith("blocked")]
+        assert notes and "secret.html?popup" in notes[0] and "TABMCP_BLOCK_URLS" in notes[0], text_of(sent)
         assert load_sites.blocked.hits == []
