@@ -122,6 +122,9 @@ async def test_a_click_whose_popup_goes_to_a_blocked_origin_says_so_in_its_answe
     async with launched(server_log, tmp_path, load_sites) as client:
         await client.call_ok("connect_browser", {"launch": True})
         await client.call_ok("open_tab", {"url": load_sites.url("leave.html")})
+        # a first popup (an allowed page) becomes the window's active tab; the model's tab stays focused
+        await blocked(client, "interact", {"action": "click", "target": "role=button[name=Open and leave]"})
+        await client.call_ok("navigate", {"url": load_sites.url("leave.html")})
         sent = await client.call("interact", {"action": "click", "target": "role=button[name=Open and send]"})
         assert not sent.is_error, text_of(sent)
         notes = [line for line in text_of(sent).splitlines() if line.startswith("blocked")]
