@@ -67,7 +67,8 @@ class ExtensionDriver:
     async def next_event(self) -> object:
         match await self.bridge.events.get():
             case LinkUp(hello=hello):
-                await self.push_policy()
+                if self.policy is not None:
+                    await self.push_policy()
                 return LinkChanged(up=True, instance=hello.instance or "")
             case LinkLost(reason=reason):
                 return LinkChanged(up=False, reason=reason, relink=not self.bridge.user_disconnected)
@@ -91,7 +92,7 @@ class ExtensionDriver:
                 raise TypeError(f"unexpected bridge event {other!r}")
 
     async def push_policy(self) -> None:
-        """The first request on every link: the navigation policy, before anything else is done with
+        """With a policy, the first request on every link: its rules, before anything else is done with
         the browser (the extension keeps rules across cut-offs and worker restarts, but a browser that
         links to another server, or to this one after it restarted, must get this server's)."""
         try:
