@@ -21,7 +21,7 @@ class Settings(BaseSettings):
     request_timeout: float = Field(30.0, description="Seconds before a request to the extension fails.")
     launch_timeout: float = Field(30.0, description="Seconds to wait for a launched browser's extension.")
     relink_grace: float = Field(
-        10.0,
+        5.0,
         ge=0,
         description="Seconds a lost extension link may take to come back by itself (a cut-off, a restarted "
         "service worker) before clients see the browser disconnected; the same browser relinking restores "
