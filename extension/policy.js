@@ -127,6 +127,7 @@ const tabmcpPolicy = (() => {
       } catch (e) {
         current = NO_POLICY;
         await install([]).catch(() => {});
+        await remember(null);
         if (e instanceof ProtocolError) throw e;
         throw badPolicy(`the browser refused the navigation rules: ${(e && e.message) || e}`);
       }
@@ -218,8 +219,6 @@ const tabmcpPolicy = (() => {
     return current.allow.some((rule) => !rule.web && rule.re.test(href));
   }
 
-  // Registered at top level (before background.js's own listener), so the server hears of a
-  // block before the answer of the request that caused it.
   // Settled once the kept policy is read: background.js answers no request before that.
   let restored = false;
   const ready = serially(restore).then(() => { restored = true; });
@@ -229,6 +228,8 @@ const tabmcpPolicy = (() => {
     if (reason) sendEvent({ type: 'navigationBlocked', tabId: details.tabId, url: details.url, reason });
   }
 
+  // Registered at top level (before background.js's own listener), so the server hears of a
+  // block before the answer of the request that caused it.
   chrome.webNavigation.onErrorOccurred.addListener((details) => {
     if (details.frameId !== 0 || details.tabId < 0 || details.error !== BLOCKED_BY_CLIENT) return;
     if (restored) reportBlocked(details);
