@@ -232,6 +232,8 @@ class ExtensionDriver:
         dumped = data.model_dump(mode="json", by_alias=True)
         if isinstance(data, p.ImageData) and data.clip is None:
             del dumped["clip"]
+        if isinstance(data, p.PageData) and not data.dialogs:
+            del dumped["dialogs"]  # a load that showed none: as on the CDP driver
         if isinstance(data, p.ActionData) and data.scroll is None:
             del dumped["scroll"]  # only a scroll says where it ended, as on the CDP driver
         if isinstance(data, p.EvaluateValue) and "json_" not in data.model_fields_set:

@@ -923,7 +923,8 @@ class CdpDriver:
         finally:
             record.unwatch(watcher)
         await self._refresh(record)
-        return {"url": record.url, "title": record.title, "dialogs": dialogs}
+        page = {"url": record.url, "title": record.title}
+        return {**page, "dialogs": dialogs} if dialogs else page
 
     async def _goto(self, record: TabRecord, url: str, wait_until: str, timeout_ms: int) -> None:
         """``page.goto``, except that a navigation the page or the user starts meanwhile wins, as on
