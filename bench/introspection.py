@@ -121,7 +121,7 @@ async def measure(repeat: int) -> list[dict[str, float]]:
                     driver = ExtensionDriver(bridge)
                     await driver.connect()
                     for n in SIZES:
-                        tab = await driver.open_tab(site.url(f"p{n}.html"), True)
+                        tab = (await driver.open_tab(site.url(f"p{n}.html"), True)).tab
                         elements = await context.pages[-1].evaluate("document.getElementsByTagName('*').length")
                         captures, introspections, totals, unchanged = [], [], [], []
                         tools = 0

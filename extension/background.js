@@ -20,12 +20,17 @@ const PING_INTERVAL_MS = 20000;
 const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 const RECONNECT_ALARM = 'tabmcp-reconnect';
 // Close codes the server refuses or ends a link with (docs/protocol.md, "Pairing and refusals").
+const CLOSE_GOING_AWAY = 1001; // the server shut down (a cut-off or a crash says otherwise)
 const CLOSE_REPLACED = 4000; // a newer socket of this same browser took the link over
 const CLOSE_NOT_PAIRED = 4001; // the pairing token is missing or wrong
 const CLOSE_ORIGIN = 4003; // this extension's id is not allowed
 const CLOSE_BUSY = 4009; // another browser is linked
 // After such a refusal, retry this rarely, or at once when the options change.
 const SLOW_RETRY_MS = 30000;
+const DIALOG_FLUSH_MS = 1000; // the round trip that lets a page's dialog reports arrive
+const POPUP_SETTLE_MS = 2000; // an action's popups: how long their first navigation may take to load or be blocked
+const POPUP_WATCH_MS = 10000; // how long a popup's first navigation is watched for the action that opened it
+const FOLLOW_ON_MS = 2000; // a navigation the page started as it loaded: how long its outcome may take
 // How the link ends when the user presses Disconnect in the popup (the server logs the reason).
 const USER_DISCONNECT_REASON = 'disconnected by the user (the extension popup)';
 const TRAFFIC_WRITE_MS = 250; // message counts reach the popup at most this often
@@ -381,7 +386,9 @@ function onSocketClose(current, event) {
   current.markReady(); // Unblocks queued message handlers; their answers are dropped.
   if (link !== current) return;
   link = null;
-  tabmcpPolicy.clear(); // the policy is the linked server's: it goes with it
+  // The server's policy holds until it says it is gone: a cut-off or a worker restart relinks
+  // to rules already in force (docs/security.md, "what is enforced when").
+  if (event.code === CLOSE_GOING_AWAY) tabmcpPolicy.clear();
   linkedSince = 0;
   setControlled([]); // the server's focus went with the link
   log('socket closed', event.code, event.reason);
@@ -702,6 +709,7 @@ const REQUEST_HANDLERS = new Map([
 async function onSocketMessage(current, raw) {
   if (link === current) countTraffic('in');
   await current.ready; // `hello` must be the first frame we send.
+  await tabmcpPolicy.ready; // nothing is done for the server before the kept rules are known
   const answer = (frame) => sendOn(current, frame);
 
   let msg = raw; // the native port hands over parsed frames; a WebSocket, text
@@ -785,8 +793,15 @@ function tabInfo(tab) {
     url: tab.url || tab.pendingUrl || '',
     status,
     active: Boolean(tab.active),
-    ...(Number.isInteger(tab.openerTabId) ? { openerTabId: tab.openerTabId } : {}),
+    ...openerOf(tab),
   };
+}
+
+/** The tab whose page opened this one: webNavigation's source, else Chrome's openerTabId (which can
+ * name the window's active tab instead of the page that called window.open). */
+function openerOf(tab) {
+  const opener = popupOpeners.has(tab.id) ? popupOpeners.get(tab.id) : tab.openerTabId;
+  return Number.isInteger(opener) ? { openerTabId: opener } : {};
 }
 
 // A client's tabs sit in one tab group named after it, so the user sees whose work each tab is.
@@ -996,6 +1011,32 @@ class NavigationWatcher {
   }
 }
 
+// Popups a tab's page opened, each with a watcher on its first navigation: the action that opened
+// them answers once each has loaded or been blocked (briefly), so a popup the navigation policy
+// stopped is reported with that action, its navigationBlocked event sent before the answer.
+const popupWatchers = new Map(); // opener tabId -> [{time, watcher}]
+const popupOpeners = new Map(); // popup tabId -> the tab whose page opened it
+
+chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => {
+  popupOpeners.set(details.tabId, details.sourceTabId);
+  const watcher = new NavigationWatcher(details.tabId);
+  const opened = { time: Date.now(), watcher };
+  popupWatchers.set(details.sourceTabId, [...(popupWatchers.get(details.sourceTabId) || []), opened]);
+  setTimeout(() => {
+    watcher.dispose();
+    const left = (popupWatchers.get(details.sourceTabId) || []).filter((p) => p !== opened);
+    if (left.length) popupWatchers.set(details.sourceTabId, left);
+    else popupWatchers.delete(details.sourceTabId);
+  }, POPUP_WATCH_MS);
+});
+
+/** Until each popup the tab's page opened since `since` has a document or was blocked (bounded). */
+async function popupsSettled(tabId, since) {
+  const opened = (popupWatchers.get(tabId) || []).filter((p) => p.time >= since);
+  const settled = ({ watcher }) => watcher.navigationCount > 0 && (watcher.outcome !== null || watcher.domContentLoaded);
+  await Promise.all(opened.map((p) => p.watcher.waitUntil(() => settled(p), POPUP_SETTLE_MS)));
+}
+
 /** Waits (at most ms) for a tab that is loading to finish. Throws NO_TAB for an unknown tab. */
 async function waitWhileLoading(tabId, ms) {
   const watcher = new NavigationWatcher(tabId);
@@ -1005,6 +1046,18 @@ async function waitWhileLoading(tabId, ms) {
   } finally {
     watcher.dispose();
   }
+}
+
+/**
+ * After a load: a navigation the page started as soon as it loaded (a meta refresh, `location =`
+ * on load) that the navigation policy blocked. Its NAVIGATION_BLOCKED error, for the request that
+ * loaded the page, as for a blocked redirect; null when there is none.
+ */
+async function blockedFollowOn(watcher, loadedAt) {
+  if (watcher.navigationCount === loadedAt) return null; // the page stayed
+  if (!watcher.outcome) await watcher.waitForOutcome(FOLLOW_ON_MS);
+  const { outcome } = watcher;
+  return outcome && outcome.kind === 'error' ? tabmcpPolicy.blockedError(outcome) : null;
 }
 
 function navigationError(outcome, fallbackUrl) {
@@ -1803,6 +1856,17 @@ function dialogsSince(tabId, since) {
   return (recentDialogs.get(tabId) || []).filter((d) => d.time >= since).map((d) => d.dialog);
 }
 
+/**
+ * The dialogs a tab's page showed since `since` (its load script's, for openTab and navigate), as
+ * an action reports them: one bounded round trip to the page first, so the agent's reports of them
+ * have arrived (a busy page answers with what has).
+ */
+async function dialogsShown(tabId, since) {
+  const roundTrip = executeIn({ tabId, frameIds: [0] }, { func: () => 0 }).catch(() => {});
+  await Promise.race([roundTrip, sleep(DIALOG_FLUSH_MS)]);
+  return dialogsSince(tabId, since);
+}
+
 const TOOLS_CHANGED_REASONS = new Set(['mutation', 'history', 'webmcp']);
 
 function onAgentMessage(tabId, message, frameId) {
@@ -2041,6 +2105,7 @@ async function handleOpenTab(msg) {
   }
 
   const watcher = new NavigationWatcher(); // listening before the tab exists
+  const since = Date.now();
   try {
     const tab = await createTab(url, focus);
     watcher.setTab(tab.id);
@@ -2055,7 +2120,14 @@ async function handleOpenTab(msg) {
     if (outcome && outcome.kind === 'removed') {
       throw new ProtocolError('NAVIGATION_FAILED', `The tab for ${url} was closed while it loaded`);
     }
-    return { type: 'result', data: { tab: tabInfo(await getTab(tab.id)) } };
+    const loadedAt = watcher.navigationCount;
+    const dialogs = await dialogsShown(tab.id, since);
+    const followedBy = outcome && outcome.kind === 'complete' ? await blockedFollowOn(watcher, loadedAt) : null;
+    if (followedBy) {
+      await chrome.tabs.remove(tab.id).catch(() => {});
+      throw followedBy;
+    }
+    return { type: 'result', data: { tab: tabInfo(await getTab(tab.id)), dialogs } };
   } finally {
     watcher.dispose();
   }
@@ -2434,6 +2506,7 @@ async function handleAct(msg) {
   // Listening before the action, so a navigation it starts cannot be missed.
   const top = new NavigationWatcher(tabId);
   const inFrame = resolved.frameId !== 0 ? new NavigationWatcher(tabId, resolved.frameId) : null;
+  const since = Date.now();
   try {
     let answer;
     try {
@@ -2451,6 +2524,7 @@ async function handleAct(msg) {
       answer = { ok: true, dialogs: [] };
     }
     const navigated = await settleAction(answer, top, inFrame, waitUntil, action);
+    await popupsSettled(tabId, since);
     const tab = await getTab(tabId);
     const dialogs = Array.isArray(answer.dialogs) ? answer.dialogs : [];
     const sensitive = answer.sensitive === true; // the target is a password field (docs/security.md, Audit log)
@@ -2508,6 +2582,7 @@ async function handleNavigate(msg) {
 async function navigateTab(tabId, { url, go }, waitUntil, timeoutMs) {
   await getTab(tabId);
   const watcher = new NavigationWatcher(tabId);
+  const since = Date.now();
   try {
     try {
       if (url !== undefined) await chrome.tabs.update(tabId, { url });
@@ -2520,8 +2595,12 @@ async function navigateTab(tabId, { url, go }, waitUntil, timeoutMs) {
       throw new ProtocolError(url !== undefined ? 'INVALID_URL' : 'NAVIGATION_FAILED', `Cannot ${url !== undefined ? `open ${url}` : `go ${go}`}: ${message}`);
     }
     await awaitNavigation(watcher, waitUntil, timeoutMs, url || (go === 'reload' ? 'the reloaded page' : `the ${go === 'back' ? 'previous' : 'next'} page`));
+    const loadedAt = watcher.navigationCount;
+    const dialogs = await dialogsShown(tabId, since);
+    const followedBy = await blockedFollowOn(watcher, loadedAt);
+    if (followedBy) throw followedBy;
     const tab = await getTab(tabId);
-    return { url: tabInfo(tab).url, title: tab.title || '' };
+    return { url: tabInfo(tab).url, title: tab.title || '', dialogs };
   } finally {
     watcher.dispose();
   }
@@ -2820,7 +2899,7 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   notifyWatchers(tabId, 'removed');
-  for (const perTab of [tabFrames, network, consoleBuffers, recentDialogs]) perTab.delete(tabId);
+  for (const perTab of [tabFrames, network, consoleBuffers, recentDialogs, popupOpeners]) perTab.delete(tabId);
   const session = debuggees.get(tabId);
   if (session) clearTimeout(session.idleTimer);
   debuggees.delete(tabId);

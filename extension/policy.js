@@ -7,7 +7,11 @@
 // tab: links, forms, `location =` in scripts, server redirects, popups. A blocked main-frame
 // navigation is reported to the server (`navigationBlocked`), and the request that caused it
 // (openTab, navigate, act, a page-tool step) fails with NAVIGATION_BLOCKED (`blockedError`).
-// The rules last while the server is linked: cleared on disconnect and when the worker starts.
+// The rules outlive the link and the worker: declarativeNetRequest session rules survive a worker
+// restart, and the policy they came from is kept in chrome.storage.session, so a page that
+// navigates while the worker restarts or relinks is still held to them. They go when the server
+// shuts down (it closes the link with 1001), when the user disconnects or points the extension at
+// another server, when another server's `connect` replaces them, and when the browser closes.
 //
 // Loaded by background.js with importScripts; it shares the worker's global scope, so everything
 // here stays inside one object, `tabmcpPolicy`. It uses background.js's ProtocolError, sendEvent
@@ -24,6 +28,7 @@ const tabmcpPolicy = (() => {
   const OPT_IN_SCHEMES = new Set(['file:', 'chrome:', 'chrome-untrusted:', 'devtools:', 'chrome-extension:', 'view-source:']);
   const dnr = chrome.declarativeNetRequest;
   const NO_POLICY = Object.freeze({ block: [], allow: [], allowReason: '' });
+  const STORED_KEY = 'navigationPolicy'; // the wire policy in force, for a restarted worker
 
   let current = NO_POLICY;
   let queue = Promise.resolve();
@@ -122,20 +127,53 @@ const tabmcpPolicy = (() => {
       } catch (e) {
         current = NO_POLICY;
         await install([]).catch(() => {});
+        await remember(null);
         if (e instanceof ProtocolError) throw e;
         throw badPolicy(`the browser refused the navigation rules: ${(e && e.message) || e}`);
       }
       current = parsed;
+      await remember(rules.length ? policy : null);
       log('navigation policy:', rules.length, 'session rules');
       return rules.length;
     });
   }
 
-  /** No policy: when the server goes away, and when the worker starts (rules outlive a worker). */
+  async function remember(policy) {
+    try {
+      if (policy) await chrome.storage.session.set({ [STORED_KEY]: policy });
+      else await chrome.storage.session.remove(STORED_KEY);
+    } catch (e) {
+      log('storage.session: the navigation policy is not kept for a restarted worker', e);
+    }
+  }
+
+  /**
+   * A (re)started worker: the session rules are still in force in the browser; read back the
+   * policy they came from, so blocks are explained (NAVIGATION_BLOCKED, navigationBlocked) at once.
+   */
+  async function restore() {
+    let stored;
+    try {
+      stored = (await chrome.storage.session.get(STORED_KEY))[STORED_KEY];
+    } catch (e) {
+      log('storage.session unavailable: the kept navigation policy is not read', e);
+      return;
+    }
+    if (!stored) return;
+    try {
+      current = read(stored);
+      log('navigation policy kept from before the worker started:', current.block.length, 'block,', current.allow.length, 'allow');
+    } catch (e) {
+      log('the kept navigation policy is unreadable', e);
+    }
+  }
+
+  /** No policy: the server shut down, or the user unlinked the browser or chose another server. */
   function clear() {
     return serially(async () => {
       current = NO_POLICY;
       if (dnr) await install([]);
+      await remember(null);
     }).catch((e) => log('clearing the navigation rules failed', e));
   }
 
@@ -181,15 +219,22 @@ const tabmcpPolicy = (() => {
     return current.allow.some((rule) => !rule.web && rule.re.test(href));
   }
 
+  // Settled once the kept policy is read: background.js answers no request before that.
+  let restored = false;
+  const ready = serially(restore).then(() => { restored = true; });
+
+  function reportBlocked(details) {
+    const reason = explain(details.url);
+    if (reason) sendEvent({ type: 'navigationBlocked', tabId: details.tabId, url: details.url, reason });
+  }
+
   // Registered at top level (before background.js's own listener), so the server hears of a
   // block before the answer of the request that caused it.
   chrome.webNavigation.onErrorOccurred.addListener((details) => {
     if (details.frameId !== 0 || details.tabId < 0 || details.error !== BLOCKED_BY_CLIENT) return;
-    const reason = explain(details.url);
-    if (reason) sendEvent({ type: 'navigationBlocked', tabId: details.tabId, url: details.url, reason });
+    if (restored) reportBlocked(details);
+    else ready.then(() => reportBlocked(details));
   });
 
-  clear();
-
-  return { apply, clear, explain, blockedError, optsIn };
+  return { apply, clear, explain, blockedError, optsIn, ready };
 })();

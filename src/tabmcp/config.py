@@ -20,6 +20,13 @@ class Settings(BaseSettings):
     ws_port: int = Field(8765, description="Port the extension bridge listens on (0 picks a free one).")
     request_timeout: float = Field(30.0, description="Seconds before a request to the extension fails.")
     launch_timeout: float = Field(30.0, description="Seconds to wait for a launched browser's extension.")
+    relink_grace: float = Field(
+        5.0,
+        ge=0,
+        description="Seconds a lost extension link may take to come back by itself (a cut-off, a restarted "
+        "service worker) before clients see the browser disconnected; the same browser relinking restores "
+        "the connection and the focused tab without connect_browser.",
+    )
     browser_path: str | None = Field(None, description="Chromium/Chrome executable for launch=true.")
     headless: bool | None = Field(None, description="Launch headless; default: headless when no display.")
     user_data_dir: Path | None = Field(None, description="Profile folder for the launched browser (temp if unset).")

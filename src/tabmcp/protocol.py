@@ -578,6 +578,13 @@ class ActionData(Frame):
 class PageData(Frame):
     url: str = ""
     title: str = ""
+    dialogs: list[Dialog] = []  # what the page's load showed (answered by the page hooks)
+
+
+class OpenTabDialogs(Frame):
+    """The ``openTab`` answer's ``dialogs`` (beside its ``tab``): what the new page's load showed."""
+
+    dialogs: list[Dialog] = []
 
 
 class WaitData(Frame):

@@ -26,6 +26,7 @@ from tabmcp.policy import NavigationPolicy, PolicyWatch, Verdict
 from tabmcp.progress import NO_PROGRESS, Progress
 from tabmcp.protocol import ErrorCode
 from tabmcp.record import NullRecorder, Recorder
+from tabmcp.relink import HeldLink, Relinks
 
 log = logging.getLogger(__name__)
 Notify = Callable[[], Awaitable[None]]
@@ -93,6 +94,9 @@ class Runtime:
         self.policy = NavigationPolicy.from_settings(settings)
         self.policy_watch = PolicyWatch(self.policy)
         self.screenshot_origins = ScreenshotOrigins.from_settings(settings)  # the same pattern syntax
+        # a link that drops may come back by itself: the state is held meanwhile, and restored then
+        self.relinks = Relinks()
+        self._grace: asyncio.Task[None] | None = None
 
     async def dispatch(self, event: s.Event) -> s.Transition:
         before = self.state
@@ -250,6 +254,7 @@ class Runtime:
     def stop_background_work(self) -> None:
         """Cancel refreshes and other work this runtime started (its workspace is closing: the
         work would act on tabs that are being closed, for a client that is gone)."""
+        self._end_grace()
         for task in [*self._background, *self._refreshing.values()]:
             task.cancel()
 
@@ -311,12 +316,24 @@ class Runtime:
 
     async def _on_event(self, event: object) -> None:
         match event:
-            case LinkChanged(up=False, reason=reason):
+            case LinkChanged(up=False, reason=reason, relink=relink):
                 log.info("browser link lost: %s", reason)
                 self.user_follows_tab_switches = False  # the next link says again what its user chose
-                await self.dispatch(s.ExtensionDisconnected())
-            case LinkChanged(up=True):
-                log.info("browser extension linked; waiting for connect_browser")
+                self._end_grace()
+                if self.relinks.lost(self.state, relink):
+                    self._grace = asyncio.get_running_loop().create_task(self._disconnect_after_grace())
+                else:
+                    await self.dispatch(s.ExtensionDisconnected())
+            case LinkChanged(up=True, instance=instance):
+                self._end_grace()
+                holding = self.relinks.held is not None
+                held = self.relinks.linked(instance)
+                if held is not None:
+                    await self._restore(held)
+                elif holding:  # another browser took the place of the one held
+                    await self.dispatch(s.ExtensionDisconnected())
+                elif not self.state.connected:
+                    log.info("browser extension linked; waiting for connect_browser")
             case UserSettings(follow_tab_switches=follow):
                 log.info("the extension's user %s tab switches", "follows" if follow else "does not follow")
                 self.user_follows_tab_switches = follow
@@ -344,6 +361,44 @@ class Runtime:
                 await self.dispatch(event)
             case _:
                 log.warning("ignoring unexpected driver event %r", event)
+
+    # ------------------------------------------------------------- relinks
+
+    def _end_grace(self) -> None:
+        if self._grace is not None:
+            self._grace.cancel()
+            self._grace = None
+
+    async def _disconnect_after_grace(self) -> None:
+        """The browser did not come back in time: the client sees it disconnected (one notice)."""
+        await asyncio.sleep(self.settings.relink_grace)
+        self._grace = None
+        self.relinks.held = None
+        log.info("the browser did not relink within %g s: disconnected", self.settings.relink_grace)
+        await self.dispatch(s.ExtensionDisconnected())
+
+    async def _restore(self, held: HeldLink) -> None:
+        """The same browser relinked: connected again, with the tab that was focused (unless it closed),
+        and one notice at most (none when nothing changed). A focused tab that went to a page the
+        policy refuses meanwhile is sent to about:blank, as it would have been while linked."""
+        log.info("the browser relinked: restoring the connection and focus (tab %s)", held.focused_tab_id)
+        async with self.batch():
+            try:
+                browser, tabs = await self.driver.connect()
+            except BridgeError as exc:
+                log.warning("the relinked browser did not answer connect: %s", exc.message)
+                await self.dispatch(s.ExtensionDisconnected())
+                return
+            await self.dispatch(s.ExtensionConnected(browser, tuple(tabs)))
+            tab = self.state.tabs.get(held.focused_tab_id) if held.focused_tab_id is not None else None
+            if tab is None:
+                return
+            try:
+                await self.focus(tab.id)  # a refused page is not read (introspect): no page tools
+            except BridgeError as exc:
+                log.warning("tab %s could not be focused again after the relink: %s", tab.id, exc.message)
+                return
+            self._enforce_policy(tab)
 
     # ------------------------------------------------------------- navigation policy
 

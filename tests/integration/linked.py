@@ -34,8 +34,8 @@ class Linked:
         return self.base + page
 
     async def open(self, page: str) -> int:
-        tab = await self.driver.open_tab(self.url(page), True)
-        return tab.id
+        opened = await self.driver.open_tab(self.url(page), True)
+        return opened.tab.id
 
 
 @asynccontextmanager

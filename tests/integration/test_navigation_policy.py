@@ -17,10 +17,12 @@ import pytest
 from playwright.async_api import Page
 
 from tabmcp.demo.client import StdioSession, data_of, text_of
+from tabmcp.pairing import EXTENSION_ID
 from tabmcp.policy import NavigationPolicy
 from tests.integration.conftest import OwnBrowser, eventually, serve
 
 SECRET = "TOP SECRET CONTENT"
+BROWSER_ERROR_PAGE = "chrome-error://chromewebdata/"  # where a navigation the browser blocked ends
 START_PAGE = """<!doctype html><html><head><title>Start</title></head><body>
 <h1>Start</h1>
 <a id="out" href="{blocked}/secret.html">Secret link</a>
@@ -114,7 +116,6 @@ def sites() -> Iterator[Sites]:
     yield made
     made.allowed.close()
     made.blocked.close()
-
 
 
 async def refused(client: StdioSession, tool: str, args: dict[str, Any], code: str) -> str:
@@ -384,3 +385,123 @@ async def test_every_pattern_form_becomes_a_browser_rule_while_the_server_is_lin
             return await session_rules(browser) == []
 
         await eventually(cleared, "the session rules cleared after the server left")
+
+
+async def stop_service_worker(browser: OwnBrowser) -> None:
+    """Stop the extension's service worker as Chrome does to an idle one (its socket goes with it);
+    the next browser event starts a new one."""
+    page = await browser.context.new_page()
+    await page.goto(f"chrome-extension://{EXTENSION_ID}/options.html")
+    cdp = await browser.context.new_cdp_session(page)
+    versions: list[dict[str, Any]] = []
+    cdp.on("ServiceWorker.workerVersionUpdated", lambda event: versions.extend(event["versions"]))
+    await cdp.send("ServiceWorker.enable")
+
+    async def running() -> bool:
+        return any(v["runningStatus"] == "running" and v["scriptURL"].endswith("/background.js") for v in versions)
+
+    await eventually(running, "the extension's running service worker reported over CDP")
+    for version in versions:
+        if version["runningStatus"] == "running" and version["scriptURL"].endswith("/background.js"):
+            await cdp.send("ServiceWorker.stopWorker", {"versionId": version["versionId"]})
+    await cdp.detach()
+    await page.close()
+
+
+async def lands_blocked(page: Page, url: str, sites: Sites) -> None:
+    """``page`` (at an allowed page, or a popup) ends its navigation to ``url`` at the browser's error
+    page (or at about:blank, where the server sends its focused tab from there), and the blocked
+    origin got no request."""
+
+    async def ended() -> bool:
+        return page.url in (BROWSER_ERROR_PAGE, "about:blank")
+
+    await eventually(ended, f"the page to end its navigation to {url}")
+    assert sites.blocked.hits == [], f"the browser asked the blocked origin for {url}"
+
+
+async def navigate_itself(page: Page, url: str) -> None:
+    """The page's own script sends it to ``url`` (not Playwright's navigation, not a tool)."""
+    await page.evaluate("url => { setTimeout(() => { location.href = url; }, 0); }", url)
+
+
+async def relinked(browser: OwnBrowser, client: StdioSession, tab_id: int) -> None:
+    """The extension linked again (a new, confirmed link in the running worker), and the server is
+    connected again with ``tab_id`` focused, without any connect_browser call."""
+
+    async def linked_again() -> bool:
+        for worker in browser.context.service_workers:
+            try:
+                if await worker.evaluate("Boolean(link && link.confirmed)"):
+                    return True
+            except Exception:  # a stopped worker Playwright has not dropped yet
+                continue
+        return False
+
+    await eventually(linked_again, "the extension linked again")
+
+    async def focused_again() -> bool:
+        result = await client.call("list_tabs")
+        return not result.is_error and data_of(result).get("focusedTabId") == tab_id
+
+    await eventually(focused_again, f"the server connected again with tab {tab_id} focused")
+
+
+async def tools_read(client: StdioSession, tab_id: int, count: int) -> None:
+    """The server has read the focused tab's page: its ``count`` tools are listed (and notified)."""
+
+    async def read() -> bool:
+        tabs = (await client.call_ok("list_tabs"))["tabs"]
+        return any(t["id"] == tab_id and t["toolCount"] == count for t in tabs)
+
+    await eventually(read, f"the {count} tools of tab {tab_id} read")
+
+
+async def test_the_policy_holds_and_the_link_comes_back_after_a_cut_off_and_a_worker_restart(
+    sites: Sites, server_log: object, own_browser_port: int
+) -> None:
+    settings = {"ws_port": str(own_browser_port), "block_urls": json.dumps([sites.blocked.url]), "relink_grace": "60"}
+    async with OwnBrowser(own_browser_port) as browser, serve(server_log, **settings) as client:
+        # the rules reach the browser as it links, before the model has called anything
+
+        async def rules_installed() -> bool:
+            return bool(await session_rules(browser))
+
+        await eventually(rules_installed, "the block rules installed when the browser linked")
+        await client.call_ok("connect_browser")
+        tab_id = (await client.call_ok("open_tab", {"url": sites.start}))["tab"]["id"]
+        page = await page_at(browser, sites.start)
+
+        # a cut-off: the extension floods the bridge, which closes the link with 1008 (too many messages)
+        before = client.changes
+        worker = browser.context.service_workers[0]
+        flood = "(() => { const cut = link; for (let i = 0; i < 3000; i++) sendOn(cut, { type: 'ping' }); })()"
+        await worker.evaluate(flood)
+        await eventually(lambda: worker.evaluate("!link || !link.confirmed"), "the bridge to cut the link off")
+        await navigate_itself(page, sites.secret + "?cut-off")
+        await lands_blocked(page, sites.secret + "?cut-off", sites)
+        await relinked(browser, client, tab_id)
+        assert client.changes - before <= 1, f"{client.changes - before} list_changed for one relink"
+        await page.goto(sites.start)
+        await navigate_itself(page, sites.secret + "?after-cut-off")
+        await lands_blocked(page, sites.secret + "?after-cut-off", sites)
+
+        # a worker restart: the page navigates itself while the worker is gone and starting again
+        await page.goto(sites.start)
+        await tools_read(client, tab_id, 3)  # the start page's own notice is not the relink's
+        before = client.changes
+        await stop_service_worker(browser)
+        await navigate_itself(page, sites.secret + "?restart")
+        await lands_blocked(page, sites.secret + "?restart", sites)
+        await relinked(browser, client, tab_id)
+        assert client.changes - before <= 1, f"{client.changes - before} list_changed for one relink"
+        # a tab the browser opens for the page, after the restart
+        await page.goto(sites.start)
+        async with browser.context.expect_page() as popup_info:
+            await page.evaluate("url => { window.open(url); }", sites.secret + "?popup")
+        await lands_blocked(await popup_info.value, sites.secret + "?popup", sites)
+
+        # through all of it the blocked origin got no request, and the model's tools still work
+        assert sites.blocked.hits == []
+        assert not await shows_secret(browser)
+        await back_to_start(client, sites)

@@ -13,7 +13,7 @@ from playwright.async_api import Page
 
 from tabmcp.demo.client import text_of
 from tabmcp.demo.sites import SiteServer
-from tests.integration.conftest import CORE_FOCUSED, OwnBrowser, page_at, serve, tab_id_for
+from tests.integration.conftest import CORE_FOCUSED, OwnBrowser, eventually, page_at, serve, tab_id_for
 
 CORE_TABS = ["list_tabs", "open_tab", "focus_tab"]
 QUIET = 0.7
@@ -73,10 +73,14 @@ async def test_user_driven_browser(sites: SiteServer, server_log: object, own_br
         assert await client.tool_names() == CORE_TABS
         assert opened["tab"]["id"] not in [t["id"] for t in (await client.call_ok("list_tabs"))["tabs"]]
 
-        # the browser goes away: DISCONNECTED, and calls say what to do
+        # the browser goes away: DISCONNECTED once it has had relink_grace to come back, and calls
+        # say what to do
         await browser.close()
-        await client.wait_changes(8)
-        assert await client.tool_names() == ["connect_browser"]
+
+        async def disconnected() -> bool:
+            return await client.tool_names() == ["connect_browser"]
+
+        await eventually(disconnected, "the server to see the browser gone", timeout=30)
         stale = await client.call("focus_tab", {"tabId": 1})
         assert stale.is_error and "connect_browser" in text_of(stale)
         nothing = await client.call("connect_browser")

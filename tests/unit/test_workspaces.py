@@ -12,7 +12,7 @@ import pytest
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
-from tabmcp.drivers.base import LinkChanged, PageChanged, UserSettings
+from tabmcp.drivers.base import LinkChanged, OpenedTab, PageChanged, UserSettings
 from tabmcp.drivers.hub import DriverHub, TabOwners
 from tabmcp.introspect.registry import Registry
 from tabmcp.protocol import ErrorCode
@@ -37,13 +37,13 @@ class Browser:
 
     async def open_tab(
         self, url: str, focus: bool, group: str | None = None, workspace: str | None = None, timeout_ms: int = 15_000
-    ) -> s.Tab:
+    ) -> OpenedTab:
         self.next_id += 1
         tab = s.Tab(self.next_id, url=url, status="complete")
         self.tabs[tab.id] = tab
         self.calls.append(("open", group))
         self.opened_for = workspace
-        return tab
+        return OpenedTab(tab)
 
     async def release_workspace(self, workspace: str) -> None:
         self.calls.append(("release", workspace))
@@ -86,7 +86,7 @@ async def test_events_reach_only_the_views_that_may_see_the_tab() -> None:
     browser = Browser()
     hub = DriverHub(browser)  # type: ignore[arg-type]
     a, b, user = hub.view("a", "own"), hub.view("b", "own"), hub.view("u", "user")
-    mine = await a.open_tab("http://a.test/", True)
+    mine = (await a.open_tab("http://a.test/", True)).tab
     hub.route(s.TabUpdated(s.Tab(mine.id, url="http://a.test/x", status="complete")))
     hub.route(s.TabCreated(s.Tab(500, url="http://user.test/")))  # the user opened a tab
     hub.route(s.TabCreated(s.Tab(501, url="http://popup.test/", opener_id=mine.id)))  # a's page opened a popup
@@ -118,7 +118,7 @@ async def test_a_view_refuses_tabs_it_may_not_see_with_the_answer_for_a_missing_
     browser = Browser()
     hub = DriverHub(browser)  # type: ignore[arg-type]
     a, b = hub.view("a", "own"), hub.view("b", "own")
-    tab = await a.open_tab("http://a.test/", True)
+    tab = (await a.open_tab("http://a.test/", True)).tab
     with pytest.raises(BridgeError) as refused:
         await b.snapshot(tab.id)
     assert refused.value.code == ErrorCode.NO_TAB and str(tab.id) in refused.value.message
@@ -138,7 +138,7 @@ async def test_the_browsers_active_tab_is_named_only_to_a_client_that_may_see_it
     hub = DriverHub(browser)  # type: ignore[arg-type]
     a, b = hub.view("a", "own"), hub.view("b", "own")
     assert await a.active_tab() is None
-    tab = await a.open_tab("http://a.test/", True)
+    tab = (await a.open_tab("http://a.test/", True)).tab
     shown = await a.active_tab()
     assert shown is not None and shown.id == tab.id
     with pytest.raises(BridgeError) as refused:
@@ -177,8 +177,8 @@ async def test_closing_a_workspace_closes_its_tabs_and_cancels_its_calls() -> No
     workspaces = make_workspaces(browser)
     a = workspaces.open("session:a")
     b = workspaces.open("session:b")
-    tab_a = await a.view.open_tab("http://a.test/", True)
-    tab_b = await b.view.open_tab("http://b.test/", True)
+    tab_a = (await a.view.open_tab("http://a.test/", True)).tab
+    tab_b = (await b.view.open_tab("http://b.test/", True)).tab
     assert browser.calls[:2] == [("open", a.label), ("open", b.label)]  # each in its client's tab group
     assert browser.opened_for == "session:b"  # and, on the CDP driver, its own browser context
     running = asyncio.get_running_loop().create_task(asyncio.sleep(60))
@@ -292,8 +292,8 @@ async def test_the_browser_hears_every_workspaces_controlled_tab() -> None:
     workspaces = make_workspaces(browser)
     a = workspaces.open("session:a")
     b = workspaces.open("session:b")
-    tab_a = await a.view.open_tab("http://a.test/", True)
-    tab_b = await b.view.open_tab("http://b.test/", True)
+    tab_a = (await a.view.open_tab("http://a.test/", True)).tab
+    tab_b = (await b.view.open_tab("http://b.test/", True)).tab
     await a.runtime.dispatch(s.ExtensionConnected(s.Browser(), (tab_a,)))
     await b.runtime.dispatch(s.ExtensionConnected(s.Browser(), (tab_b,)))
 

@@ -16,10 +16,25 @@ DriverError = BridgeError  # one error type with a protocol code, whatever the b
 
 @dataclass(frozen=True)
 class LinkChanged:
-    """The backend appeared or went away (extension socket, CDP endpoint)."""
+    """The backend appeared or went away (extension socket, CDP endpoint).
+
+    ``instance``: which browser linked (the extension's per-browser-session id; empty when the backend
+    has none). ``relink``: a lost link the same browser may bring back by itself (a cut-off, a
+    restarted service worker), not one its user closed."""
 
     up: bool
     reason: str = ""
+    instance: str = ""
+    relink: bool = False
+
+
+@dataclass(frozen=True)
+class OpenedTab:
+    """A new tab as ``open_tab`` leaves it, with the dialogs its page showed while it loaded
+    (answered by the page hooks; the same shape as an action's ``dialogs``)."""
+
+    tab: Tab
+    dialogs: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,7 +95,7 @@ class Driver(Protocol):
         group: str | None = None,
         workspace: str | None = None,
         timeout_ms: int = 15_000,
-    ) -> Tab:
+    ) -> OpenedTab:
         """``group``: the title of the browser tab group to put the tab in (a client's workspace).
         ``workspace``: the client workspace the tab is for; the CDP driver opens it in that
         workspace's own browser context (cookies, storage), the extension has only the user's.

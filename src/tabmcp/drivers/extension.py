@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -10,9 +11,17 @@ from pydantic import ValidationError
 from tabmcp import protocol as p
 from tabmcp import state as s
 from tabmcp.bridge import Bridge, BridgeError, LinkLost, LinkUp
-from tabmcp.drivers.base import LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab, UserSettings
+from tabmcp.drivers.base import (
+    LinkChanged,
+    NavigationBlocked,
+    OpenedTab,
+    PageChanged,
+    UserFocusedTab,
+    UserSettings,
+)
 from tabmcp.page.capture import PageCapture
 
+log = logging.getLogger(__name__)
 OPEN_TAB_TIMEOUT_MS = 15_000  # the extension's own default wait for the new tab's load
 # The bridge waits this much longer than the request's own timeoutMs, so the extension's TIMEOUT
 # (which says what it was waiting for) arrives first.
@@ -21,6 +30,7 @@ WEBMCP_STEP_MS = 30_000  # a webmcp step's default limit in the extension
 PLAN_SUMMARY_S = 5.0  # reading the page summary after a plan
 ACT_TIMEOUT_MS = 5_000  # the extension's default for actionability checks
 ACT_NAVIGATION_S = 15.0  # an action that navigates then waits up to this for the page
+POLICY_PUSH_TIMEOUT = 10.0  # connect: the rules installed and the tabs listed
 SCREENSHOT_TIMEOUT = 30.0  # element screenshots wait for actionability (5 s), CDP captures of long pages take time
 
 
@@ -56,10 +66,12 @@ class ExtensionDriver:
 
     async def next_event(self) -> object:
         match await self.bridge.events.get():
-            case LinkUp():
-                return LinkChanged(up=True)
+            case LinkUp(hello=hello):
+                if self.policy is not None:
+                    await self.push_policy()
+                return LinkChanged(up=True, instance=hello.instance or "")
             case LinkLost(reason=reason):
-                return LinkChanged(up=False, reason=reason)
+                return LinkChanged(up=False, reason=reason, relink=not self.bridge.user_disconnected)
             case p.TabCreated(tab=tab):
                 return s.TabCreated(tab_from_wire(tab))
             case p.TabUpdated(tab=tab):
@@ -79,6 +91,15 @@ class ExtensionDriver:
             case other:
                 raise TypeError(f"unexpected bridge event {other!r}")
 
+    async def push_policy(self) -> None:
+        """With a policy, the first request on every link: its rules, before anything else is done with
+        the browser (the extension keeps rules across cut-offs and worker restarts, but a browser that
+        links to another server, or to this one after it restarted, must get this server's)."""
+        try:
+            await self.bridge.request(p.Connect(policy=self.policy), timeout=POLICY_PUSH_TIMEOUT)
+        except BridgeError as exc:  # connect_browser sends it again, and says why if it still fails
+            log.warning("the navigation policy did not reach the browser on link: %s", exc.message)
+
     async def connect(self) -> tuple[s.Browser, list[s.Tab]]:
         reply = await self.bridge.request(p.Connect(policy=self.policy))
         if not isinstance(reply, p.Connected):
@@ -93,11 +114,16 @@ class ExtensionDriver:
         group: str | None = None,
         workspace: str | None = None,
         timeout_ms: int = OPEN_TAB_TIMEOUT_MS,
-    ) -> s.Tab:
+    ) -> OpenedTab:
         # ``workspace`` is not used: the extension has the user's one profile (docs/scaling.md)
         frame = wire_request(p.OpenTab, url=url, focus=focus, group=group, timeoutMs=timeout_ms)
         reply = await self.bridge.request(frame, timeout=timeout_ms / 1000 + BRIDGE_MARGIN)
-        return tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
+        tab = tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
+        try:
+            dialogs = p.OpenTabDialogs.model_validate(reply.data if isinstance(reply, p.Result) else {}).dialogs
+        except ValidationError as exc:
+            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"the extension's 'openTab' answer: {_errors(exc)}") from None
+        return OpenedTab(tab, tuple(d.model_dump(mode="json") for d in dialogs))
 
     async def release_workspace(self, workspace: str) -> None:
         """Nothing is kept per workspace in the user's browser (its tabs are closed by the caller)."""
@@ -143,7 +169,6 @@ class ExtensionDriver:
         if not isinstance(reply, p.ToolResult):
             raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"expected a toolResult, got {reply.type!r}")
         return reply.result
-
 
     # ------------------------------------------------------------- page agent
 
@@ -213,6 +238,8 @@ class ExtensionDriver:
         dumped = data.model_dump(mode="json", by_alias=True)
         if isinstance(data, p.ImageData) and data.clip is None:
             del dumped["clip"]
+        if isinstance(data, p.PageData) and not data.dialogs:
+            del dumped["dialogs"]  # a load that showed none: as on the CDP driver
         if isinstance(data, p.ActionData) and data.scroll is None:
             del dumped["scroll"]  # only a scroll says where it ended, as on the CDP driver
         if isinstance(data, p.EvaluateValue) and "json_" not in data.model_fields_set:

@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError, NoAnswer
-from tabmcp.drivers.base import Driver, LinkChanged, UserSettings
+from tabmcp.drivers.base import Driver, LinkChanged, OpenedTab, UserSettings
 from tabmcp.drivers.busy import PROBE_MS, PROBE_S, BusyTabs
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
@@ -79,12 +79,15 @@ class DriverHub:
         self._latest: dict[int, s.Tab] = {}  # the newest report of every tab, to brief a new owner
         self._controlled: dict[str, tuple[int, str]] = {}  # workspace -> (its focused tab, its group title)
         self._user_settings: UserSettings | None = None  # the linked extension's, for views made later
+        self._link_up: LinkChanged | None = None  # which browser is linked, for views made later
 
     def view(self, workspace: str, share: Share, group: str | None = None, label: str | None = None) -> DriverView:
         """``group``: the tab group (and, on CDP, the browser context) of a workspace in a shared browser;
         ``label``: the tab-group title its tabs get otherwise (default ``tabmcp``)."""
         view = DriverView(self, workspace, share, group, label or group or DEFAULT_GROUP)
         self._views[workspace] = view
+        if self._link_up is not None:
+            view.deliver(self._link_up)
         if self._user_settings is not None:
             view.deliver(self._user_settings)
         return view
@@ -117,6 +120,8 @@ class DriverHub:
             log.info("could not tell the browser which tabs are controlled: %s", exc.message)
 
     def route(self, event: object) -> None:
+        if isinstance(event, LinkChanged):
+            self._link_up = event if event.up else None
         if isinstance(event, LinkChanged) and not event.up:
             self._latest.clear()
             self.busy.clear_all()
@@ -257,13 +262,14 @@ class DriverView:
         group: str | None = None,
         workspace: str | None = None,
         timeout_ms: int = 15_000,
-    ) -> s.Tab:
+    ) -> OpenedTab:
         # a shared browser (several clients) gives each workspace its own context where the driver can
         isolated = self.workspace if self.group is not None else None
         started = time.monotonic()
-        tab = await self.hub.driver.open_tab(
+        opened = await self.hub.driver.open_tab(
             url, focus, group=group or self.label, workspace=workspace or isolated, timeout_ms=timeout_ms
         )
+        tab = opened.tab
         self.hub.claim(tab.id, self.workspace)
         self.known.add(tab.id)
         waited = time.monotonic() - started
@@ -271,7 +277,7 @@ class DriverView:
         # no report of the load came in meanwhile: page calls are refused until the load is reported
         if tab.status == "loading" and waited >= timeout_ms / 1000 and not self.hub.reported_loaded(tab.id):
             self.hub.busy.mark(tab.id, "loading", url, waited)
-        return tab
+        return opened
 
     async def release_workspace(self, workspace: str) -> None:
         await self.hub.driver.release_workspace(self.workspace)

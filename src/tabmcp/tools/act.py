@@ -13,7 +13,7 @@ from tabmcp.guard import untrusted
 from tabmcp.guard.sensitive import note_sensitive
 from tabmcp.tools.base import Args, Text, ToolContext, ToolFailure, tool
 from tabmcp.tools.observe import SnapshotArgs, take_snapshot
-from tabmcp.tools.tabs import check_landing, check_url, note_blocked
+from tabmcp.tools.tabs import check_landing, check_url, dialogs_shown, note_blocked
 from tabmcp.tools.targets import FORMS, TARGET_HELP, TargetArgs, focused_tab_id, page_failure, toon
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle"]
@@ -21,8 +21,6 @@ WaitUntil = Literal["load", "domcontentloaded", "networkidle"]
 AfterSnapshot = Annotated[bool | Literal["diff"], WithJsonSchema({"enum": [False, True, "diff"]})]
 FOCUSED = {s.Mode.FOCUSED}
 MAX_WAIT_MS = 30_000
-MAX_DIALOG = 1000  # a dialog's message, as the page wrote it
-MAX_DIALOGS = 10
 
 
 async def snapshot_after(ctx: ToolContext, wanted: AfterSnapshot) -> str:
@@ -74,14 +72,13 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> Text:
     await ctx.progress.step("page loaded; finding its tools")
     await ctx.runtime.refresh_page_tools(tab_id)  # the new page's tools are listed when this call returns
     await ctx.runtime.page_changed()
-    text = toon(
-        {
-            "url": untrusted.line(page.get("url", ""), untrusted.MAX_URL),
-            "title": untrusted.line(page.get("title", "")),
-            "note": f"title is {untrusted.NOTE}",
-        }
-    )
-    return Text(text + await snapshot_after(ctx, args.snapshot))
+    answer: dict[str, Any] = {
+        "url": untrusted.line(page.get("url", ""), untrusted.MAX_URL),
+        "title": untrusted.line(page.get("title", "")),
+        **dialogs_shown(page),  # the page's own load script may have shown some
+    }
+    answer["note"] = f"{'title and dialog messages are' if 'dialogs' in answer else 'title is'} {untrusted.NOTE}"
+    return Text(toon(answer) + await snapshot_after(ctx, args.snapshot))
 
 
 # ----------------------------------------------------------------- interact
@@ -168,23 +165,10 @@ async def interact(ctx: ToolContext, args: InteractArgs) -> Text:
             "url": untrusted.line(done.get("url", ""), untrusted.MAX_URL),
             "title": untrusted.line(done.get("title", "")),
         }
-    dialogs = done.get("dialogs") or []
-    if dialogs:
-        result["dialogs"] = [
-            {
-                "type": d.get("type", ""),
-                "message": untrusted.line(d.get("message", ""), MAX_DIALOG),
-                "answer": _answer(d.get("answer")),
-            }
-            for d in dialogs[:MAX_DIALOGS]
-        ]
-    if "navigated" in result or dialogs:
+    result.update(dialogs_shown(done))
+    if "navigated" in result or "dialogs" in result:
         result["note"] = f"titles and dialog messages are {untrusted.NOTE}"
     return Text(toon(result) + await snapshot_after(ctx, args.snapshot))
-
-
-def _answer(answer: object) -> str:
-    return "null" if answer is None else str(answer).lower() if isinstance(answer, bool) else str(answer)
 
 
 # ----------------------------------------------------------------- wait_for

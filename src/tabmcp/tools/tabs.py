@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
@@ -12,7 +14,10 @@ from tabmcp.guard import untrusted
 from tabmcp.policy import NavigationPolicy
 from tabmcp.tools.base import Args, NoArgs, ToolContext, ToolFailure, tool
 
+log = logging.getLogger(__name__)
 DEFAULT_POLICY = NavigationPolicy()
+MAX_DIALOG = 1000  # a dialog's message, as the page wrote it
+MAX_DIALOGS = 10
 
 
 def tab_summary(tab: s.Tab) -> dict[str, Any]:
@@ -80,6 +85,28 @@ async def check_landing(ctx: ToolContext, tab_id: int, url: str) -> None:
     raise ToolFailure(f"{verdict.reason} tabmcp sent the tab to about:blank.", {"code": "NAVIGATION_BLOCKED"})
 
 
+def dialogs_shown(answer: Mapping[str, Any]) -> dict[str, Any]:
+    """The dialogs a driver's answer says the page showed (answered by tabmcp, never left open),
+    as a tool result reports them: ``{"dialogs": [...]}``, or nothing when there were none."""
+    dialogs = answer.get("dialogs") or []
+    if not dialogs:
+        return {}
+    return {
+        "dialogs": [
+            {
+                "type": d.get("type", ""),
+                "message": untrusted.line(d.get("message", ""), MAX_DIALOG),
+                "answer": _dialog_answer(d.get("answer")),
+            }
+            for d in dialogs[:MAX_DIALOGS]
+        ]
+    }
+
+
+def _dialog_answer(answer: object) -> str:
+    return "null" if answer is None else str(answer).lower() if isinstance(answer, bool) else str(answer)
+
+
 def check_tab(ctx: ToolContext, tab: s.Tab) -> None:
     """A tab whose page the navigation policy refuses is not taken under control (focused, read)."""
     verdict = ctx.policy.check(tab.url) if tab.url else None
@@ -94,18 +121,40 @@ async def open_tab(ctx: ToolContext, args: OpenTabArgs) -> dict[str, Any]:
     try:
         async with ctx.progress.ticking(f"opening {untrusted.line(args.url, untrusted.MAX_URL)}"):
             timeout_ms = ctx.settings.navigation_timeout_ms
-            tab = await ctx.runtime.driver.open_tab(args.url.strip(), args.focus, timeout_ms=timeout_ms)
+            opened = await ctx.runtime.driver.open_tab(args.url.strip(), args.focus, timeout_ms=timeout_ms)
+        tab = opened.tab
+        await refuse_landing(ctx, tab)
         await ctx.runtime.dispatch(s.TabCreated(tab))
         if args.focus:
             await ctx.runtime.focus(tab.id, ctx.progress)
     except BridgeError as exc:
         raise _browser_failure(f"Opening {args.url}", exc) from None
     state = ctx.runtime.state
-    return {
+    answer = {
         "tab": tab_summary(state.tabs.get(tab.id, tab)),
         "focused": state.focused_tab_id == tab.id,
         "toolsAvailable": page_tool_names(state) if state.focused_tab_id == tab.id else [],
+        **dialogs_shown({"dialogs": opened.dialogs}),  # the page's own load script may have shown some
     }
+    if "dialogs" in answer:
+        answer["note"] = f"the title and dialog messages are {untrusted.NOTE}"
+    return answer
+
+
+async def refuse_landing(ctx: ToolContext, tab: s.Tab) -> None:
+    """A new tab whose page went on to a page the policy refuses while it loaded (a meta refresh, a
+    script: the browser blocked it and shows its error page there) is closed, and open_tab fails as
+    for a redirect into a blocked origin."""
+    verdict = ctx.policy.check(tab.url) if tab.url else None
+    if verdict is None or verdict.allowed:
+        return
+    ctx.runtime.blocked_reported(tab.id)  # this failure says it: no second note from the browser's event
+    try:
+        await ctx.runtime.driver.close_tab(tab.id)
+    except BridgeError as exc:
+        log.info("closing tab %s at a refused page failed: %s", tab.id, exc.message)
+    why = f"The new tab went on to a page the browser did not load: {verdict.reason} tabmcp closed the tab."
+    raise ToolFailure(why, {"code": verdict.code})
 
 
 class FocusTabArgs(Args):

@@ -21,7 +21,10 @@ NEXT_STEP = {
     "ELEMENT_NOT_INTERACTABLE": "Deal with what blocks it (close the overlay, wait_for it), or pick another element.",
     "NOT_SCRIPTABLE": "This page cannot be scripted (browser pages, the Web Store, error pages): navigate elsewhere.",
     "NO_TAB": "The tab is gone: list_tabs, then focus_tab or open_tab.",
-    "DISCONNECTED": "The browser link dropped: call connect_browser again.",
+    "DISCONNECTED": (
+        "The browser link dropped. If the browser relinks by itself (within seconds), call again; "
+        "if connect_browser is listed, call it."
+    ),
 }
 
 # ----------------------------------------------------------------- element targets

@@ -29,7 +29,7 @@ from tabmcp import protocol as p
 from tabmcp import state as s
 from tabmcp.bridge import BridgeError, NoAnswer
 from tabmcp.config import Settings
-from tabmcp.drivers.base import LinkChanged, NavigationBlocked, PageChanged
+from tabmcp.drivers.base import LinkChanged, NavigationBlocked, OpenedTab, PageChanged
 from tabmcp.drivers.cdp import plans
 from tabmcp.drivers.cdp.agent import PageAgent, Resolved, agent_ok, closed_error, scripts, stale_ref
 from tabmcp.drivers.cdp.keys import playwright_key
@@ -62,6 +62,8 @@ POLL_S = 0.1
 MAX_CAPTURE_SIDE = 16_384
 MAX_EVALUATE_CHARS = 4_000_000
 MARGIN_S = 5.0
+DIALOG_FLUSH_S = 1.0  # the round trip that lets a page's dialog reports arrive before they are read
+FOLLOW_ON_S = 2.0  # a navigation the page started as it loaded: how long its outcome may take
 TITLE_TIMEOUT_S = 2.0
 CLOSE_SETTLE_S = 0.25
 BLOCKS_KEPT = 200
@@ -538,24 +540,35 @@ class CdpDriver:
         group: str | None = None,
         workspace: str | None = None,
         timeout_ms: int = OPEN_TAB_TIMEOUT_MS,
-    ) -> s.Tab:
+    ) -> OpenedTab:
         return await self._guarded(self._open_tab(url, focus, workspace, timeout_ms), timeout_ms / 1000 + MARGIN_S)
 
-    async def _open_tab(self, url: str, focus: bool, workspace: str | None, timeout_ms: int) -> s.Tab:
+    async def _open_tab(self, url: str, focus: bool, workspace: str | None, timeout_ms: int) -> OpenedTab:
         if not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url):
             raise BridgeError(p.ErrorCode.INVALID_URL, f"Not an absolute URL: {url}")
         context = await self._context_for(workspace)
         page = await context.new_page()
         record = self._record(page, announce=True)
+        watcher = record.watch()
         try:
             await page.goto(url, wait_until="load", timeout=timeout_ms)
             record.status = "complete"
+            loaded_at = watcher.navigations
+            dialogs = await self._dialogs_shown(record, since=0.0)
+            followed_by = await self._blocked_follow_on(watcher, loaded_at)
+            if followed_by is not None:
+                record.closing = True
+                await page.close()
+                raise followed_by
         except PlaywrightTimeout:
             log.info("open_tab: %s still loading after %d ms", url, timeout_ms)  # answered as loading
+            dialogs = await self._dialogs_shown(record, since=0.0)
         except PlaywrightError as exc:
             record.closing = True
             await page.close()
             raise self._goto_error(exc, url) from None
+        finally:
+            record.unwatch(watcher)
         try:  # the blank page Playwright opens first is not a page the model can go back to
             await (await self._session(record)).send("Page.resetNavigationHistory")
         except PlaywrightError as exc:
@@ -565,7 +578,26 @@ class CdpDriver:
             self._shown_now(record.id)
         with contextlib.suppress(PlaywrightError):
             record.title = await page.title()
-        return record.tab()
+        return OpenedTab(record.tab(), tuple(dialogs))
+
+    async def _blocked_follow_on(self, watcher: NavigationWatcher, loaded_at: int) -> BridgeError | None:
+        """After a load: a navigation the page started as soon as it loaded (a meta refresh, ``location =``
+        on load) that the navigation policy blocked. Its NAVIGATION_BLOCKED error, for the call that
+        loaded the page, as for a blocked redirect; None when there is none."""
+        if watcher.navigations == loaded_at:
+            return None  # the page stayed
+        await watcher.wait_for_outcome(FOLLOW_ON_S)
+        outcome = watcher.outcome
+        if outcome is None or outcome.kind != "error" or outcome.url not in self._blocked:
+            return None
+        return self._navigation_error(outcome, outcome.url)
+
+    async def _dialogs_shown(self, record: TabRecord, since: float) -> list[dict[str, Any]]:
+        """The dialogs the tab's page showed since ``since`` (as an action reports them): one round
+        trip to the page first, so the agent's reports of them have arrived."""
+        with contextlib.suppress(PlaywrightError, TimeoutError):  # a busy page: what has arrived
+            await asyncio.wait_for(record.page.main_frame.evaluate("0"), DIALOG_FLUSH_S)
+        return record.dialogs_since(since)
 
     async def focus_tab(self, tab_id: int) -> s.Tab:
         record = self._tab(tab_id)
@@ -853,7 +885,7 @@ class CdpDriver:
 
     async def navigate_record(
         self, record: TabRecord, url: str | None, go: str | None, wait_until: str, timeout_ms: int
-    ) -> dict[str, str]:
+    ) -> dict[str, Any]:
         page = record.page
         if url is not None:
             parsed = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]*):", url)
@@ -864,6 +896,8 @@ class CdpDriver:
             ):
                 raise BridgeError(p.ErrorCode.INVALID_URL, f"Cannot navigate to a {parsed.group(1)}: URL: {url}")
         wait = wait_until  # Playwright's own networkidle is the same 500 ms of quiet
+        since = time.monotonic()
+        watcher = record.watch()
         try:
             if url is not None:
                 await self._goto(record, url, wait_until, timeout_ms)
@@ -885,8 +919,18 @@ class CdpDriver:
             if error.code == p.ErrorCode.NAVIGATION_BLOCKED and record.failed_url in self._blocked:
                 error = self._goto_error(exc, record.failed_url)  # a redirect's refused hop: name that page
             raise error from None
+        else:
+            loaded_at = watcher.navigations
+            dialogs = await self._dialogs_shown(record, since)
+            followed_by = await self._blocked_follow_on(watcher, loaded_at)
+            if followed_by is not None:
+                await _error_page_shown(page)
+                raise followed_by
+        finally:
+            record.unwatch(watcher)
         await self._refresh(record)
-        return {"url": record.url, "title": record.title}
+        page = {"url": record.url, "title": record.title}
+        return {**page, "dialogs": dialogs} if dialogs else page
 
     async def _goto(self, record: TabRecord, url: str, wait_until: str, timeout_ms: int) -> None:
         """``page.goto``, except that a navigation the page or the user starts meanwhile wins, as on
