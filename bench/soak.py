@@ -205,17 +205,18 @@ def _mb(value: float | None) -> str:
 
 
 def section(runs: list[DriverRun], navigations: int, calls: int, full: bool) -> str:
-    size = "the full size" if full else "a reduced size (the full soak is 4,000 navigations and 10,000 calls)"
+    size = "full size" if full else "a reduced run: the full soak is 4,000 navigations and 10,000 calls"
+    every = runs[0].samples[1].navigations if len(runs[0].samples) > 1 else navigations
     lines = [
         "## Soak: memory and errors over a long session (`make soak`)",
         "",
-        f"`bench/soak.py`, at {size}: {navigations:,} navigations and {calls:,} mixed calls per driver, in a",
-        "browser tabmcp launched (`connect_browser {launch: true}`), headless, one tab. After each navigation: a",
-        "snapshot, a click by its ref, and in turn `wait_for`, `list_tabs`, `console`. Memory every "
-        f"{runs[0].samples[1].navigations if len(runs[0].samples) > 1 else navigations:,} navigations:",
-        "RSS of the server and of Playwright's node driver, PSS of the browser summed over its processes.",
-        f"Growth is per 1,000 navigations after the warm-up (the first {warm_up(runs[0]).navigations:,});",
-        f"target ≤ {TARGET_MB_PER_1000:g} MB for the server and the driver, and 0 errors.",
+        f"`bench/soak.py` ({size}): {navigations:,} navigations and {calls:,} mixed calls per driver,",
+        "in a browser tabmcp launched (`connect_browser {launch: true}`, headless), one tab. After each",
+        "navigation: a snapshot, a click by its ref, and in turn `wait_for`, `list_tabs`, `console`.",
+        f"Memory every {every:,} navigations: RSS of the server and of Playwright's node driver, PSS of the",
+        "browser summed over its processes. Growth is per 1,000 navigations after the warm-up (the first",
+        f"{warm_up(runs[0]).navigations:,}); target ≤ {TARGET_MB_PER_1000:g} MB for the server and the driver,",
+        "and 0 errors.",
         "",
         "![Memory over the soak](benchmarks/soak-rss.png)",
         "",
@@ -262,6 +263,14 @@ async def main_async(args: argparse.Namespace) -> list[DriverRun]:
     return runs
 
 
+def load(path: Path) -> list[DriverRun]:
+    runs = []
+    for data in json.loads(path.read_text()):
+        samples = [Sample(**s) for s in data.pop("samples")]
+        runs.append(DriverRun(**data, samples=samples))
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.soak", description=__doc__)
     parser.add_argument("--navigations", type=int, default=4000)
@@ -271,12 +280,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", type=Path, default=Path(tempfile.gettempdir()) / "tabmcp-soak-servers.log")
     parser.add_argument("--json", type=Path, help="also write the runs as JSON here")
     parser.add_argument("--no-doc", action="store_true", help="print only; leave docs/benchmarks.md alone")
+    parser.add_argument("--from-json", type=Path, help="redraw the block and the chart from a --json dump, no run")
     args = parser.parse_args(argv)
-    runs = asyncio.run(main_async(args))
-    full = args.navigations >= 4000 and args.calls >= 10_000
-    text = section(runs, args.navigations, args.calls, full)
+    runs = load(args.from_json) if args.from_json else asyncio.run(main_async(args))
+    navigations, calls = runs[0].navigations, runs[0].calls
+    full = navigations >= 4000 and calls >= 10_000
+    text = section(runs, navigations, calls, full)
     print("\n" + text)
-    if args.json:
+    if args.json and not args.from_json:
         args.json.write_text(json.dumps([asdict(r) for r in runs], indent=1))
     if not args.no_doc:
         line_chart.save(chart(runs), CHART)
