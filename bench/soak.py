@@ -168,8 +168,13 @@ def warm_up(run: DriverRun) -> Sample:
     return next(s for s in run.samples if s.navigations >= mark)
 
 
-def growth_per_1000(run: DriverRun, attribute: str) -> float | None:
-    start, end = warm_up(run), run.samples[-1]
+def second_half(run: DriverRun) -> Sample:
+    """The first sample at or after half the run: growth from there shows a plateau reached late."""
+    return next(s for s in run.samples if s.navigations >= run.navigations // 2)
+
+
+def growth_per_1000(run: DriverRun, attribute: str, start: Sample | None = None) -> float | None:
+    start, end = start or warm_up(run), run.samples[-1]
     before, after = getattr(start, attribute), getattr(end, attribute)
     if before is None or after is None or end.navigations <= start.navigations:
         return None
@@ -204,6 +209,24 @@ def _mb(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f}"
 
 
+def verdicts(runs: list[DriverRun]) -> list[str]:
+    """Each driver against the targets, said plainly: met, or not and by how much."""
+    out = []
+    for run in runs:
+        parts = [f"{run.errors} errors" + (" (target: 0)" if run.errors else "")]
+        for attribute, name in (("server_mb", "server"), ("driver_mb", "node driver")):
+            growth = growth_per_1000(run, attribute)
+            if growth is None:
+                continue
+            late = growth_per_1000(run, attribute, second_half(run))
+            verdict = "within the target" if growth <= TARGET_MB_PER_1000 else "**above the target**"
+            parts.append(
+                f"{name} {growth:.1f} MB per 1,000 after the warm-up, {verdict} ({late:.1f} over the second half)"
+            )
+        out.append(f"- {DRIVERS[run.driver]}: " + "; ".join(parts) + ".")
+    return out
+
+
 def section(runs: list[DriverRun], navigations: int, calls: int, full: bool) -> str:
     size = "full size" if full else "a reduced run: the full soak is 4,000 navigations and 10,000 calls"
     every = runs[0].samples[1].navigations if len(runs[0].samples) > 1 else navigations
@@ -220,20 +243,23 @@ def section(runs: list[DriverRun], navigations: int, calls: int, full: bool) -> 
         "",
         "![Memory over the soak](benchmarks/soak-rss.png)",
         "",
-        "| driver | navigations | calls | errors | server MB (start → end) | server growth /1,000 nav. |"
-        " node driver MB | driver growth /1,000 nav. | browser MB | time |",
+        "Growth, MB per 1,000 navigations: after the warm-up / over the second half of the run.",
+        "",
+        "| driver | navigations | calls | errors | server MB (start → end) | server growth |"
+        " node driver MB | driver growth | browser MB | time |",
         "|---|---:|---:|---:|---|---:|---|---:|---|---:|",
     ]
     for run in runs:
-        first, last = run.samples[0], run.samples[-1]
-        server = growth_per_1000(run, "server_mb")
-        driver = growth_per_1000(run, "driver_mb")
+        first, last, half = run.samples[0], run.samples[-1], second_half(run)
+        server = f"{_mb(growth_per_1000(run, 'server_mb'))} / {_mb(growth_per_1000(run, 'server_mb', half))}"
+        driver = f"{_mb(growth_per_1000(run, 'driver_mb'))} / {_mb(growth_per_1000(run, 'driver_mb', half))}"
         lines.append(
             f"| {DRIVERS[run.driver]} | {run.navigations:,} | {run.calls:,} | {run.errors} "
-            f"| {_mb(first.server_mb)} → {_mb(last.server_mb)} | {_mb(server)} "
-            f"| {_mb(first.driver_mb)} → {_mb(last.driver_mb)} | {_mb(driver)} "
+            f"| {_mb(first.server_mb)} → {_mb(last.server_mb)} | {server} "
+            f"| {_mb(first.driver_mb)} → {_mb(last.driver_mb)} | {driver} "
             f"| {_mb(first.browser_mb)} → {_mb(last.browser_mb)} | {run.seconds / 60:.1f} min |"
         )
+    lines += ["", *verdicts(runs)]
     lines += ["", "Latency per call kind, ms (p50 / p90 / p99):", ""]
     kinds = list(dict.fromkeys(k for run in runs for k in run.latencies if k not in ("connect", "open_tab")))
     lines.append("| driver | " + " | ".join(f"`{k}`" for k in kinds) + " |")
