@@ -70,13 +70,13 @@ class DriverRun:
     seconds: float = 0.0
 
 
-def server_env(driver: str) -> dict[str, str]:
+def server_env(driver: str, settings: dict[str, str] | None = None) -> dict[str, str]:
     env = {"TABMCP_WS_PORT": "0", "TABMCP_HEADLESS": "true", "TABMCP_BROWSER_PATH": CHROMIUM}
     env["TABMCP_PAIRING_TOKEN"] = secrets.token_urlsafe(32)
     env["TABMCP_RATE_LIMIT_PER_MINUTE"] = "0"  # one client calling back to back: the guard is not measured
     if driver == "tabmcp-cdp":
         env["TABMCP_BROWSER"] = "chromium"
-    return env
+    return {**env, **(settings or {})}
 
 
 class Session:
@@ -111,11 +111,15 @@ def button_ref(snapshot: str) -> str | None:
     return refs[0] if refs else None
 
 
-async def soak(driver: str, site: SiteServer, navigations: int, calls: int, every: int, log: Any) -> DriverRun:
+async def soak(
+    driver: str, site: SiteServer, navigations: int, calls: int, every: int, log: Any, settings: dict[str, str]
+) -> DriverRun:
     run = DriverRun(driver)
     command, prefix = tabmcp_command()
     with tempfile.TemporaryDirectory(prefix=f"tabmcp-soak-{driver}-") as scratch:
-        server = StdioServer(command, [*prefix, "serve"], cwd=Path(scratch), errlog=log, env=server_env(driver))
+        server = StdioServer(
+            command, [*prefix, "serve"], cwd=Path(scratch), errlog=log, env=server_env(driver, settings)
+        )
         async with server:
             session = Session(server, run)
             if await session.call("connect", "connect_browser", {"launch": True}) is None:
@@ -285,7 +289,8 @@ async def main_async(args: argparse.Namespace) -> list[DriverRun]:
     with SiteServer(PAGES) as site, open(args.log, "a", encoding="utf-8") as log:
         for driver in args.drivers:
             print(f"{driver}: {args.navigations} navigations, {args.calls} calls", flush=True)
-            runs.append(await soak(driver, site, args.navigations, args.calls, args.every, log))
+            settings = dict(s.split("=", 1) for s in args.setting)
+            runs.append(await soak(driver, site, args.navigations, args.calls, args.every, log, settings))
     return runs
 
 
@@ -305,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drivers", nargs="+", choices=list(DRIVERS), default=list(DRIVERS))
     parser.add_argument("--log", type=Path, default=Path(tempfile.gettempdir()) / "tabmcp-soak-servers.log")
     parser.add_argument("--json", type=Path, help="also write the runs as JSON here")
+    parser.add_argument(
+        "--setting", action="append", default=[], metavar="TABMCP_NAME=VALUE", help="a server setting (repeatable)"
+    )
     parser.add_argument("--no-doc", action="store_true", help="print only; leave docs/benchmarks.md alone")
     parser.add_argument("--from-json", type=Path, help="redraw the block and the chart from a --json dump, no run")
     args = parser.parse_args(argv)
