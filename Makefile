@@ -52,7 +52,7 @@ bench-tasks: setup
 	$(BIN)/python -m bench.tasks $(BENCH_ARGS)
 
 # On demand: the soak, a long session on each driver for errors and memory growth (bench/soak.py);
-# 4,000 navigations and 10,000 calls per driver by default, ~25 min on 2 cores
+# 4,000 navigations and 10,000 calls per driver by default, ~40 min on a busy 2-core box
 soak: setup
 	$(BIN)/python -m bench.soak $(BENCH_ARGS)
 
