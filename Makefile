@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 NPM := $(shell command -v npm)
 
-.PHONY: setup chromium node demo test lint clean bench bench-tasks
+.PHONY: setup chromium node demo test lint clean bench bench-tasks soak
 
 $(BIN)/tabmcp: pyproject.toml setup.py
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
@@ -50,6 +50,11 @@ bench: setup
 bench-tasks: setup
 	bash bench/setup.sh
 	$(BIN)/python -m bench.tasks $(BENCH_ARGS)
+
+# On demand: the soak, a long session on each driver for errors and memory growth (bench/soak.py);
+# 4,000 navigations and 10,000 calls per driver by default, ~40 min on a busy 2-core box
+soak: setup
+	$(BIN)/python -m bench.soak $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build src/*.egg-info

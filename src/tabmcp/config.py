@@ -136,6 +136,12 @@ class Settings(BaseSettings):
         description="CDP driver with several clients: all use the browser's default context (one profile) "
         "instead of one browser context each.",
     )
+    playwright_object_cap: int = Field(
+        1000,
+        ge=50,
+        description="CDP driver: Playwright objects of one kind (requests, responses, frames…) kept at most; "
+        "past it the oldest are released, so memory stays flat over many navigations.",
+    )
     # --- natural-language tools (docs/nl-tools.md) ----------------------------------
     nl_tools: bool = Field(
         False,

@@ -16,6 +16,16 @@ async def test_a_browser_that_cannot_start(server_log: object) -> None:
         assert client.changes == 0
 
 
+async def test_a_browser_that_exits_at_once(server_log: object) -> None:
+    """An executable that runs and exits (a broken install): said at once, not after the launch timeout."""
+    async with serve(server_log, ws_port="0", browser_path="/bin/false", launch_timeout="120") as client:
+        failed = await client.call("connect_browser", {"launch": True})
+        assert failed.is_error
+        assert "exited before its extension connected" in text_of(failed)
+        assert await client.tool_names() == ["connect_browser"]
+        assert client.changes == 0
+
+
 async def test_two_servers_on_one_port(server_log: object) -> None:
     port = str(free_port())
     async with serve(server_log, ws_port=port) as first, serve(server_log, ws_port=port) as second:

@@ -5,6 +5,7 @@ browser sends them)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -186,3 +187,18 @@ async def test_no_tab_news_after_the_tab_closed() -> None:
     driver._emit(record, s.TabUpdated(record.tab()))  # late: dropped
     seen = [driver._events.get_nowait() for _ in range(driver._events.qsize())]
     assert [type(e).__name__ for e in seen] == ["TabUpdated", "TabClosed"]
+
+
+async def test_a_request_playwright_let_go_of_is_no_longer_in_flight() -> None:
+    """Past Playwright's object cap the oldest requests are disposed, and their end never reaches the
+    tab: the tab must not wait for them for the rest of its life."""
+    network = Network()
+    request = FakeRequest("http://a.test/long-poll")
+    request.resource_type = "fetch"  # type: ignore[attr-defined]
+    network.began(request)  # type: ignore[arg-type]
+    assert len(network.requests) == 1
+    del request  # Playwright's registry dropped its object: nothing else holds it
+    gc.collect()
+    loop = asyncio.get_running_loop()
+    assert not network.requests
+    assert await network.idle(loop.time() + 3)

@@ -259,8 +259,8 @@ class SlowLaunch:
         await asyncio.sleep(0)  # another client's call runs meanwhile
         self.driver.linked = True
 
-    async def close_initial_pages(self) -> None:
-        return None
+    async def until_linked(self, linked: Any) -> bool:
+        return bool(await linked)
 
 
 async def test_two_clients_asking_to_launch_at_once_get_one_browser() -> None:

@@ -3,8 +3,8 @@
 The extension is copied to a scratch folder with a ``tabmcp-config.json`` naming this server's
 bridge and its pairing token, so a launched browser finds the right port and is paired without the
 user touching the options page.
-Playwright's persistent context is used because extensions need a real profile, and Playwright's
-default ``--disable-extensions`` must be dropped or the extension silently never loads.
+The browser is a plain child process (``BrowserProcess``): the extension link drives it, so no
+automation library holds a connection to it (one would keep objects for every navigation).
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Awaitable
 from pathlib import Path
 
 from tabmcp.config import Settings
+from tabmcp.drivers.process import BrowserProcess
 
 log = logging.getLogger(__name__)
 CONFIG_FILE = "tabmcp-config.json"
@@ -29,6 +31,7 @@ BASE_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
     "--disable-gpu",
+    "--window-size=1280,720",
 ]
 
 
@@ -102,18 +105,14 @@ class ChromiumLauncher:
         # held from the decision to launch until the browser linked: several clients (HTTP) may
         # ask at once, and a second launch would close the first browser while it starts
         self.lock = asyncio.Lock()
-        self._playwright = None
-        self._context = None
+        self._browser: BrowserProcess | None = None
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
 
     @property
     def running(self) -> bool:
-        return self._context is not None
+        return self._browser is not None and self._browser.running
 
     async def launch(self, server_url: str) -> None:
-        from playwright.async_api import Error as PlaywrightError
-        from playwright.async_api import async_playwright
-
         await self.close()
         executable = self.settings.resolved_browser_path()
         if executable is None:
@@ -132,37 +131,43 @@ class ChromiumLauncher:
             except OSError as exc:
                 await self.close()
                 raise LaunchError(f"cannot register the native messaging host in {profile}: {exc}") from None
-        self._playwright = await async_playwright().start()
+        args = [executable, *chromium_args(extension_dir, as_root=os.geteuid() == 0), *feature_flags(self.settings)]
+        args.append(f"--user-data-dir={profile}")
+        if self.settings.resolved_headless():
+            args.append("--headless=new")
+        # the session starts with no tabs (the extension opens a window for the first), and the browser
+        # stays up when its last window closes, as a browser the user keeps open does
+        args += ["--no-startup-window", "--keep-alive-for-test"]
+        self._browser = BrowserProcess()
         try:
-            self._context = await self._playwright.chromium.launch_persistent_context(
-                str(profile),
-                executable_path=executable,
-                headless=self.settings.resolved_headless(),
-                args=[*chromium_args(extension_dir, as_root=os.geteuid() == 0), *feature_flags(self.settings)],
-                ignore_default_args=["--disable-extensions"],
-            )
-        except PlaywrightError as exc:
+            await self._browser.start(args)
+        except OSError as exc:
             await self.close()
             raise LaunchError(f"Chromium at {executable} failed to start: {exc}") from None
-        self._context.on("close", lambda _ctx: log.info("launched browser closed"))
+        self._browser.drain()
         log.info("launched %s (headless=%s)", executable, self.settings.resolved_headless())
 
-    async def close_initial_pages(self) -> None:
-        """Close the blank page a fresh browser opens, so the session starts with no tabs."""
-        if self._context is not None:
-            for page in list(self._context.pages):
-                if page.url in ("about:blank", "chrome://newtab/", "chrome://new-tab-page/"):
-                    await page.close()
+    async def until_linked(self, linked: Awaitable[bool]) -> bool:
+        """``linked`` (the driver's wait for the extension), cut short with LaunchError when the
+        browser exits first: a browser that cannot start says so at once, not at the timeout."""
+        browser = self._browser
+        waiting = asyncio.ensure_future(linked)
+        if browser is None or browser.process is None:
+            return await waiting
+        exited = asyncio.ensure_future(browser.wait())
+        try:
+            await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            exited.cancel()
+        if waiting.done():
+            return waiting.result()
+        waiting.cancel()
+        raise LaunchError(f"Chromium exited before its extension connected ({browser.tail})")
 
     async def close(self) -> None:
-        context, playwright, scratch = self._context, self._playwright, self._scratch
-        self._context = self._playwright = self._scratch = None
-        if context is not None:
-            try:
-                await context.close()
-            except Exception as exc:  # already gone is fine
-                log.debug("closing the browser: %s", exc)
-        if playwright is not None:
-            await playwright.stop()
+        browser, scratch = self._browser, self._scratch
+        self._browser = self._scratch = None
+        if browser is not None:
+            await browser.stop()
         if scratch is not None:
             scratch.cleanup()

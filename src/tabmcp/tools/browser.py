@@ -101,16 +101,17 @@ async def launch_browser(ctx: ToolContext) -> None:
         )
     try:
         await ctx.launcher.launch(ctx.bridge_url)
+        linked = await ctx.launcher.until_linked(ctx.runtime.driver.wait_linked(ctx.settings.launch_timeout))
     except LaunchError as exc:
+        await ctx.launcher.close()
         raise ToolFailure(str(exc), dict(NO_BROWSER)) from None
-    if not await ctx.runtime.driver.wait_linked(ctx.settings.launch_timeout):
+    if not linked:
         await ctx.launcher.close()
         raise ToolFailure(
             f"The browser started but its extension did not connect within {ctx.settings.launch_timeout:g} s.",
             dict(NO_BROWSER),
         )
     await ctx.progress.step("the browser's extension linked")
-    await ctx.launcher.close_initial_pages()
 
 
 async def link_cdp(ctx: ToolContext) -> None:

@@ -34,6 +34,7 @@ from tabmcp.drivers.cdp import plans
 from tabmcp.drivers.cdp.agent import PageAgent, Resolved, agent_ok, closed_error, scripts, stale_ref
 from tabmcp.drivers.cdp.keys import playwright_key
 from tabmcp.drivers.cdp.navigation import NavigationWatcher, navigation_error
+from tabmcp.drivers.cdp.object_cap import playwright_object_cap
 from tabmcp.drivers.cdp.source import LaunchedBrowser
 from tabmcp.drivers.cdp.tabs import TabRecord
 from tabmcp.drivers.extension import plan_timeout, wire_request
@@ -122,7 +123,8 @@ class CdpDriver:
             if self.linked:
                 return
             await self._teardown()
-            self._pw = await async_playwright().start()
+            with playwright_object_cap(self.settings.playwright_object_cap):
+                self._pw = await async_playwright().start()
             endpoint = self.endpoint
             try:
                 if endpoint is None:
