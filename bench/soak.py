@@ -178,11 +178,21 @@ def second_half(run: DriverRun) -> Sample:
 
 
 def growth_per_1000(run: DriverRun, attribute: str, start: Sample | None = None) -> float | None:
-    start, end = start or warm_up(run), run.samples[-1]
-    before, after = getattr(start, attribute), getattr(end, attribute)
-    if before is None or after is None or end.navigations <= start.navigations:
+    """MB per 1,000 navigations from ``start`` (the warm-up) on: the slope of the least-squares line
+    through every sample from there, so one sample high or low in a noisy band (a V8 heap resizing)
+    does not pass for growth, while a steady climb does."""
+    start = start or warm_up(run)
+    points = [
+        (s.navigations / 1000, value)
+        for s in run.samples
+        if s.navigations >= start.navigations and (value := getattr(s, attribute)) is not None
+    ]
+    if len(points) < 2:
         return None
-    return (after - before) * 1000 / (end.navigations - start.navigations)
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -242,7 +252,8 @@ def section(runs: list[DriverRun], navigations: int, calls: int, full: bool) -> 
         "navigation: a snapshot, a click by its ref, and in turn `wait_for`, `list_tabs`, `console`.",
         f"Memory every {every:,} navigations: RSS of the server and of Playwright's node driver, PSS of the",
         "browser summed over its processes. Growth is per 1,000 navigations after the warm-up (the first",
-        f"{warm_up(runs[0]).navigations:,}); target ≤ {TARGET_MB_PER_1000:g} MB for the server and the driver,",
+        f"{warm_up(runs[0]).navigations:,}): the slope of a least-squares line through the samples from there;",
+        f"target ≤ {TARGET_MB_PER_1000:g} MB for the server and the driver,",
         "and 0 errors.",
         "",
         "![Memory over the soak](benchmarks/soak-rss.png)",

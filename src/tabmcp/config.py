@@ -137,9 +137,9 @@ class Settings(BaseSettings):
         "instead of one browser context each.",
     )
     playwright_object_cap: int = Field(
-        1000,
+        500,
         ge=50,
-        description="CDP driver: Playwright objects of one kind (requests, responses, frames…) kept at most; "
+        description="CDP driver: Playwright request and response objects kept at most (each kind); "
         "past it the oldest are released, so memory stays flat over many navigations.",
     )
     # --- natural-language tools (docs/nl-tools.md) ----------------------------------

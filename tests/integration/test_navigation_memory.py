@@ -85,7 +85,7 @@ async def test_navigations_leave_nothing_behind(kind: str, tmp_path: Path) -> No
             await driver.connect()
             # the server's runtime reads every event the driver reports (tab updates, loads): so does this
             draining = asyncio.create_task(drain(driver))
-            tab = await driver.open_tab(sites.url("index.html"), True)
+            tab = (await driver.open_tab(sites.url("index.html"), True)).tab
             counts: list[tuple[int, int]] = []
             for n in range(1, CHECKPOINTS[-1] + 1):
                 page = "about.html" if n % 2 else "index.html"

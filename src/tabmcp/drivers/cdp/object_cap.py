@@ -3,8 +3,8 @@
 Playwright keeps a ``Request`` and a ``Response`` for every navigation of a page (whether anyone
 listens or not) until the page closes, up to 10,000 of each kind, in its node driver and in the
 Python client: a long-lived tab grows both by kilobytes per navigation. ``object_cap.js`` is loaded
-into the driver before Playwright (``NODE_OPTIONS=--require``) and lowers that limit; past it the
-oldest objects of a kind are released on both sides (docs/decisions.md).
+into the driver before Playwright (``NODE_OPTIONS=--require``) and lowers that limit for those two
+kinds only; past it the oldest are released on both sides (docs/decisions.md).
 """
 
 from __future__ import annotations
