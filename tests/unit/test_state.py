@@ -1,4 +1,4 @@
-"""The browser state machine: the availability table (seed 002) and when list_changed fires."""
+"""The browser state machine: the availability table and when list_changed fires."""
 
 from __future__ import annotations
 
