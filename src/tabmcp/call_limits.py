@@ -19,7 +19,9 @@ import mcp_types as types
 from tabmcp.echo import escaped
 from tabmcp.results import error_result
 
-MAX_ARGUMENT_CHARS = 100_000  # about 25 pages of text; a selector or wait text is under 1,000
+# a whole document a model pastes into an editor fits (about 250 pages); 4 MB of UTF-8 at most, far
+# under the 16 MiB frame; a selector or a text to wait for is under 1,000
+MAX_ARGUMENT_CHARS = 1_000_000
 MAX_NAME_SHOWN = 60  # of an argument's name in the error (a key is the caller's text too)
 MAX_DEPTH = 20  # nesting walked; deeper values are the tool's own validation's business
 

@@ -53,10 +53,10 @@ async def test_oversized_text_arguments_are_refused_short(
         css = "css=" + "a" * 2**20
         short_error(await client.call("interact", {"action": "click", "target": css}), "target", "1,048,580")
         cursor = "s" * (20 * 2**20)
-        short_error(await client.call("snapshot", {"cursor": cursor}), "cursor", "20,971,520", "100,000")
+        short_error(await client.call("snapshot", {"cursor": cursor}), "cursor", "20,971,520", "1,000,000")
         text = "w" * (9 * 2**20)
         refused = await client.call("wait_for", {"text": text})
-        short_error(refused, "Invalid arguments for wait_for: text is 9,437,184 characters long", "100,000")
+        short_error(refused, "Invalid arguments for wait_for: text is 9,437,184 characters long", "1,000,000")
         assert refused.structured_content is not None and refused.structured_content["code"] == "INVALID_ARGUMENT"
         # the server goes on serving, and the browser link held
         assert (await client.call_ok("list_tabs"))["tabs"]

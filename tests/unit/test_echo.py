@@ -129,11 +129,11 @@ def test_arguments_over_the_limit_are_named_with_their_length() -> None:
     why = oversized_argument({"text": "t" * (MAX_ARGUMENT_CHARS + 1)})
     assert why is not None and why.startswith(f"text is {MAX_ARGUMENT_CHARS + 1:,} characters long")
     assert f"{MAX_ARGUMENT_CHARS:,}" in why
-    nested = oversized_argument({"arguments": {"rows": [{"q": "x"}, {"q": "x" * 200_000}]}})
-    assert nested is not None and nested.startswith("arguments.rows[1].q is 200,000 characters long")
-    key = oversized_argument({"k" * 200_000: 1})
-    assert key is not None and key.startswith("an argument name is 200,000") and len(key) < 300
-    hostile = oversized_argument({"\u202e" * 10: {"deep": "x" * 200_000}})
+    nested = oversized_argument({"arguments": {"rows": [{"q": "x"}, {"q": "x" * 2_000_000}]}})
+    assert nested is not None and nested.startswith("arguments.rows[1].q is 2,000,000 characters long")
+    key = oversized_argument({"k" * 2_000_000: 1})
+    assert key is not None and key.startswith("an argument name is 2,000,000") and len(key) < 300
+    hostile = oversized_argument({"\u202e" * 10: {"deep": "x" * 2_000_000}})
     assert hostile is not None and not HIDDEN.search(hostile)
 
 
