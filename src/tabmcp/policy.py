@@ -530,6 +530,7 @@ class PolicyNote:
     tab_id: int
     kind: Literal["blocked", "stopped"]
     text: str
+    reason: str = ""  # a stop's: why the page was refused
 
 
 class PolicyWatch:
@@ -593,8 +594,17 @@ class PolicyWatch:
         self._stopped[tab_id] = url
         if not by_tool:
             text = f"tab {tab_id} was sent to about:blank: {verdict.reason}"
-            self._add(PolicyNote(tab_id, "stopped", text))
+            self._add(PolicyNote(tab_id, "stopped", text, verdict.reason))
         return True
+
+    def take_stop(self, tab_id: int) -> str | None:
+        """Why the runtime sent ``tab_id`` away while a tool was navigating it (a landing it saw
+        first), for that tool to report as its own failure; None when it did not. No note is left."""
+        for note in self._notes:
+            if note.tab_id == tab_id and note.kind == "stopped":
+                self._notes.remove(note)
+                return note.reason
+        return None
 
     def forget(self, tab_id: int) -> None:
         """The tab is gone (closed, or the browser link dropped)."""

@@ -389,6 +389,18 @@ def test_a_tools_own_stop_takes_over_the_runtimes_note() -> None:
     assert w.take() == []  # and the tool's result says why
 
 
+def test_a_stop_the_runtime_made_during_a_tools_navigation_is_the_tools_to_report() -> None:
+    w = watch(block=["https://b.test"])
+    verdict = w.policy.check("https://b.test/x")
+    assert w.claim_stop(2, "https://b.test/y", verdict, by_tool=False)  # another tab's: stays a note
+    assert w.take_stop(1) is None
+    assert w.claim_stop(1, "https://b.test/x", verdict, by_tool=False)  # the load event came first
+    assert w.take_stop(1) == verdict.reason
+    assert w.take_stop(1) is None  # reported once
+    [note] = w.take()
+    assert note.startswith("tab 2 was sent to about:blank")
+
+
 def test_a_closed_tab_leaves_nothing_behind() -> None:
     w = watch(block=["https://b.test"])
     w.blocked(1, "https://b.test/x", REASON, concerns_model=True)

@@ -32,6 +32,12 @@ BASE_FLAGS = [
     "--disable-sync",
     "--disable-gpu",
     "--window-size=1280,720",
+    # a browser a model drives: a click it makes may open a popup (no user gesture reaches the page
+    # from an extension's or a protocol's click), and tabs it is not looking at keep running
+    "--disable-popup-blocking",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
 ]
 
 

@@ -80,6 +80,11 @@ async def check_landing(ctx: ToolContext, tab_id: int, url: str) -> None:
     the call fails saying why."""
     verdict = ctx.policy.check(url) if url else None
     if verdict is None or verdict.allowed:
+        # the runtime may have seen the refused landing first (the tab's load event came during the
+        # call) and sent the tab away already: the call reports it all the same
+        reason = ctx.runtime.policy_watch.take_stop(tab_id)
+        if reason is not None:
+            raise ToolFailure(f"{reason} tabmcp sent the tab to about:blank.", {"code": "NAVIGATION_BLOCKED"})
         return
     await ctx.runtime.stop_tab(tab_id, url, verdict, by_tool=True)
     raise ToolFailure(f"{verdict.reason} tabmcp sent the tab to about:blank.", {"code": "NAVIGATION_BLOCKED"})
