@@ -426,6 +426,11 @@ class Runtime:
         """What the navigation policy did since the last tool result (each note is given once)."""
         return self.policy_watch.take()
 
+    def take_stop(self, tab_id: int) -> str | None:
+        """Why the runtime sent ``tab_id`` to about:blank since the last tool result, for the tool
+        navigating it to report as its own failure (no note is left); None when it did not."""
+        return self.policy_watch.take_stop(tab_id)
+
     def blocked_reported(self, tab_id: int) -> None:
         """A tool is reporting a navigation the browser blocked in this tab: no separate note for it."""
         self.policy_watch.reported(tab_id)

@@ -70,7 +70,7 @@ class BusyTabs:
     def error(self, tab_id: int) -> TabBusy:
         """The busy answer for a marked tab: what it waits for, for how long, and what the model can do."""
         mark = self._marks[tab_id]
-        silent = max(mark.waited, mark.waited + self._clock() - mark.since)
+        silent = mark.waited + self._clock() - mark.since  # its own wait, and the time since
         return busy_error(tab_id, mark.kind, mark.what, silent)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from tabmcp import state as s
@@ -171,18 +171,13 @@ class DriverHub:
             log.debug("tab %s answered the liveness probe with %s", tab_id, exc.code)
         self.busy.clear(tab_id)
 
-    async def page_call(self, tab_id: int, what: str, call: Awaitable[T]) -> T:
-        """``call`` needs the tab's page to answer: refused at once while the tab is busy, and a call
-        that got no answer at all marks the tab busy (its page script is stuck) and says so."""
-        try:
-            await self.ready(tab_id)
-        except BaseException:
-            if asyncio.iscoroutine(call):
-                call.close()
-            raise
+    async def page_call(self, tab_id: int, what: str, call: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """``call(tab_id, *args)`` needs the tab's page to answer: refused at once while the tab is busy,
+        and a call that got no answer at all marks the tab busy (its page script is stuck) and says so."""
+        await self.ready(tab_id)
         started = time.monotonic()
         try:
-            return await call
+            return await call(tab_id, *args)
         except NoAnswer:
             self.busy.mark(tab_id, "script", what, time.monotonic() - started)
             raise self.busy.error(tab_id) from None
@@ -303,19 +298,19 @@ class DriverView:
         await self.hub.driver.close_tab(self._check(tab_id))
 
     async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
-        call = self.hub.driver.capture(self._check(tab_id), max_chars, if_changed=if_changed)
-        return await self.hub.page_call(tab_id, "a read of the page", call)
+        read = self.hub.driver.capture
+        return await self.hub.page_call(self._check(tab_id), "a read of the page", read, max_chars, if_changed)
 
     async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[Step]) -> dict[str, Any]:
-        call = self.hub.driver.run_steps(self._check(tab_id), tool_name, steps)
-        return await self.hub.page_call(tab_id, f"the page tool {tool_name}", call)
+        run = self.hub.driver.run_steps
+        return await self.hub.page_call(self._check(tab_id), f"the page tool {tool_name}", run, tool_name, steps)
 
     async def snapshot(self, tab_id: int, mode: SnapshotMode = "interactive") -> dict[str, Any]:
-        return await self.hub.page_call(tab_id, "a snapshot", self.hub.driver.snapshot(self._check(tab_id), mode))
+        return await self.hub.page_call(self._check(tab_id), "a snapshot", self.hub.driver.snapshot, mode)
 
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: WaitUntil = "load") -> dict[str, Any]:
-        call = self.hub.driver.act(self._check(tab_id), action, wait_until)
-        return await self.hub.page_call(tab_id, f"a {action.get('action', 'page')} action", call)
+        what = f"a {action.get('action', 'page')} action"
+        return await self.hub.page_call(self._check(tab_id), what, self.hub.driver.act, action, wait_until)
 
     async def navigate(
         self,
@@ -336,8 +331,7 @@ class DriverView:
             raise
 
     async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
-        call = self.hub.driver.wait_for(self._check(tab_id), condition, timeout_ms)
-        return await self.hub.page_call(tab_id, "a wait", call)
+        return await self.hub.page_call(self._check(tab_id), "a wait", self.hub.driver.wait_for, condition, timeout_ms)
 
     async def screenshot(
         self,
@@ -347,8 +341,8 @@ class DriverView:
         fmt: Literal["png", "jpeg"] = "png",
         quality: int | None = None,
     ) -> dict[str, Any]:
-        call = self.hub.driver.screenshot(self._check(tab_id), kind, target, fmt, quality)
-        return await self.hub.page_call(tab_id, "a screenshot", call)
+        shoot = self.hub.driver.screenshot
+        return await self.hub.page_call(self._check(tab_id), "a screenshot", shoot, kind, target, fmt, quality)
 
     async def console(
         self, tab_id: int, after_seq: int = 0, levels: Sequence[ConsoleLevel] | None = None
@@ -356,5 +350,5 @@ class DriverView:
         return await self.hub.driver.console(self._check(tab_id), after_seq, levels)
 
     async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
-        call = self.hub.driver.evaluate(self._check(tab_id), expression, timeout_ms)
-        return await self.hub.page_call(tab_id, "an evaluate", call)
+        run = self.hub.driver.evaluate
+        return await self.hub.page_call(self._check(tab_id), "an evaluate", run, expression, timeout_ms)

@@ -79,15 +79,15 @@ async def check_landing(ctx: ToolContext, tab_id: int, url: str) -> None:
     server), a page served by its service worker. A tab at a refused page is sent to about:blank and
     the call fails saying why."""
     verdict = ctx.policy.check(url) if url else None
-    if verdict is None or verdict.allowed:
+    if verdict is not None and not verdict.allowed:
+        await ctx.runtime.stop_tab(tab_id, url, verdict, by_tool=True)
+        reason: str | None = verdict.reason
+    else:
         # the runtime may have seen the refused landing first (the tab's load event came during the
         # call) and sent the tab away already: the call reports it all the same
-        reason = ctx.runtime.policy_watch.take_stop(tab_id)
-        if reason is not None:
-            raise ToolFailure(f"{reason} tabmcp sent the tab to about:blank.", {"code": "NAVIGATION_BLOCKED"})
-        return
-    await ctx.runtime.stop_tab(tab_id, url, verdict, by_tool=True)
-    raise ToolFailure(f"{verdict.reason} tabmcp sent the tab to about:blank.", {"code": "NAVIGATION_BLOCKED"})
+        reason = ctx.runtime.take_stop(tab_id)
+    if reason is not None:
+        raise ToolFailure(f"{reason} tabmcp sent the tab to about:blank.", {"code": "NAVIGATION_BLOCKED"})
 
 
 def dialogs_shown(answer: Mapping[str, Any]) -> dict[str, Any]:

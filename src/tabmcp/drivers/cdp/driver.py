@@ -555,9 +555,7 @@ class CdpDriver:
         try:
             await page.goto(url, wait_until="load", timeout=timeout_ms)
             record.status = "complete"
-            loaded_at = watcher.navigations
-            dialogs = await self._dialogs_shown(record, since=0.0)
-            followed_by = await self._blocked_follow_on(watcher, loaded_at)
+            dialogs, followed_by = await self._after_load(record, watcher, since=0.0)
             if followed_by is not None:
                 record.closing = True
                 await page.close()
@@ -581,6 +579,15 @@ class CdpDriver:
         with contextlib.suppress(PlaywrightError):
             record.title = await page.title()
         return OpenedTab(record.tab(), tuple(dialogs))
+
+    async def _after_load(
+        self, record: TabRecord, watcher: NavigationWatcher, since: float
+    ) -> tuple[list[dict[str, Any]], BridgeError | None]:
+        """What the page did as it loaded: the dialogs it showed since ``since``, and the error of a
+        navigation it started at once that the policy blocked (None when there was none)."""
+        loaded_at = watcher.navigations  # counted before the dialogs' round trip: a navigation meanwhile counts
+        dialogs = await self._dialogs_shown(record, since)
+        return dialogs, await self._blocked_follow_on(watcher, loaded_at)
 
     async def _blocked_follow_on(self, watcher: NavigationWatcher, loaded_at: int) -> BridgeError | None:
         """After a load: a navigation the page started as soon as it loaded (a meta refresh, ``location =``
@@ -922,17 +929,15 @@ class CdpDriver:
                 error = self._goto_error(exc, record.failed_url)  # a redirect's refused hop: name that page
             raise error from None
         else:
-            loaded_at = watcher.navigations
-            dialogs = await self._dialogs_shown(record, since)
-            followed_by = await self._blocked_follow_on(watcher, loaded_at)
+            dialogs, followed_by = await self._after_load(record, watcher, since)
             if followed_by is not None:
                 await _error_page_shown(page)
                 raise followed_by
         finally:
             record.unwatch(watcher)
         await self._refresh(record)
-        page = {"url": record.url, "title": record.title}
-        return {**page, "dialogs": dialogs} if dialogs else page
+        answer: dict[str, Any] = {"url": record.url, "title": record.title}
+        return {**answer, "dialogs": dialogs} if dialogs else answer
 
     async def _goto(self, record: TabRecord, url: str, wait_until: str, timeout_ms: int) -> None:
         """``page.goto``, except that a navigation the page or the user starts meanwhile wins, as on
