@@ -32,10 +32,10 @@ if __package__ in (None, ""):
 from playwright.async_api import async_playwright
 
 from bench.doc_sections import put
-from tabmcp.bridge import Bridge
 from tabmcp.config import Settings
 from tabmcp.demo.sites import SiteServer
 from tabmcp.drivers.extension import ExtensionDriver
+from tabmcp.drivers.extension.bridge import Bridge
 from tabmcp.drivers.launch import chromium_args, prepare_extension
 from tabmcp.introspect.registry import Registry
 from tabmcp.tools import CATALOG

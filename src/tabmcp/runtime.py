@@ -14,9 +14,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
-from tabmcp.drivers.base import Driver, LinkChanged, NavigationBlocked, PageChanged, UserFocusedTab, UserSettings
+from tabmcp.drivers.base import (
+    Driver,
+    DriverError,
+    LinkChanged,
+    NavigationBlocked,
+    PageChanged,
+    UserFocusedTab,
+    UserSettings,
+)
 from tabmcp.drivers.busy import TabBusy
 from tabmcp.guard.origins import ScreenshotOrigins
 from tabmcp.introspect.api import PageTool
@@ -186,7 +193,7 @@ class Runtime:
         await progress.step("reading the page")
         try:
             capture = await self.driver.capture(tab_id, self.settings.capture_max_chars, if_changed=known)
-        except BridgeError as exc:
+        except DriverError as exc:
             # a busy tab (drivers/busy.py) is the caller's to report, not a page with no tools
             if exc.code in (ErrorCode.NOT_SCRIPTABLE, ErrorCode.TIMEOUT) and not isinstance(exc, TabBusy):
                 log.info("tab %s not introspected: %s", tab_id, exc.message)
@@ -241,7 +248,7 @@ class Runtime:
                 self._refresh_again.discard(tab_id)
                 try:
                     tools = await self.introspect(tab_id)
-                except BridgeError as exc:
+                except DriverError as exc:
                     log.info("re-introspecting tab %s failed: %s", tab_id, exc.message)
                     tools = None
                 if tools is not None and tab_id in self.state.tabs:
@@ -385,7 +392,7 @@ class Runtime:
         async with self.batch():
             try:
                 browser, tabs = await self.driver.connect()
-            except BridgeError as exc:
+            except DriverError as exc:
                 log.warning("the relinked browser did not answer connect: %s", exc.message)
                 await self.dispatch(s.ExtensionDisconnected())
                 return
@@ -395,7 +402,7 @@ class Runtime:
                 return
             try:
                 await self.focus(tab.id)  # a refused page is not read (introspect): no page tools
-            except BridgeError as exc:
+            except DriverError as exc:
                 log.warning("tab %s could not be focused again after the relink: %s", tab.id, exc.message)
                 return
             self._enforce_policy(tab)
@@ -419,7 +426,7 @@ class Runtime:
         log.warning("tab %s is at %s, which the navigation policy refuses: sending it to about:blank", tab_id, url)
         try:
             await self.driver.navigate(tab_id, url="about:blank", timeout_ms=STOP_TIMEOUT_MS)
-        except BridgeError as exc:
+        except DriverError as exc:
             log.warning("tab %s could not be sent to about:blank: %s", tab_id, exc.message)
 
     def take_policy_notes(self) -> list[str]:

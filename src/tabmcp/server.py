@@ -27,12 +27,12 @@ from pydantic import ValidationError
 
 from tabmcp import __version__
 from tabmcp import state as s
-from tabmcp.bridge import Bridge
 from tabmcp.call_limits import bounded_answer, oversized_argument
 from tabmcp.config import Settings
 from tabmcp.drivers.base import Driver
 from tabmcp.drivers.cdp import CdpDriver
 from tabmcp.drivers.extension import ExtensionDriver
+from tabmcp.drivers.extension.bridge import Bridge
 from tabmcp.drivers.hub import DriverHub
 from tabmcp.drivers.launch import ChromiumLauncher
 from tabmcp.echo import APOSTROPHE, MAX_QUOTED, escaped, quote

@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
+from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.hub import DriverHub, DriverView, Share
 from tabmcp.introspect.registry import Registry
 from tabmcp.record import Recorder
@@ -187,11 +187,11 @@ class Workspaces:
             self.hub.owners.forget(tab_id)
             try:
                 await self.hub.driver.close_tab(tab_id)
-            except BridgeError as exc:
+            except DriverError as exc:
                 log.info("tab %s of workspace %s not closed: %s", tab_id, workspace.label, exc.message)
         try:
             await self.hub.driver.release_workspace(key)
-        except BridgeError as exc:
+        except DriverError as exc:
             log.info("workspace %s not released by the driver: %s", workspace.label, exc.message)
 
     async def reap_idle(self, now: float | None = None) -> list[str]:

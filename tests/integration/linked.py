@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from playwright.async_api import BrowserContext, async_playwright
 
-from tabmcp.bridge import Bridge, BridgeError
 from tabmcp.config import Settings
+from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.cdp import CdpDriver
 from tabmcp.drivers.extension import ExtensionDriver
+from tabmcp.drivers.extension.bridge import Bridge
 from tabmcp.drivers.launch import chromium_args, prepare_extension
 
 LINK_TOKEN = "linked-browser-pairing-token"
@@ -79,7 +80,7 @@ async def linked_browser(
 
 async def fails(call: Awaitable[Any], code: str) -> str:
     """The call fails with this protocol code; its message, for further checks."""
-    with pytest.raises(BridgeError) as info:
+    with pytest.raises(DriverError) as info:
         await call
     assert info.value.code == code, info.value.message
     return info.value.message

@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from tabmcp.bridge import Bridge
+from tabmcp.drivers.extension.bridge import Bridge
 from tests.integration.conftest import OwnBrowser
 from tests.integration.test_pairing import service_worker, wait_status
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tabmcp import protocol as p
-from tabmcp.bridge import Bridge, LinkLost
 from tabmcp.demo.sites import SiteServer
+from tabmcp.drivers.extension.bridge import Bridge, LinkLost
 from tests.integration.linked import fails, linked_browser
 
 LIMIT = 256 * 1024  # lowered from 16 MiB so that no page has to make 16 MiB of text

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from playwright._impl.network import Request, Response
 
-from tabmcp.bridge import Bridge
 from tabmcp.config import Settings
 from tabmcp.demo.sites import SiteServer
 from tabmcp.drivers.base import Driver
 from tabmcp.drivers.cdp import CdpDriver
 from tabmcp.drivers.extension import ExtensionDriver
+from tabmcp.drivers.extension.bridge import Bridge
 from tabmcp.drivers.launch import ChromiumLauncher
 
 TOKEN = "navigation-memory-token"

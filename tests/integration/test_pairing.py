@@ -19,7 +19,7 @@ from playwright.async_api import BrowserContext, Page, Worker, expect
 
 from tabmcp import pairing
 from tabmcp import protocol as p
-from tabmcp.bridge import BUSY, Bridge, LinkLost, LinkUp
+from tabmcp.drivers.extension.bridge import BUSY, Bridge, LinkLost, LinkUp
 from tests.integration.conftest import OwnBrowser, serve
 
 TOKEN = "options-page-pairing-token-0123456789"

@@ -18,7 +18,8 @@ from websockets.typing import Origin
 
 from tabmcp import pairing
 from tabmcp import protocol as p
-from tabmcp.bridge import Bridge, BridgeError, LinkLost, LinkUp
+from tabmcp.drivers.base import DriverError
+from tabmcp.drivers.extension.bridge import Bridge, LinkLost, LinkUp
 
 WAIT = 2.0  # upper bound for anything that should happen "at once"
 TOKEN = "unit-test-pairing-token-0123456789"
@@ -145,7 +146,7 @@ async def test_an_error_answer_raises_bridge_error_with_its_code(bridge: Bridge)
         pending = asyncio.create_task(bridge.request(p.FocusTab(tabId=99)))
         frame = await recv(ws)
         await send(ws, {"type": "error", "id": frame["id"], "code": "NO_TAB", "message": "No tab with id 99"})
-        with pytest.raises(BridgeError) as info:
+        with pytest.raises(DriverError) as info:
             await asyncio.wait_for(pending, WAIT)
     assert info.value.code == "NO_TAB"
     assert info.value.message == "No tab with id 99"
@@ -156,7 +157,7 @@ async def test_no_answer_times_out(bridge: Bridge) -> None:
         await say_hello(bridge, ws)
         loop = asyncio.get_running_loop()
         started = loop.time()
-        with pytest.raises(BridgeError) as info:
+        with pytest.raises(DriverError) as info:
             await bridge.request(p.Capture(tabId=7), timeout=0.2)
         elapsed = loop.time() - started
     assert info.value.code == p.ErrorCode.TIMEOUT
@@ -169,7 +170,7 @@ async def test_a_late_answer_is_dropped(bridge: Bridge) -> None:
         await say_hello(bridge, ws)
         late = asyncio.create_task(bridge.request(p.Capture(tabId=7), timeout=0.2))
         frame = await recv(ws)
-        with pytest.raises(BridgeError):
+        with pytest.raises(DriverError):
             await late
         await send(ws, {"type": "result", "id": frame["id"], "data": {"capture": "too late"}})
         await still_open(ws)
@@ -190,7 +191,7 @@ async def test_disconnect_fails_pending_requests_at_once(bridge: Bridge) -> None
     pending = asyncio.create_task(bridge.request(p.Connect(), timeout=30))
     await recv(ws)
     await ws.close()
-    with pytest.raises(BridgeError) as info:
+    with pytest.raises(DriverError) as info:
         await asyncio.wait_for(pending, WAIT)
     assert info.value.code == p.ErrorCode.DISCONNECTED
     assert isinstance(await next_event(bridge), LinkLost)
@@ -198,7 +199,7 @@ async def test_disconnect_fails_pending_requests_at_once(bridge: Bridge) -> None
 
 
 async def test_request_without_an_extension_fails_at_once(bridge: Bridge) -> None:
-    with pytest.raises(BridgeError) as info:
+    with pytest.raises(DriverError) as info:
         await asyncio.wait_for(bridge.request(p.Connect()), 0.5)
     assert info.value.code == p.ErrorCode.DISCONNECTED
 
@@ -207,7 +208,7 @@ async def test_a_socket_that_has_not_said_hello_is_not_linked(bridge: Bridge) ->
     async with connect(bridge.url):
         await asyncio.sleep(0.1)
         assert not bridge.linked
-        with pytest.raises(BridgeError) as info:
+        with pytest.raises(DriverError) as info:
             await asyncio.wait_for(bridge.request(p.Connect()), 0.5)
     assert info.value.code == p.ErrorCode.DISCONNECTED
 
@@ -271,7 +272,7 @@ async def test_a_newer_socket_of_the_same_browser_replaces_the_first(bridge: Bri
         await asyncio.sleep(0.1)
         assert bridge.linked and not pending.done()  # a socket that has not said hello changes nothing
         await send(second, HELLO)
-        with pytest.raises(BridgeError) as info:
+        with pytest.raises(DriverError) as info:
             await asyncio.wait_for(pending, WAIT)
         assert info.value.code == p.ErrorCode.DISCONNECTED
 
@@ -298,7 +299,7 @@ async def test_a_taken_port_is_reported_not_raised(bridge: Bridge) -> None:
     await second.start()  # a second `tabmcp serve` on the same port: the MCP side must still run
     assert second.start_error is not None
     assert f"127.0.0.1:{bridge.port}" in second.start_error
-    with pytest.raises(BridgeError) as info:
+    with pytest.raises(DriverError) as info:
         await second.request(p.Connect())
     assert info.value.code == p.ErrorCode.DISCONNECTED
     await second.stop()

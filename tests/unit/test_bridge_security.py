@@ -22,7 +22,8 @@ from websockets.typing import Origin
 import tabmcp
 from tabmcp import pairing
 from tabmcp import protocol as p
-from tabmcp.bridge import (
+from tabmcp.drivers.base import DriverError
+from tabmcp.drivers.extension.bridge import (
     BUSY,
     IDENTITY,
     MAX_REASON_BYTES,
@@ -33,7 +34,6 @@ from tabmcp.bridge import (
     TOO_MANY,
     TOO_MANY_WAITING,
     Bridge,
-    BridgeError,
     LinkLost,
     LinkUp,
     close_reason,
@@ -48,6 +48,7 @@ OWN_ORIGIN = Origin(pairing.extension_origin(pairing.EXTENSION_ID))
 OTHER_ID = "abcdefghijklmnopabcdefghijklmnop"
 
 
+BRIDGE_LOGGER = "tabmcp.drivers.extension.bridge"
 def hello(token: str | None = TOKEN, instance: str | None = "browser-a") -> dict[str, Any]:
     frame: dict[str, Any] = {"type": "hello", "extension": {"version": "0.1.0"}, "browser": {"name": "Chromium"}}
     if token is not None:
@@ -136,7 +137,7 @@ async def a_paired_extension_still_links(bridge: Bridge, instance: str = "browse
 
 
 def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and r.name == "tabmcp.bridge"]
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and r.name == BRIDGE_LOGGER]
 
 
 # ----------------------------------------------------------------- pairing
@@ -303,7 +304,7 @@ async def test_the_same_browser_reconnecting_replaces_its_old_socket(bridge: Bri
     await recv(first)
     async with extension(bridge) as second:
         await send(second, hello(instance="browser-a"))
-        with pytest.raises(BridgeError) as info:
+        with pytest.raises(DriverError) as info:
             await asyncio.wait_for(pending, WAIT)
         assert info.value.code == p.ErrorCode.DISCONNECTED and "reconnected" in info.value.message
         assert (await closed_with(first))[0] == 4000
@@ -326,7 +327,7 @@ async def test_an_oversized_frame_cuts_the_link_and_fails_pending_calls(
         await send(ws, big)
         code, _reason = await closed_with(ws)
     assert code == 1009
-    with pytest.raises(BridgeError) as info:
+    with pytest.raises(DriverError) as info:
         await asyncio.wait_for(pending, WAIT)
     assert info.value.code == p.ErrorCode.DISCONNECTED
     assert "frame over 65536 bytes" in info.value.message and "capture" in info.value.message
@@ -339,7 +340,7 @@ async def test_an_oversized_frame_cuts_the_link_and_fails_pending_calls(
 async def test_a_request_over_the_frame_limit_fails_alone_and_is_never_sent(bridge: Bridge) -> None:
     async with extension(bridge) as ws:
         await link(bridge, ws)
-        with pytest.raises(BridgeError) as info:
+        with pytest.raises(DriverError) as info:
             await bridge.request(p.WaitFor(tabId=3, text="é" * (33 * 1024)))  # 66 KiB as UTF-8, 33 K characters
         assert info.value.code == p.ErrorCode.FRAME_TOO_LARGE
         assert "'waitFor' request is 67," in info.value.message and "65,536-byte frame limit" in info.value.message
@@ -456,7 +457,7 @@ async def test_a_flood_cuts_the_link(bridge: Bridge, clock: FakeClock, caplog: p
         for _ in range(11):  # the burst is 10 frames, and the clock does not move
             await send(ws, {"type": "tabClosed", "tabId": 1})
         assert await closed_with(ws) == (1008, TOO_MANY)
-    with pytest.raises(BridgeError) as info:
+    with pytest.raises(DriverError) as info:
         await asyncio.wait_for(pending, WAIT)
     assert info.value.code == p.ErrorCode.DISCONNECTED and "messages a second" in info.value.message
     frames = []
@@ -508,7 +509,7 @@ async def test_the_bridge_refuses_a_non_loopback_address(host: str) -> None:
     await bridge.start()
     assert bridge.start_error is not None
     assert host in bridge.start_error and "TABMCP_WS_ALLOW_REMOTE" in bridge.start_error
-    with pytest.raises(BridgeError) as info:
+    with pytest.raises(DriverError) as info:
         await bridge.request(p.Connect())
     assert info.value.code == p.ErrorCode.DISCONNECTED
     await bridge.stop()

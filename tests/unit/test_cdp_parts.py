@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.cdp.agent import TabFrames, agent_ok, prefix_ref, split_token
 from tabmcp.drivers.cdp.keys import playwright_key
 from tabmcp.drivers.cdp.navigation import NavigationWatcher, Network, navigation_error
@@ -40,7 +40,7 @@ def test_key_combinations_in_playwrights_spelling(combo: str, key: str) -> None:
 
 @pytest.mark.parametrize(("combo", "word"), [("Hyper+a", "modifier"), ("Banana", "key"), ("Control+Banana", "key")])
 def test_unknown_keys_are_refused_as_the_extension_refuses_them(combo: str, word: str) -> None:
-    with pytest.raises(BridgeError) as info:
+    with pytest.raises(DriverError) as info:
         playwright_key(combo)
     assert info.value.code == "BAD_MESSAGE" and f"Unknown {word}" in info.value.message
 
@@ -84,10 +84,10 @@ def test_agent_answers_become_protocol_errors() -> None:
         ({"ok": False, "code": "STALE_REF", "message": "gone"}, "STALE_REF"),
         ([1, 2], "INTERNAL"),
     ):
-        with pytest.raises(BridgeError) as info:
+        with pytest.raises(DriverError) as info:
             agent_ok(answer, "act")
         assert info.value.code == code
-    with pytest.raises(BridgeError) as ambiguous:
+    with pytest.raises(DriverError) as ambiguous:
         agent_ok({"ok": False, "code": "ELEMENT_AMBIGUOUS", "message": "2", "candidates": [{"ref": "e1"}]}, "find")
     assert ambiguous.value.candidates == [{"ref": "e1"}]  # type: ignore[attr-defined]
 

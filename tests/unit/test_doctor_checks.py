@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from tabmcp import config, pairing
-from tabmcp.bridge import Bridge
 from tabmcp.config import Settings
 from tabmcp.demo.client import tabmcp_command
 from tabmcp.doctor import (
@@ -29,6 +28,7 @@ from tabmcp.doctor import (
     run_doctor,
 )
 from tabmcp.drivers import launch
+from tabmcp.drivers.extension.bridge import Bridge
 from tabmcp.spinner import ERASE_LINE, Spinner
 
 TOKEN = "doctor-test-token-abcdefghijklmnop"

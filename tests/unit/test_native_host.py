@@ -19,7 +19,7 @@ import pytest
 
 from tabmcp import pairing
 from tabmcp import protocol as p
-from tabmcp.bridge import Bridge, LinkLost, LinkUp
+from tabmcp.drivers.extension.bridge import Bridge, LinkLost, LinkUp
 from tabmcp.native import framing
 
 WAIT = 15.0  # a Python process starting on a busy machine; never reached when things work

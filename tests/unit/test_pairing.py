@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tabmcp import pairing
-from tabmcp.bridge import Bridge
 from tabmcp.cli import main
 from tabmcp.config import Settings
+from tabmcp.drivers.extension.bridge import Bridge
 from tabmcp.drivers.launch import CONFIG_FILE, extension_source, prepare_extension
 
 

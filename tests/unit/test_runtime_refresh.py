@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
-from tabmcp.drivers.base import LinkChanged, PageChanged, UserFocusedTab, UserSettings
+from tabmcp.drivers.base import DriverError, LinkChanged, PageChanged, UserFocusedTab, UserSettings
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.capture import PageCapture
 from tabmcp.runtime import Runtime
@@ -36,7 +35,7 @@ class PagesDriver:
         self.pages: dict[int, tuple[str, str]] = {}  # tab -> (version, html)
         self.captures: list[tuple[int, str | None]] = []
         self.gate: asyncio.Event | None = None
-        self.failures: list[BridgeError] = []  # raised by the next captures, in order
+        self.failures: list[DriverError] = []  # raised by the next captures, in order
 
     async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
         self.captures.append((tab_id, if_changed))
@@ -169,7 +168,7 @@ async def test_a_stale_tab_whose_capture_failed_is_tried_again_on_the_next_count
     driver.pages[2] = ("d2:1", TWO_FORMS)
     await runtime._on_event(PageChanged(2, "mutation", "d2:1"))
 
-    driver.failures.append(BridgeError("INTERNAL", "the worker restarted"))
+    driver.failures.append(DriverError("INTERNAL", "the worker restarted"))
     await runtime.settle_tool_counts()
     assert len(runtime.state.tabs[2].tools or ()) == 1  # not read: the old count stays...
     await runtime.settle_tool_counts()

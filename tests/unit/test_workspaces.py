@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
 from tabmcp.config import Settings
-from tabmcp.drivers.base import LinkChanged, OpenedTab, PageChanged, UserSettings
+from tabmcp.drivers.base import DriverError, LinkChanged, OpenedTab, PageChanged, UserSettings
 from tabmcp.drivers.hub import DriverHub, TabOwners
 from tabmcp.introspect.registry import Registry
 from tabmcp.protocol import ErrorCode
@@ -119,7 +118,7 @@ async def test_a_view_refuses_tabs_it_may_not_see_with_the_answer_for_a_missing_
     hub = DriverHub(browser)  # type: ignore[arg-type]
     a, b = hub.view("a", "own"), hub.view("b", "own")
     tab = (await a.open_tab("http://a.test/", True)).tab
-    with pytest.raises(BridgeError) as refused:
+    with pytest.raises(DriverError) as refused:
         await b.snapshot(tab.id)
     assert refused.value.code == ErrorCode.NO_TAB and str(tab.id) in refused.value.message
     await a.snapshot(tab.id)
@@ -141,7 +140,7 @@ async def test_the_browsers_active_tab_is_named_only_to_a_client_that_may_see_it
     tab = (await a.open_tab("http://a.test/", True)).tab
     shown = await a.active_tab()
     assert shown is not None and shown.id == tab.id
-    with pytest.raises(BridgeError) as refused:
+    with pytest.raises(DriverError) as refused:
         await b.active_tab()  # another client's tab: neither named nor focused
     assert refused.value.code == ErrorCode.NO_TAB and str(tab.id) not in refused.value.message
 

@@ -6,12 +6,28 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from tabmcp.bridge import BridgeError
 from tabmcp.page.capture import PageCapture
-from tabmcp.protocol import ConsoleLevel, SnapshotMode, Step, WaitUntil
+from tabmcp.protocol import ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
 from tabmcp.state import Browser, Tab
 
-DriverError = BridgeError  # one error type with a protocol code, whatever the backend
+
+class DriverError(Exception):
+    """A browser request that failed, whatever the backend: ``code`` is one of protocol.ErrorCode,
+    ``message`` is for the model. ``candidates`` (an ambiguous target's matches) when there are some."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.candidates: list[dict[str, object]] | None = None
+
+
+class NoAnswer(DriverError):
+    """A ``TIMEOUT`` because no answer came at all (not the browser's own ``TIMEOUT`` answer, which
+    says what it waited for): the tab's page may be stuck (drivers/busy.py)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(ErrorCode.TIMEOUT, message)
 
 
 @dataclass(frozen=True)

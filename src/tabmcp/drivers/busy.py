@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.guard import untrusted
 from tabmcp.protocol import ErrorCode
 
@@ -26,7 +26,7 @@ PROBE_MS = 500  # the probe's own wait for the element (the <html> element is al
 Kind = Literal["loading", "script"]
 
 
-class TabBusy(BridgeError):
+class TabBusy(DriverError):
     """A call refused at once (or cut short) because its tab does not answer; code ``TIMEOUT``."""
 
     def __init__(self, message: str) -> None:

@@ -16,8 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError, NoAnswer
-from tabmcp.drivers.base import Driver, LinkChanged, OpenedTab, UserSettings
+from tabmcp.drivers.base import Driver, DriverError, LinkChanged, NoAnswer, OpenedTab, UserSettings
 from tabmcp.drivers.busy import PROBE_MS, PROBE_S, BusyTabs
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
@@ -116,7 +115,7 @@ class DriverHub:
             self._controlled[workspace] = (tab_id, label)
         try:
             await self.driver.show_controlled(sorted(set(self._controlled.values())))
-        except BridgeError as exc:
+        except DriverError as exc:
             log.info("could not tell the browser which tabs are controlled: %s", exc.message)
 
     def route(self, event: object) -> None:
@@ -167,7 +166,7 @@ class DriverHub:
             await asyncio.wait_for(self.driver.wait_for(tab_id, LIVENESS_PROBE, PROBE_MS), PROBE_S)
         except TimeoutError:
             raise self.busy.error(tab_id) from None
-        except BridgeError as exc:  # answered (not scriptable, gone…): the call itself will say what
+        except DriverError as exc:  # answered (not scriptable, gone…): the call itself will say what
             log.debug("tab %s answered the liveness probe with %s", tab_id, exc.code)
         self.busy.clear(tab_id)
 
@@ -225,7 +224,7 @@ class DriverView:
     def _check(self, tab_id: int) -> int:
         if not self.may_see(tab_id):
             # the same answer as for a tab that does not exist: another client's tabs are not even named
-            raise BridgeError(ErrorCode.NO_TAB, f"No tab with id {tab_id}")
+            raise DriverError(ErrorCode.NO_TAB, f"No tab with id {tab_id}")
         return tab_id
 
     # ------------------------------------------------------------- Driver
@@ -289,7 +288,7 @@ class DriverView:
         """The browser's active tab if this workspace may see it; another client's tab is not named."""
         tab = await self.hub.driver.active_tab()
         if tab is not None and not self.may_see(tab.id):
-            raise BridgeError(
+            raise DriverError(
                 ErrorCode.NO_TAB, "The tab the browser shows is not one this client may use (another client's tab)"
             )
         return tab
@@ -324,7 +323,7 @@ class DriverView:
         self.hub.busy.clear(tab_id)  # a new navigation replaces the one that got no answer
         try:
             return await self.hub.driver.navigate(tab_id, url, go, wait_until, timeout_ms)
-        except BridgeError as exc:
+        except DriverError as exc:
             # the page did not load in time (a network that will not go idle is no sign of that)
             if exc.code == ErrorCode.TIMEOUT and wait_until != "networkidle":
                 self.hub.busy.mark(tab_id, "loading", url or f"the {go} page", timeout_ms / 1000)

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, WithJsonSchema, model_validator
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.echo import quote
 from tabmcp.guard import untrusted
 from tabmcp.guard.sensitive import note_sensitive
@@ -65,7 +65,7 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> Text:
                 wait_until=args.wait_until,
                 timeout_ms=ctx.settings.navigation_timeout_ms,
             )
-    except BridgeError as exc:
+    except DriverError as exc:
         note_blocked(ctx, tab_id, exc)
         raise page_failure(f"navigate to {args.url or args.go}", exc) from None
     await check_landing(ctx, tab_id, page.get("url", ""))
@@ -148,7 +148,7 @@ async def interact(ctx: ToolContext, args: InteractArgs) -> Text:
         )
     try:
         done = await ctx.runtime.driver.act(tab_id, args.wire(ctx.settings.action_timeout_ms))
-    except BridgeError as exc:
+    except DriverError as exc:
         note_blocked(ctx, tab_id, exc)
         raise page_failure(what, exc) from None
     if done.get("sensitive"):  # the agent filled a password field: the audit log must not show the text
@@ -234,6 +234,6 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> Text:
     tab_id = focused_tab_id(ctx)
     try:
         waited = await ctx.runtime.driver.wait_for(tab_id, args.condition(), args.timeout_ms)
-    except BridgeError as exc:
+    except DriverError as exc:
         raise page_failure("wait_for", exc) from None  # the browser's message names the condition
     return Text(toon({"met": args.describe(), "afterMs": waited.get("elapsedMs", 0)}))

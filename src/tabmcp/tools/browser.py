@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.launch import LaunchError
 from tabmcp.tools.base import Args, ToolContext, ToolFailure, tool
 from tabmcp.tools.tabs import OpenTabArgs, check_url, open_tab
@@ -69,7 +69,7 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
         raise ToolFailure("No browser found. " + NO_BROWSER["instructions"], dict(NO_BROWSER))
     try:
         browser, tabs = await driver.connect()
-    except BridgeError as exc:
+    except DriverError as exc:
         raise ToolFailure(f"The browser did not answer: {exc.message}", dict(NO_BROWSER)) from None
     await ctx.progress.step(f"connected to {browser.name}: {len(tabs)} tabs read")
     await ctx.runtime.dispatch(s.ExtensionConnected(browser, tuple(tabs)))
@@ -124,7 +124,7 @@ async def link_cdp(ctx: ToolContext) -> None:
         await ctx.progress.step(f"connecting to {where} over CDP" if where else f"launching {ctx.settings.browser}")
         try:
             await driver.link()
-        except BridgeError as exc:
+        except DriverError as exc:
             where = ctx.settings.cdp_endpoint or f"a launched {ctx.settings.browser}"
             raise ToolFailure(
                 f"{exc.message}. Check that the browser at {where} is running and reachable "

@@ -11,7 +11,7 @@ import json
 from pydantic import Field
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.tools.base import Args, Text, ToolContext, tool
 from tabmcp.tools.targets import focused_tab_id, page_failure
 
@@ -29,7 +29,7 @@ async def evaluate(ctx: ToolContext, args: EvaluateArgs) -> Text:
     tab_id = focused_tab_id(ctx)
     try:
         got = await ctx.runtime.driver.evaluate(tab_id, args.expression, EVALUATE_TIMEOUT_MS)
-    except BridgeError as exc:
+    except DriverError as exc:
         raise page_failure("evaluate", exc) from None
     await ctx.runtime.page_changed()
     text = json.dumps(got.get("json"), ensure_ascii=False) if "json" in got else "undefined"

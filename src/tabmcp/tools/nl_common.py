@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.guard import untrusted
 from tabmcp.introspect.text import DESTRUCTIVE_WORDS
 from tabmcp.nl import check as checks
@@ -42,7 +42,7 @@ async def read_page(ctx: ToolContext) -> PageView:
     tab_id = focused_tab_id(ctx)
     try:
         data = await ctx.runtime.driver.snapshot(tab_id, "locate")
-    except BridgeError as exc:
+    except DriverError as exc:
         raise page_failure("reading the page", exc) from None
     try:
         return PageView.from_snapshot(data)
@@ -72,7 +72,7 @@ async def _screenshot(ctx: ToolContext) -> str | None:
         fitted = images.fit_image(
             images.decode_base64(shot["data"]), fmt="jpeg", max_side=MODEL_SCREENSHOT_SIDE, quality=70
         )
-    except (BridgeError, images.ImageError, KeyError) as exc:
+    except (DriverError, images.ImageError, KeyError) as exc:
         log.info("no screenshot for the model: %s", exc)
         return None
     return f"data:{fitted.mime_type};base64,{images.encode_base64(fitted.data)}"
@@ -239,7 +239,7 @@ async def scroll(
                 break
             position = now
             await asyncio.sleep(SCROLL_SETTLE_S)  # more content may load at the end (an infinite list)
-    except BridgeError as exc:
+    except DriverError as exc:
         raise page_failure(f"scroll {direction} in {where}", exc) from None
     await ctx.runtime.page_changed()
     result: dict[str, Any] = {"scrolled": f"{scroll_type if until else direction} in {where}"}

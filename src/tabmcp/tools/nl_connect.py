@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import Field
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.tools.base import Args, NoArgs, ToolContext, ToolFailure, tool
 from tabmcp.tools.nl_common import NL
 from tabmcp.tools.tabs import OpenTabArgs, check_tab, open_tab, page_tool_names, tab_summary
@@ -24,7 +24,7 @@ async def ai_connect_current_tab(ctx: ToolContext, args: NoArgs) -> dict[str, An
     """Work on the tab the browser is showing (its active tab): focus it and load its page tools."""
     try:
         tab = await ctx.runtime.driver.active_tab()
-    except BridgeError as exc:
+    except DriverError as exc:
         raise ToolFailure(
             f"Finding the browser's active tab failed ({exc.code}): {exc.message}", {"code": str(exc.code)}
         ) from None
@@ -36,7 +36,7 @@ async def ai_connect_current_tab(ctx: ToolContext, args: NoArgs) -> dict[str, An
     check_tab(ctx, ctx.runtime.state.tabs.get(tab.id, tab))
     try:
         await ctx.runtime.focus(tab.id)
-    except BridgeError as exc:
+    except DriverError as exc:
         raise ToolFailure(
             f"Focusing tab {tab.id} failed ({exc.code}): {exc.message}", {"code": str(exc.code)}
         ) from None

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.guard import origins
 from tabmcp.page import images
 from tabmcp.page import snapshot as snap
@@ -38,7 +38,7 @@ async def take_snapshot(ctx: ToolContext, args: SnapshotArgs, *, remember: bool 
         data = await ctx.runtime.driver.snapshot(tab_id, args.mode)
     except snap.CursorError as exc:
         raise ToolFailure(str(exc), {"code": "BAD_CURSOR"}) from None
-    except BridgeError as exc:
+    except DriverError as exc:
         raise page_failure("snapshot", exc) from None
     try:
         return store.take(tab_id, data, mode=args.mode, max_chars=budget, diff=args.diff, remember=remember).text
@@ -72,7 +72,7 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> Image:
     check_screenshot_origin(ctx, tab_id)
     try:
         shot = await ctx.runtime.driver.screenshot(tab_id, kind, target, args.format, args.quality)
-    except BridgeError as exc:
+    except DriverError as exc:
         raise page_failure(f"screenshot of {args.describe_target() if target else kind}", exc) from None
     check_screenshot_origin(ctx, tab_id)  # the page may have navigated away while it was taken
     try:
@@ -130,7 +130,7 @@ async def console(ctx: ToolContext, args: ConsoleArgs) -> Text:
     after = ctx.runtime.console_read.get(tab_id, 0)
     try:
         got = await ctx.runtime.driver.console(tab_id, after, args.level)
-    except BridgeError as exc:
+    except DriverError as exc:
         raise page_failure("console", exc) from None
     ctx.runtime.console_read[tab_id] = int(got.get("lastSeq", after))
     entries: list[dict[str, Any]] = [

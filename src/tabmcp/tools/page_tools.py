@@ -12,7 +12,7 @@ import re
 from typing import Any, cast
 from urllib.parse import urljoin
 
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.guard import untrusted
 from tabmcp.introspect.api import PageTool, PlanError, resolve_plan
 from tabmcp.protocol import Step
@@ -65,7 +65,7 @@ async def _run_page_tool(ctx: ToolContext, tool: PageTool, args: dict[str, Any])
     check_plan_urls(ctx, tool, tab_id, steps)
     try:
         outcome = await ctx.runtime.driver.run_steps(tab_id, tool.name, steps)
-    except BridgeError as exc:
+    except DriverError as exc:
         note_blocked(ctx, tab_id, exc)
         hint = ""
         if str(exc.code) in STALE_CODES:

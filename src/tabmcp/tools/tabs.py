@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import Field
 
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.guard import untrusted
 from tabmcp.policy import NavigationPolicy
 from tabmcp.tools.base import Args, NoArgs, ToolContext, ToolFailure, tool
@@ -30,7 +30,7 @@ def page_tool_names(state: s.BrowserState) -> list[str]:
     return [t.name for t in state.page_tools]
 
 
-def _browser_failure(action: str, exc: BridgeError) -> ToolFailure:
+def _browser_failure(action: str, exc: DriverError) -> ToolFailure:
     return ToolFailure(f"{action} failed ({exc.code}): {exc.message}", {"code": str(exc.code)})
 
 
@@ -67,7 +67,7 @@ def check_url(url: str, policy: NavigationPolicy = DEFAULT_POLICY) -> None:
         raise ToolFailure(verdict.reason, {"code": verdict.code})
 
 
-def note_blocked(ctx: ToolContext, tab_id: int, exc: BridgeError) -> None:
+def note_blocked(ctx: ToolContext, tab_id: int, exc: DriverError) -> None:
     """A navigation the browser blocked (``NAVIGATION_BLOCKED``) is the failing tool's to report: the
     browser's own event about it adds no second note to the next result."""
     if str(exc.code) == "NAVIGATION_BLOCKED":
@@ -132,7 +132,7 @@ async def open_tab(ctx: ToolContext, args: OpenTabArgs) -> dict[str, Any]:
         await ctx.runtime.dispatch(s.TabCreated(tab))
         if args.focus:
             await ctx.runtime.focus(tab.id, ctx.progress)
-    except BridgeError as exc:
+    except DriverError as exc:
         raise _browser_failure(f"Opening {args.url}", exc) from None
     state = ctx.runtime.state
     answer = {
@@ -156,7 +156,7 @@ async def refuse_landing(ctx: ToolContext, tab: s.Tab) -> None:
     ctx.runtime.blocked_reported(tab.id)  # this failure says it: no second note from the browser's event
     try:
         await ctx.runtime.driver.close_tab(tab.id)
-    except BridgeError as exc:
+    except DriverError as exc:
         log.info("closing tab %s at a refused page failed: %s", tab.id, exc.message)
     why = f"The new tab went on to a page the browser did not load: {verdict.reason} tabmcp closed the tab."
     raise ToolFailure(why, {"code": verdict.code})
@@ -178,7 +178,7 @@ async def focus_tab(ctx: ToolContext, args: FocusTabArgs) -> dict[str, Any]:
         tab = await ctx.runtime.driver.focus_tab(args.tab_id)
         await ctx.runtime.dispatch(s.TabUpdated(tab))
         await ctx.runtime.focus(tab.id, ctx.progress)
-    except BridgeError as exc:
+    except DriverError as exc:
         raise _browser_failure(f"Focusing tab {args.tab_id}", exc) from None
     state = ctx.runtime.state
     return {"success": True, "tab": tab_summary(state.tabs[tab.id]), "toolsAvailable": page_tool_names(state)}
@@ -198,7 +198,7 @@ async def close_tab(ctx: ToolContext, args: CloseTabArgs) -> dict[str, Any]:
         raise ToolFailure(f"No tab with id {tab_id}. Open tab ids: {known} (see list_tabs).")
     try:
         await ctx.runtime.driver.close_tab(tab_id)
-    except BridgeError as exc:
+    except DriverError as exc:
         raise _browser_failure(f"Closing tab {tab_id}", exc) from None
     await ctx.runtime.dispatch(s.TabClosed(tab_id))
     return {"closed": True, "tabId": tab_id}

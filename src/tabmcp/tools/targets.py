@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import field_validator, model_validator
 from toon_format import encode
 
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.echo import escaped, quote
 from tabmcp.tools.base import Args, ToolContext, ToolFailure
 
@@ -186,7 +186,7 @@ def focused_tab_id(ctx: ToolContext) -> int:
     return tab_id
 
 
-def page_failure(what: str, exc: BridgeError) -> ToolFailure:
+def page_failure(what: str, exc: DriverError) -> ToolFailure:
     hint = NEXT_STEP.get(str(exc.code), "")
     message = f"{what} failed ({exc.code}): {exc.message.rstrip('.')}." + (f" {hint}" if hint else "")
     return ToolFailure(message, {"code": str(exc.code)})

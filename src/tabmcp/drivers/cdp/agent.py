@@ -18,7 +18,7 @@ from typing import Any
 from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.launch import extension_source
 from tabmcp.protocol import ErrorCode
 
@@ -50,7 +50,7 @@ def scripts() -> tuple[str, str]:
     return (folder / "page_hooks.js").read_text(encoding="utf-8"), (folder / "agent.js").read_text(encoding="utf-8")
 
 
-class FrameGone(BridgeError):
+class FrameGone(DriverError):
     """The frame went away (navigated, removed) while it was asked; a ref into it is stale."""
 
     def __init__(self, message: str) -> None:
@@ -122,25 +122,25 @@ def split_token(token: object) -> tuple[str, str] | None:
 def agent_ok(value: Any, method: str) -> dict[str, Any]:
     """The agent's answer, with its ``{ok: false, code, message}`` raised as the protocol error."""
     if value is None:
-        raise BridgeError(
+        raise DriverError(
             ErrorCode.NOT_SCRIPTABLE, f"The page agent did not answer {method} (did the page navigate away?)"
         )
     if isinstance(value, dict) and value.get("__error"):
-        raise BridgeError(ErrorCode.INTERNAL, f"Page agent {method} failed: {value['__error']}"[:2000])
+        raise DriverError(ErrorCode.INTERNAL, f"Page agent {method} failed: {value['__error']}"[:2000])
     if isinstance(value, dict) and value.get("ok") is False:
-        error = BridgeError(
+        error = DriverError(
             str(value.get("code") or ErrorCode.INTERNAL), str(value.get("message") or f"{method} failed")
         )
         if isinstance(value.get("candidates"), list):
             error.candidates = value["candidates"]  # type: ignore[attr-defined]
         raise error
     if not isinstance(value, dict):
-        raise BridgeError(ErrorCode.INTERNAL, f"Page agent {method} answered {type(value).__name__}")
+        raise DriverError(ErrorCode.INTERNAL, f"Page agent {method} answered {type(value).__name__}")
     return value
 
 
-def stale_ref(ref: str, why: str) -> BridgeError:
-    return BridgeError(ErrorCode.STALE_REF, f"Ref {ref} is stale ({why}): take a new snapshot and use its refs")
+def stale_ref(ref: str, why: str) -> DriverError:
+    return DriverError(ErrorCode.STALE_REF, f"Ref {ref} is stale ({why}): take a new snapshot and use its refs")
 
 
 class PageAgent:
@@ -160,10 +160,10 @@ class PageAgent:
             raw = await frame.evaluate(AGENT_ENTRY, [method, arg])
         except PlaywrightError as exc:
             if closed_error(exc) or self.page.is_closed():
-                raise BridgeError(ErrorCode.NO_TAB, f"No tab with id {self.tab_id}") from None
+                raise DriverError(ErrorCode.NO_TAB, f"No tab with id {self.tab_id}") from None
             if frame.is_detached() or frame_gone(exc):
                 raise FrameGone(f"The frame went away while the page agent ran {method}: {exc}"[:500]) from None
-            raise BridgeError(ErrorCode.NOT_SCRIPTABLE, f"The page cannot be scripted: {exc}"[:500]) from None
+            raise DriverError(ErrorCode.NOT_SCRIPTABLE, f"The page cannot be scripted: {exc}"[:500]) from None
         if isinstance(raw, dict) and isinstance(raw.get("__json"), str):
             return json.loads(raw["__json"])
         return raw
@@ -175,7 +175,7 @@ class PageAgent:
                 await frame.evaluate(source)
             except PlaywrightError as exc:
                 if closed_error(exc) or self.page.is_closed():
-                    raise BridgeError(ErrorCode.NO_TAB, f"No tab with id {self.tab_id}") from None
+                    raise DriverError(ErrorCode.NO_TAB, f"No tab with id {self.tab_id}") from None
                 raise FrameGone(f"The page agent could not be injected: {exc}"[:500]) from None
 
     async def call_in(self, frame: Frame, method: str, arg: Any = None) -> Any:
@@ -185,7 +185,7 @@ class PageAgent:
             await self.inject(frame)
             value = await self._evaluate(frame, method, arg)
         if value is None or (isinstance(value, dict) and value.get("__missing")):
-            raise BridgeError(
+            raise DriverError(
                 ErrorCode.NOT_SCRIPTABLE, f"The page agent did not answer {method} (did the page navigate away?)"
             )
         return value
@@ -194,7 +194,7 @@ class PageAgent:
         """In the main frame; ``__error`` answers raised (``ok: false`` is the caller's to read)."""
         value = await self.call_in(self.page.main_frame, method, arg)
         if isinstance(value, dict) and value.get("__error"):
-            raise BridgeError(ErrorCode.INTERNAL, f"Page agent {method} failed: {value['__error']}"[:2000])
+            raise DriverError(ErrorCode.INTERNAL, f"Page agent {method} failed: {value['__error']}"[:2000])
         return value
 
     async def call_frame(self, frame: Frame, method: str, arg: Any, stale: str | None = None) -> dict[str, Any]:
@@ -213,10 +213,10 @@ class PageAgent:
         answers = await asyncio.gather(*(self.call_in(f, method, arg) for f in targets), return_exceptions=True)
         kept: dict[Frame, Any] = {}
         for frame, answer in zip(targets, answers, strict=True):
-            if isinstance(answer, BridgeError) and answer.code == ErrorCode.NO_TAB:
+            if isinstance(answer, DriverError) and answer.code == ErrorCode.NO_TAB:
                 raise answer
             if isinstance(answer, BaseException):
-                if not isinstance(answer, BridgeError):
+                if not isinstance(answer, DriverError):
                     raise answer
                 log.debug("frame %s did not answer %s: %s", frame.url, method, answer.message)
                 continue
@@ -232,7 +232,7 @@ class PageAgent:
         answers = _snapshots(await self.call_all("snapshot", {"mode": mode}))
         main = self.page.main_frame
         if main not in answers:
-            raise BridgeError(ErrorCode.NOT_SCRIPTABLE, "The page agent did not answer snapshot in the main frame")
+            raise DriverError(ErrorCode.NOT_SCRIPTABLE, "The page agent did not answer snapshot in the main frame")
         # A child learns its token from a message its parent posts during the parent's snapshot; on
         # a first snapshot it may not have it yet, so such children are asked once more.
         listed = {n["frameToken"] for a in answers.values() for n in a["nodes"] if n.get("frameToken")}
@@ -293,7 +293,7 @@ class PageAgent:
         """``f2e3`` → (frame 2, the agent's target); STALE_REF when frame 2 is not known (any more)."""
         match = REF_PATTERN.match(ref)
         if not match:
-            raise BridgeError(
+            raise DriverError(
                 ErrorCode.ELEMENT_NOT_FOUND,
                 f'"{ref}" is not a snapshot ref (refs look like e5, or f1e3 inside a frame)',
             )
@@ -338,12 +338,12 @@ class PageAgent:
             listed = ", ".join(f'{c["ref"]} {c["role"]} "{c["name"]}"' for c in candidates)
             count = f"more than {MAX_CANDIDATES}" if len(matches) > MAX_CANDIDATES else str(len(matches))
             more = " …" if len(matches) > MAX_CANDIDATES else ""
-            error = BridgeError(ErrorCode.ELEMENT_AMBIGUOUS, f"{label} matches {count} elements: {listed}{more}")
+            error = DriverError(ErrorCode.ELEMENT_AMBIGUOUS, f"{label} matches {count} elements: {listed}{more}")
             error.candidates = candidates  # type: ignore[attr-defined]
             raise error
         if failure is not None:
             agent_ok(failure, "find")  # e.g. an invalid selector: say so
-        raise BridgeError(ErrorCode.ELEMENT_NOT_FOUND, f"No element matches {label}")
+        raise DriverError(ErrorCode.ELEMENT_NOT_FOUND, f"No element matches {label}")
 
     async def focused_frame(self) -> Frame:
         """The deepest frame whose focused element is not an iframe (for press without a target)."""
@@ -371,14 +371,14 @@ class PageAgent:
                 offset = await element.evaluate(FRAME_OFFSET, {"x": x, "y": y})
             except PlaywrightError as exc:
                 if self.page.is_closed():
-                    raise BridgeError(ErrorCode.NO_TAB, f"No tab with id {self.tab_id}") from None
-                raise BridgeError(
+                    raise DriverError(ErrorCode.NO_TAB, f"No tab with id {self.tab_id}") from None
+                raise DriverError(
                     ErrorCode.STALE_REF, f"The element's frame is gone: take a new snapshot ({exc})"[:300]
                 ) from None
             answer = agent_ok(offset, "frameOffset")
             x, y = x + float(answer["x"]), y + float(answer["y"])
             current = parent
-        raise BridgeError(ErrorCode.INTERNAL, "Frames nested too deep")
+        raise DriverError(ErrorCode.INTERNAL, "Frames nested too deep")
 
 
 def _snapshots(answers: dict[Frame, Any]) -> dict[Frame, dict[str, Any]]:

@@ -27,9 +27,8 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from tabmcp import protocol as p
 from tabmcp import state as s
-from tabmcp.bridge import BridgeError, NoAnswer
 from tabmcp.config import Settings
-from tabmcp.drivers.base import LinkChanged, NavigationBlocked, OpenedTab, PageChanged
+from tabmcp.drivers.base import DriverError, LinkChanged, NavigationBlocked, NoAnswer, OpenedTab, PageChanged
 from tabmcp.drivers.cdp import plans
 from tabmcp.drivers.cdp.agent import PageAgent, Resolved, agent_ok, closed_error, scripts, stale_ref
 from tabmcp.drivers.cdp.keys import playwright_key
@@ -37,7 +36,7 @@ from tabmcp.drivers.cdp.navigation import NavigationWatcher, navigation_error
 from tabmcp.drivers.cdp.object_cap import playwright_object_cap
 from tabmcp.drivers.cdp.source import LaunchedBrowser
 from tabmcp.drivers.cdp.tabs import TabRecord
-from tabmcp.drivers.extension import plan_timeout, wire_request
+from tabmcp.drivers.extension.driver import plan_timeout, wire_request
 from tabmcp.drivers.launch import LaunchError
 from tabmcp.echo import quote
 from tabmcp.page.capture import PageCapture
@@ -134,7 +133,7 @@ class CdpDriver:
             except (LaunchError, PlaywrightError) as exc:
                 await self._teardown()
                 where = f"the DevTools endpoint {self.endpoint}" if self.endpoint else "the launched browser"
-                raise BridgeError(
+                raise DriverError(
                     p.ErrorCode.DISCONNECTED, f"Could not connect to {where}: {_first_line(exc)}"
                 ) from None
             self._browser.on(
@@ -470,14 +469,14 @@ class CdpDriver:
 
     def _require_browser(self) -> Browser:
         if self._browser is None or not self.linked:
-            raise BridgeError(p.ErrorCode.DISCONNECTED, NOT_LINKED)
+            raise DriverError(p.ErrorCode.DISCONNECTED, NOT_LINKED)
         return self._browser
 
     def _tab(self, tab_id: int) -> TabRecord:
         self._require_browser()
         record = self._tabs.get(tab_id)
         if record is None or record.page.is_closed():
-            raise BridgeError(p.ErrorCode.NO_TAB, f"No tab with id {tab_id}")
+            raise DriverError(p.ErrorCode.NO_TAB, f"No tab with id {tab_id}")
         return record
 
     async def _guarded(self, work: Awaitable[T], timeout: float | None = None) -> T:
@@ -485,7 +484,7 @@ class CdpDriver:
         if not self.linked:
             if asyncio.iscoroutine(work):
                 work.close()
-            raise BridgeError(p.ErrorCode.DISCONNECTED, NOT_LINKED)
+            raise DriverError(p.ErrorCode.DISCONNECTED, NOT_LINKED)
         task = asyncio.ensure_future(work)
         lost = asyncio.ensure_future(self._lost.wait())
         try:
@@ -502,18 +501,18 @@ class CdpDriver:
                 raise self._playwright_error(exc) from None
         task.cancel()
         if lost in done:
-            raise BridgeError(
+            raise DriverError(
                 p.ErrorCode.DISCONNECTED,
                 "the browser's DevTools connection closed during the call: call connect_browser",
             )
         raise NoAnswer(f"The browser did not answer within {timeout:g} s")
 
-    def _playwright_error(self, exc: PlaywrightError) -> BridgeError:
+    def _playwright_error(self, exc: PlaywrightError) -> DriverError:
         if not self.linked:
-            return BridgeError(p.ErrorCode.DISCONNECTED, f"the browser went away: {_first_line(exc)}")
+            return DriverError(p.ErrorCode.DISCONNECTED, f"the browser went away: {_first_line(exc)}")
         if closed_error(exc):
-            return BridgeError(p.ErrorCode.NO_TAB, f"The tab closed: {_first_line(exc)}")
-        return BridgeError(p.ErrorCode.INTERNAL, _first_line(exc))
+            return DriverError(p.ErrorCode.NO_TAB, f"The tab closed: {_first_line(exc)}")
+        return DriverError(p.ErrorCode.INTERNAL, _first_line(exc))
 
     # ------------------------------------------------------------- Driver: tabs
 
@@ -547,7 +546,7 @@ class CdpDriver:
 
     async def _open_tab(self, url: str, focus: bool, workspace: str | None, timeout_ms: int) -> OpenedTab:
         if not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url):
-            raise BridgeError(p.ErrorCode.INVALID_URL, f"Not an absolute URL: {url}")
+            raise DriverError(p.ErrorCode.INVALID_URL, f"Not an absolute URL: {url}")
         context = await self._context_for(workspace)
         page = await context.new_page()
         record = self._record(page, announce=True)
@@ -582,14 +581,14 @@ class CdpDriver:
 
     async def _after_load(
         self, record: TabRecord, watcher: NavigationWatcher, since: float
-    ) -> tuple[list[dict[str, Any]], BridgeError | None]:
+    ) -> tuple[list[dict[str, Any]], DriverError | None]:
         """What the page did as it loaded: the dialogs it showed since ``since``, and the error of a
         navigation it started at once that the policy blocked (None when there was none)."""
         loaded_at = watcher.navigations  # counted before the dialogs' round trip: a navigation meanwhile counts
         dialogs = await self._dialogs_shown(record, since)
         return dialogs, await self._blocked_follow_on(watcher, loaded_at)
 
-    async def _blocked_follow_on(self, watcher: NavigationWatcher, loaded_at: int) -> BridgeError | None:
+    async def _blocked_follow_on(self, watcher: NavigationWatcher, loaded_at: int) -> DriverError | None:
         """After a load: a navigation the page started as soon as it loaded (a meta refresh, ``location =``
         on load) that the navigation policy blocked. Its NAVIGATION_BLOCKED error, for the call that
         loaded the page, as for a blocked redirect; None when there is none."""
@@ -633,17 +632,17 @@ class CdpDriver:
         record.closing = True
         await self._guarded(record.page.close())
 
-    def _goto_error(self, exc: PlaywrightError, url: str) -> BridgeError:
+    def _goto_error(self, exc: PlaywrightError, url: str) -> DriverError:
         text = str(exc)
         if self.linked and "ERR_BLOCKED_BY_CLIENT" in text:
             return self._blocked_error(url)
         error = re.search(r"net::ERR_[A-Z_]+", text)
         if error:
-            return BridgeError(p.ErrorCode.NAVIGATION_FAILED, f"Could not load {url}: {error.group(0)}")
+            return DriverError(p.ErrorCode.NAVIGATION_FAILED, f"Could not load {url}: {error.group(0)}")
         if re.search(r"invalid URL|Cannot navigate to", text, re.I):
-            return BridgeError(p.ErrorCode.INVALID_URL, f"Cannot open {url}: {_first_line(exc)}")
+            return DriverError(p.ErrorCode.INVALID_URL, f"Cannot open {url}: {_first_line(exc)}")
         if isinstance(exc, PlaywrightTimeout):
-            return BridgeError(p.ErrorCode.TIMEOUT, f"{url} did not load in time: {_first_line(exc)}")
+            return DriverError(p.ErrorCode.TIMEOUT, f"{url} did not load in time: {_first_line(exc)}")
         return self._playwright_error(exc)
 
     # ------------------------------------------------------------- Driver: introspection
@@ -725,7 +724,7 @@ class CdpDriver:
                         agent_action["target"] = resolved.target
                     stale = target.get("ref") if target else None
                     answer = await agent.call_frame(resolved.frame, "act", agent_action, stale)
-            except BridgeError as exc:
+            except DriverError as exc:
                 # the action itself navigated the frame before the agent could answer: that is success
                 if not (exc.code == p.ErrorCode.NOT_SCRIPTABLE and (top.started or (in_frame and in_frame.started))):
                     raise
@@ -788,31 +787,31 @@ class CdpDriver:
                 await _error_page_shown(watcher.page)  # its late commit would interrupt the next navigation
             raise error
         if outcome is not None and outcome.kind == "removed":
-            raise BridgeError(p.ErrorCode.NO_TAB, f"The tab closed while {what} loaded")
+            raise DriverError(p.ErrorCode.NO_TAB, f"The tab closed while {what} loaded")
         if not reached:
             state = "started but did not reach" if watcher.started else "did not start, or did not reach"
-            raise BridgeError(
+            raise DriverError(
                 p.ErrorCode.TIMEOUT, f'The navigation to {what} {state} "{wait_until}" within {seconds * 1000:.0f} ms'
             )
         if wait_until == "networkidle" and not watcher.same_document:
             record = self._by_page.get(watcher.page)
             if record is not None and not await record.network.idle(deadline):
                 busy = len(record.network.requests)
-                raise BridgeError(
+                raise DriverError(
                     p.ErrorCode.TIMEOUT,
                     f"{what} loaded, but the network was not idle for 500 ms within {seconds * 1000:.0f} ms "
                     f"({busy} requests in flight)",
                 )
 
-    def _navigation_error(self, outcome: Any, what: str) -> BridgeError:
+    def _navigation_error(self, outcome: Any, what: str) -> DriverError:
         if outcome.url in self._blocked and "ERR_BLOCKED_BY_CLIENT" in outcome.error:
             return self._blocked_error(outcome.url)
         return navigation_error(outcome, what)
 
-    def _blocked_error(self, url: str) -> BridgeError:
+    def _blocked_error(self, url: str) -> DriverError:
         """NAVIGATION_BLOCKED naming the page and the rule (the policy's reason names the page already)."""
         reason = self._blocked.get(url, "blocked by tabmcp's navigation policy")
-        return BridgeError(p.ErrorCode.NAVIGATION_BLOCKED, reason if url in reason else f"{url} is {reason}")
+        return DriverError(p.ErrorCode.NAVIGATION_BLOCKED, reason if url in reason else f"{url} is {reason}")
 
     async def trusted_act(self, record: TabRecord, resolved: Resolved, action: dict[str, Any]) -> dict[str, Any]:
         """Real input events (CDP ``Input.*`` through Playwright's mouse and keyboard), at the point the agent gives."""
@@ -846,7 +845,7 @@ class CdpDriver:
                 x, y, _ = await point()
                 await page.mouse.click(x, y)
                 if await probe("checked") != want:
-                    raise BridgeError(
+                    raise DriverError(
                         p.ErrorCode.ELEMENT_NOT_INTERACTABLE,
                         f"{resolved.label} is still {'unchecked' if want else 'checked'} after the click",
                     )
@@ -899,11 +898,11 @@ class CdpDriver:
         if url is not None:
             parsed = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]*):", url)
             if not parsed:
-                raise BridgeError(p.ErrorCode.INVALID_URL, f"Not an absolute URL: {url}")
+                raise DriverError(p.ErrorCode.INVALID_URL, f"Not an absolute URL: {url}")
             if parsed.group(1).lower() not in ("http", "https", "about") and (
                 self.policy is None or not self.policy.check(url).allowed
             ):
-                raise BridgeError(p.ErrorCode.INVALID_URL, f"Cannot navigate to a {parsed.group(1)}: URL: {url}")
+                raise DriverError(p.ErrorCode.INVALID_URL, f"Cannot navigate to a {parsed.group(1)}: URL: {url}")
         wait = wait_until  # Playwright's own networkidle is the same 500 ms of quiet
         since = time.monotonic()
         watcher = record.watch()
@@ -918,7 +917,7 @@ class CdpDriver:
             what = url or (
                 "the reloaded page" if go == "reload" else f"the {'previous' if go == 'back' else 'next'} page"
             )
-            raise BridgeError(
+            raise DriverError(
                 p.ErrorCode.TIMEOUT, f'The navigation to {what} did not reach "{wait_until}" within {timeout_ms} ms'
             ) from None
         except PlaywrightError as exc:
@@ -969,7 +968,7 @@ class CdpDriver:
         index = history["currentIndex"] + (-1 if go == "back" else 1)
         which = "previous" if go == "back" else "next"
         if not 0 <= index < len(history["entries"]):
-            raise BridgeError(
+            raise DriverError(
                 p.ErrorCode.NAVIGATION_FAILED, f"Cannot go {go}: there is no {which} page in this tab's history"
             )
         watcher = record.watch()
@@ -1023,13 +1022,13 @@ class CdpDriver:
         while True:
             shown = await self._page_error_shown(record, fail_css) if fail_css else ""
             if shown:
-                raise BridgeError(p.ErrorCode.PAGE_ERROR, shown)
+                raise DriverError(p.ErrorCode.PAGE_ERROR, shown)
             met, detail = await self._probe_tab(record, probe)
             elapsed = (time.monotonic() - started) * 1000
             if met:
                 return round(elapsed)
             if elapsed >= timeout_ms:
-                raise BridgeError(
+                raise DriverError(
                     p.ErrorCode.TIMEOUT, f"Waited {timeout_ms} ms for {describe}{f': {detail}' if detail else ''}"
                 )
             await asyncio.sleep(min(POLL_S, (timeout_ms - elapsed) / 1000))
@@ -1038,7 +1037,7 @@ class CdpDriver:
         """The visible text of the first visible match of ``css`` in the top document, or ""."""
         try:
             answer = await record.agent.call("extract", {"css": css, "limit": 1})
-        except BridgeError as exc:
+        except DriverError as exc:
             if exc.code == p.ErrorCode.NO_TAB:
                 raise
             return ""  # between documents: the next round reads again
@@ -1056,7 +1055,7 @@ class CdpDriver:
         if target is not None and target.get("ref") is not None:
             try:
                 frame, agent_target = record.agent.parse_ref(target["ref"])
-            except BridgeError as exc:
+            except DriverError as exc:
                 if exc.code == p.ErrorCode.STALE_REF and gone:
                     return True, ""
                 raise
@@ -1064,7 +1063,7 @@ class CdpDriver:
             arg = {**probe, "target": agent_target}
         try:
             answers = await record.agent.call_all("probe", arg, frames)
-        except BridgeError as exc:
+        except DriverError as exc:
             if exc.code == p.ErrorCode.NO_TAB:
                 raise
             return False, f"the page cannot be read right now ({exc.message})"
@@ -1145,7 +1144,7 @@ class CdpDriver:
         tx, ty = await record.agent.point_in_tab(resolved.frame, cx, cy)
         box = {"x": rect["x"] + tx - cx, "y": rect["y"] + ty - cy, "width": rect["width"], "height": rect["height"]}
         if not (box["width"] > 0 and box["height"] > 0):
-            raise BridgeError(p.ErrorCode.ELEMENT_NOT_INTERACTABLE, f"{resolved.label} has no size on screen")
+            raise DriverError(p.ErrorCode.ELEMENT_NOT_INTERACTABLE, f"{resolved.label} has no size on screen")
         view = await record.page.evaluate("() => ({width: innerWidth, height: innerHeight, x: scrollX, y: scrollY})")
         image = image_result((await session.send("Page.captureScreenshot", params))["data"], params["format"])
         scale = dpr if dpr > 0 else image["width"] / view["width"]
@@ -1190,7 +1189,7 @@ class CdpDriver:
                 for answer in (await record.agent.call_all("takeConsole")).values():
                     for entry in answer.get("entries") or [] if isinstance(answer, dict) else []:
                         record.console.add(entry)
-            except BridgeError as exc:
+            except DriverError as exc:
                 if exc.code == p.ErrorCode.NO_TAB:
                     raise
                 log.debug("console read without the latest batch: %s", exc.message)
@@ -1217,10 +1216,10 @@ class CdpDriver:
         try:
             answer = await asyncio.wait_for(session.send("Runtime.evaluate", params), timeout_ms / 1000 + 0.05)
         except TimeoutError:
-            raise BridgeError(p.ErrorCode.TIMEOUT, f"The expression did not finish within {timeout_ms} ms") from None
+            raise DriverError(p.ErrorCode.TIMEOUT, f"The expression did not finish within {timeout_ms} ms") from None
         except PlaywrightError:
             if (time.monotonic() - started) * 1000 >= timeout_ms:
-                raise BridgeError(
+                raise DriverError(
                     p.ErrorCode.TIMEOUT, f"The expression did not finish within {timeout_ms} ms (stopped)"
                 ) from None
             raise
@@ -1228,8 +1227,8 @@ class CdpDriver:
             details = answer["exceptionDetails"]
             text = (details.get("exception") or {}).get("description") or details.get("text") or "the expression threw"
             if re.search("Execution was terminated", text, re.I):
-                raise BridgeError(p.ErrorCode.TIMEOUT, f"The expression did not finish within {timeout_ms} ms")
-            raise BridgeError(p.ErrorCode.SCRIPT_ERROR, text if len(text) <= 2000 else text[:1999] + "…")
+                raise DriverError(p.ErrorCode.TIMEOUT, f"The expression did not finish within {timeout_ms} ms")
+            raise DriverError(p.ErrorCode.SCRIPT_ERROR, text if len(text) <= 2000 else text[:1999] + "…")
         result = answer["result"]
         value: dict[str, Any] = {"type": result.get("subtype") or result.get("type")}
         if "unserializableValue" in result:
@@ -1237,7 +1236,7 @@ class CdpDriver:
         elif result.get("type") != "undefined" and "value" in result:
             value["json"] = result["value"]
         if "json" in value and len(json.dumps(value["json"])) > MAX_EVALUATE_CHARS:
-            raise BridgeError(
+            raise DriverError(
                 p.ErrorCode.SCRIPT_ERROR,
                 f"The result is larger than {MAX_EVALUATE_CHARS} characters of JSON: return less",
             )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.echo import quote
 from tabmcp.protocol import ErrorCode
 
@@ -27,13 +27,13 @@ def playwright_key(combo: str) -> str:
     modifiers = [MODIFIER_ALIASES.get(m, m) for m in parts]
     for modifier in modifiers:
         if modifier not in MODIFIERS:
-            raise BridgeError(
+            raise DriverError(
                 ErrorCode.BAD_MESSAGE,
                 f"Unknown modifier {quote(modifier)} in key {quote(combo)} (Control, Shift, Alt, Meta)",
             )
     key = KEY_ALIASES.get(name, name)
     if key not in NAMED_KEYS and len(key) != 1:
-        raise BridgeError(ErrorCode.BAD_MESSAGE, f"Unknown key {quote(name)} in {quote(combo)}")
+        raise DriverError(ErrorCode.BAD_MESSAGE, f"Unknown key {quote(name)} in {quote(combo)}")
     if key == " ":
         key = "Space"
     elif len(key) == 1 and key.isalpha():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Frame, Page, Request
 
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.protocol import ErrorCode
 
 NETWORK_IDLE_S = 0.5
@@ -143,11 +143,11 @@ class NavigationWatcher:
         return await self.wait(lambda: self.outcome is not None, seconds)
 
 
-def navigation_error(outcome: Outcome, fallback_url: str) -> BridgeError:
+def navigation_error(outcome: Outcome, fallback_url: str) -> DriverError:
     url = outcome.url or fallback_url
     if "ERR_BLOCKED_BY_CLIENT" in outcome.error:
-        return BridgeError(ErrorCode.NAVIGATION_BLOCKED, f"{url} was blocked by tabmcp's navigation policy")
-    return BridgeError(ErrorCode.NAVIGATION_FAILED, f"Could not load {url}: {outcome.error}")
+        return DriverError(ErrorCode.NAVIGATION_BLOCKED, f"{url} was blocked by tabmcp's navigation policy")
+    return DriverError(ErrorCode.NAVIGATION_FAILED, f"Could not load {url}: {outcome.error}")
 
 
 @dataclass

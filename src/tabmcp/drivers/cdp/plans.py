@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from tabmcp import protocol as p
-from tabmcp.bridge import BridgeError
+from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.cdp.agent import agent_ok
 from tabmcp.drivers.cdp.navigation import NavigationWatcher
 
@@ -73,7 +73,7 @@ async def run_plan(driver: CdpDriver, record: TabRecord, steps: list[p.Step]) ->
 async def _start_watch(record: TabRecord) -> str | None:
     try:
         answer = await record.agent.call("watchChanges")
-    except BridgeError as exc:
+    except DriverError as exc:
         if exc.code == p.ErrorCode.NO_TAB:
             raise
         log.debug("watchChanges failed: %s", exc.message)  # about:blank, an error page
@@ -86,7 +86,7 @@ async def _unwatch(record: TabRecord, token: str) -> None:
     """Best effort: a page that went away took the watch with it."""
     try:
         await asyncio.wait_for(record.agent.call_in(record.page.main_frame, "unwatch", {"token": token}), UNWATCH_S)
-    except (BridgeError, TimeoutError) as exc:
+    except (DriverError, TimeoutError) as exc:
         log.debug("unwatch failed: %s", exc)
 
 
@@ -94,7 +94,7 @@ async def _summary(record: TabRecord, run: Run) -> dict[str, Any]:
     await record.network.fetches_done(run.started_at, SUMMARY_NETWORK_S)
     try:
         page = await record.agent.call("summary", {"token": run.watch_token, "results": not run.has_extract})
-    except BridgeError as exc:
+    except DriverError as exc:
         if exc.code == p.ErrorCode.NO_TAB:
             raise
         url = record.url
@@ -128,7 +128,7 @@ async def _settle(
         await watcher.wait_for_outcome(NAVIGATION_TIMEOUT_MS / 1000)
     if watcher.outcome is not None and watcher.outcome.kind == "error":
         error = driver._navigation_error(watcher.outcome, "the page")
-        raise BridgeError(error.code, f"step {index + 1} ({step.action}): {error.message}")
+        raise DriverError(error.code, f"step {index + 1} ({step.action}): {error.message}")
 
 
 def _action_for(step: p.Step) -> dict[str, Any]:
@@ -165,10 +165,10 @@ async def _run_step(driver: CdpDriver, record: TabRecord, step: p.Step, index: i
             outcome = {"ok": True, "dialogs": []}
         else:
             outcome = await record.agent.call("act", _action_for(step))
-    except BridgeError as exc:
-        raise BridgeError(exc.code, f"{prefix} {exc.message}") from None
+    except DriverError as exc:
+        raise DriverError(exc.code, f"{prefix} {exc.message}") from None
     if outcome.get("ok") is False:
-        raise BridgeError(str(outcome.get("code") or p.ErrorCode.INTERNAL), f"{prefix} {outcome.get('message')}")
+        raise DriverError(str(outcome.get("code") or p.ErrorCode.INTERNAL), f"{prefix} {outcome.get('message')}")
     return outcome
 
 
@@ -177,13 +177,13 @@ async def _webmcp_step(record: TabRecord, step: p.Step, run: Run) -> dict[str, A
     timeout_ms = step.timeoutMs if step.timeoutMs is not None else WEBMCP_TIMEOUT_MS
     try:
         answer = await record.agent.call("webmcpCall", {"name": step.name, "args": step.args, "timeoutMs": timeout_ms})
-    except BridgeError as exc:
+    except DriverError as exc:
         if not (exc.code == p.ErrorCode.NOT_SCRIPTABLE and run.watcher.started and not run.watcher.same_document):
             raise
         run.webmcp = None
         return {"ok": True, "dialogs": [], "navigation": {"url": "", "sameDocument": False}}
     if not answer.get("ok"):
-        raise BridgeError(
+        raise DriverError(
             str(answer.get("code") or p.ErrorCode.INTERNAL),
             str(answer.get("message") or f"WebMCP tool {step.name} failed"),
         )
@@ -196,12 +196,12 @@ async def _wait_step(driver: CdpDriver, record: TabRecord, step: p.Step) -> None
     condition = {k: v for k, v in (step.condition or {}).items() if v is not None}
     expected = "an object with exactly one of text, textGone, state"
     if len(condition) != 1 or next(iter(condition)) not in ("text", "textGone", "state"):
-        raise BridgeError(p.ErrorCode.BAD_MESSAGE, f'"{step.action}" needs "condition" as {expected}')
+        raise DriverError(p.ErrorCode.BAD_MESSAGE, f'"{step.action}" needs "condition" as {expected}')
     timeout_ms = step.timeoutMs if step.timeoutMs is not None else WAIT_TIMEOUT_MS
     key, value = next(iter(condition.items()))
     if key == "state":
         if step.target is None:
-            raise BridgeError(p.ErrorCode.BAD_MESSAGE, '"wait_for" needs "target" for a state condition')
+            raise DriverError(p.ErrorCode.BAD_MESSAGE, '"wait_for" needs "target" for a state condition')
         probe: dict[str, Any] = {"target": step.target.model_dump(exclude_none=True), "state": value}
     else:
         probe = {key: value}
@@ -211,7 +211,7 @@ async def _wait_step(driver: CdpDriver, record: TabRecord, step: p.Step) -> None
 
 async def _extract_step(record: TabRecord, step: p.Step, run: Run) -> None:
     if step.target is None or step.target.css is None:
-        raise BridgeError(p.ErrorCode.BAD_MESSAGE, '"extract" needs a {css} target (every match is read)')
+        raise DriverError(p.ErrorCode.BAD_MESSAGE, '"extract" needs a {css} target (every match is read)')
     arg: dict[str, Any] = {"css": step.target.css}
     if step.fields is not None:
         arg["fields"] = step.fields
@@ -224,7 +224,7 @@ async def _extract_step(record: TabRecord, step: p.Step, run: Run) -> None:
 
 async def _navigate_step(driver: CdpDriver, record: TabRecord, step: p.Step) -> None:
     if not isinstance(step.value, str) or not step.value:
-        raise BridgeError(p.ErrorCode.BAD_MESSAGE, '"navigate" needs "value" as a URL string')
+        raise DriverError(p.ErrorCode.BAD_MESSAGE, '"navigate" needs "value" as a URL string')
     url = urljoin(record.url, step.value)
     timeout_ms = step.timeoutMs if step.timeoutMs is not None else NAVIGATION_TIMEOUT_MS
     await driver.navigate_record(record, url, None, "load", timeout_ms)

@@ -40,6 +40,7 @@ from tabmcp import __version__, pairing
 from tabmcp import protocol as p
 from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
+from tabmcp.drivers.base import DriverError, NoAnswer
 from tabmcp.logthrottle import LogThrottle
 from tabmcp.native import socket_path
 from tabmcp.native.listener import ListenError, LocalSocket
@@ -101,23 +102,6 @@ class Refused(Exception):
         super().__init__(reason)
         self.code = code
         self.reason = close_reason(reason)
-
-
-class BridgeError(Exception):
-    """A request that failed; ``code`` is one of protocol.ErrorCode, ``message`` is for the model."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-
-
-class NoAnswer(BridgeError):
-    """A ``TIMEOUT`` because no answer came at all (not the browser's own ``TIMEOUT`` answer, which
-    says what it waited for): the tab's page may be stuck (drivers/busy.py)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(p.ErrorCode.TIMEOUT, message)
 
 
 @dataclass(frozen=True)
@@ -298,15 +282,15 @@ class Bridge:
     # ------------------------------------------------------------- requests
 
     async def request(self, message: p.ServerRequest, timeout: float | None = None) -> p.Reply:
-        """Send a request and wait for its answer; raise BridgeError on error, timeout or drop."""
+        """Send a request and wait for its answer; raise DriverError on error, timeout or drop."""
         conn = self._conn
         if conn is None or not self.linked:
-            raise BridgeError(p.ErrorCode.DISCONNECTED, "the browser extension is not connected")
+            raise DriverError(p.ErrorCode.DISCONNECTED, "the browser extension is not connected")
         message = message.model_copy(update={"id": f"r{next(self._ids)}"})
         text = p.encode(message)
         if (size := _utf8_size(text)) > self.max_frame_bytes:
             # sent, it would end the link for every call on it; refused, it fails this call alone
-            raise BridgeError(
+            raise DriverError(
                 p.ErrorCode.FRAME_TOO_LARGE, too_large(f"the {message.type!r} request", size, self.max_frame_bytes)
             )
         future: asyncio.Future[p.Reply] = asyncio.get_running_loop().create_future()
@@ -319,11 +303,11 @@ class Bridge:
         except TimeoutError:
             raise NoAnswer(f"the browser did not answer {message.type!r} within {wait:g} s") from None
         except ConnectionClosed:
-            raise BridgeError(p.ErrorCode.DISCONNECTED, "the browser extension disconnected") from None
+            raise DriverError(p.ErrorCode.DISCONNECTED, "the browser extension disconnected") from None
         finally:
             self._pending.pop(message.id, None)
         if isinstance(reply, p.Error):
-            raise BridgeError(reply.code, reply.message)
+            raise DriverError(reply.code, reply.message)
         return reply
 
     async def notify(self, message: p.Controlled) -> bool:
@@ -342,7 +326,7 @@ class Bridge:
     def _fail_pending(self, code: str, why: str) -> None:
         for future, kind in list(self._pending.values()):
             if not future.done():
-                future.set_exception(BridgeError(code, f"{why} while {kind!r} was pending"))
+                future.set_exception(DriverError(code, f"{why} while {kind!r} was pending"))
         self._pending.clear()
 
     # ------------------------------------------------------------- connection

@@ -10,8 +10,8 @@ from pydantic import ValidationError
 
 from tabmcp import protocol as p
 from tabmcp import state as s
-from tabmcp.bridge import Bridge, BridgeError, LinkLost, LinkUp
 from tabmcp.drivers.base import (
+    DriverError,
     LinkChanged,
     NavigationBlocked,
     OpenedTab,
@@ -19,6 +19,7 @@ from tabmcp.drivers.base import (
     UserFocusedTab,
     UserSettings,
 )
+from tabmcp.drivers.extension.bridge import Bridge, LinkLost, LinkUp
 from tabmcp.page.capture import PageCapture
 
 log = logging.getLogger(__name__)
@@ -97,13 +98,13 @@ class ExtensionDriver:
         links to another server, or to this one after it restarted, must get this server's)."""
         try:
             await self.bridge.request(p.Connect(policy=self.policy), timeout=POLICY_PUSH_TIMEOUT)
-        except BridgeError as exc:  # connect_browser sends it again, and says why if it still fails
+        except DriverError as exc:  # connect_browser sends it again, and says why if it still fails
             log.warning("the navigation policy did not reach the browser on link: %s", exc.message)
 
     async def connect(self) -> tuple[s.Browser, list[s.Tab]]:
         reply = await self.bridge.request(p.Connect(policy=self.policy))
         if not isinstance(reply, p.Connected):
-            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"expected 'connected', got {reply.type!r}")
+            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"expected 'connected', got {reply.type!r}")
         browser = s.Browser(name=reply.browser.name, version=reply.browser.version)
         return browser, [tab_from_wire(t) for t in reply.tabs]
 
@@ -122,7 +123,7 @@ class ExtensionDriver:
         try:
             dialogs = p.OpenTabDialogs.model_validate(reply.data if isinstance(reply, p.Result) else {}).dialogs
         except ValidationError as exc:
-            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"the extension's 'openTab' answer: {_errors(exc)}") from None
+            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"the extension's 'openTab' answer: {_errors(exc)}") from None
         return OpenedTab(tab, tuple(d.model_dump(mode="json") for d in dialogs))
 
     async def release_workspace(self, workspace: str) -> None:
@@ -142,7 +143,7 @@ class ExtensionDriver:
         try:
             return tab_from_wire(p.TabInfo.model_validate(tab))
         except ValidationError as exc:
-            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"the extension's active tab: {_errors(exc)}") from None
+            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"the extension's active tab: {_errors(exc)}") from None
 
     async def close_tab(self, tab_id: int) -> None:
         await self.bridge.request(p.CloseTab(tabId=tab_id))
@@ -167,7 +168,7 @@ class ExtensionDriver:
             p.CallTool(tabId=tab_id, toolName=tool_name, steps=list(steps)), timeout=plan_timeout(steps)
         )
         if not isinstance(reply, p.ToolResult):
-            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"expected a toolResult, got {reply.type!r}")
+            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"expected a toolResult, got {reply.type!r}")
         return reply.result
 
     # ------------------------------------------------------------- page agent
@@ -178,7 +179,7 @@ class ExtensionDriver:
         try:
             data = p.SnapshotData.model_validate(_data(reply, "snapshot"))
         except ValidationError as exc:
-            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"the extension's 'snapshot' answer: {_errors(exc)}") from None
+            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"the extension's 'snapshot' answer: {_errors(exc)}") from None
         # not dumped back through the model: the rows are passed on as they came (see SnapshotData)
         return {"url": data.url, "title": data.title, "docId": data.docId, "nodes": data.nodes, "frames": data.frames}
 
@@ -234,7 +235,7 @@ class ExtensionDriver:
             data = model.model_validate(_data(reply, key))
         except ValidationError as exc:
             what = f"the extension's {frame.type!r} answer"
-            raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"{what}: {_errors(exc)}") from None
+            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"{what}: {_errors(exc)}") from None
         dumped = data.model_dump(mode="json", by_alias=True)
         if isinstance(data, p.ImageData) and data.clip is None:
             del dumped["clip"]
@@ -263,7 +264,7 @@ def wire_request(model: type[p.Frame], **fields: Any) -> Any:
         return model.model_validate({k: v for k, v in fields.items() if v is not None})
     except ValidationError as exc:
         what = f"invalid {model.__name__.lower()} request"
-        raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"{what}: {_errors(exc)}") from None
+        raise DriverError(p.ErrorCode.BAD_MESSAGE, f"{what}: {_errors(exc)}") from None
 
 
 def _errors(exc: ValidationError) -> str:
@@ -273,5 +274,5 @@ def _errors(exc: ValidationError) -> str:
 def _data(reply: p.Reply, key: str) -> Any:
     """The answer's ``data[key]``; a malformed answer is the extension's bug, reported as such."""
     if not isinstance(reply, p.Result) or key not in reply.data:
-        raise BridgeError(p.ErrorCode.BAD_MESSAGE, f"the extension's answer lacks data.{key}: {reply!r}"[:300])
+        raise DriverError(p.ErrorCode.BAD_MESSAGE, f"the extension's answer lacks data.{key}: {reply!r}"[:300])
     return reply.data[key]
