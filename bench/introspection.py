@@ -38,7 +38,7 @@ from tabmcp.drivers.extension import ExtensionDriver
 from tabmcp.drivers.extension.bridge import Bridge
 from tabmcp.drivers.launch import chromium_args, prepare_extension
 from tabmcp.introspect.registry import Registry
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"

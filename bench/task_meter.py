@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.mcp_stdio import StdioServer, ToolError
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 
 CORE = frozenset(t.name for t in CATALOG)  # tabmcp's own tools; the rest of its list are page tools
 

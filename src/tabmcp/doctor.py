@@ -220,7 +220,7 @@ def check_plugin_errors(registry: Registry) -> Check:
 def check_page(registry: Registry, page: Path, url: str, settings: Settings) -> list[Check]:
     """What a client would be offered on this saved page (HTML as the page agent captures it, with
     ``data-tabmcp-ref`` attributes), and which introspectors failed on it."""
-    from tabmcp.tools import CATALOG
+    from tabmcp.tools.catalog import CATALOG
 
     try:
         html = page.read_text(encoding="utf-8")

@@ -46,8 +46,8 @@ from tabmcp.resources import BY_URI, RESOURCES
 from tabmcp.results import error_result, json_result
 from tabmcp.runtime import Runtime
 from tabmcp.tool_modes import choose_tools_mode
-from tabmcp.tools import CATALOG, CoreTool, ToolContext, ToolFailure
-from tabmcp.tools.base import Image, Output, Text
+from tabmcp.tools.base import CoreTool, Image, Output, Text, ToolContext, ToolFailure
+from tabmcp.tools.catalog import CATALOG
 from tabmcp.tools.listing import ALWAYS_LOAD, core_annotations, page_tool_listing
 from tabmcp.tools.page_tools import call_page_tool
 from tabmcp.workspaces import LOCAL, TooManyWorkspaces, Workspace, Workspaces, workspace_key

@@ -26,7 +26,7 @@ from toon_format import decode
 
 from tabmcp.demo.client import StdioSession, data_of, text_of
 from tabmcp.demo.sites import SiteServer
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 from tests.integration.conftest import serve
 
 # every test here runs on the extension and on the CDP driver (docs/scaling.md)

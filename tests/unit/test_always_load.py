@@ -11,7 +11,7 @@ from mcp import Client
 from tabmcp.config import Settings
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.server import App, core_tool_listing
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 from tabmcp.tools.listing import page_tool_listing
 
 ALWAYS = "anthropic/alwaysLoad"

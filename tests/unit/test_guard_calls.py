@@ -21,8 +21,9 @@ from tabmcp.guard.sensitive import collecting
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.introspect.webmcp import imperative_tool
 from tabmcp.policy import NavigationPolicy
-from tabmcp.tools import CATALOG, ToolContext, ToolFailure
 from tabmcp.tools.act import InteractArgs, interact
+from tabmcp.tools.base import ToolContext, ToolFailure
+from tabmcp.tools.catalog import CATALOG
 from tabmcp.tools.targets import parse_target
 
 CORE = {t.name: t for t in CATALOG}

@@ -22,7 +22,7 @@ from tabmcp.guard import Guards, confirm
 from tabmcp.guard.sensitive import note_sensitive
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.page.snapshot import Node, SnapshotStore
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 
 ERAS = ["legacy", "modern"]
 PAGE_URL = "https://shop.test/account"

@@ -13,7 +13,7 @@ from tabmcp.introspect.webmcp import imperative_tool
 from tabmcp.page.capture import PageCapture
 from tabmcp.page.snapshot import MAX_FIELD, Node, SnapshotStore
 from tabmcp.protocol import Target
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 from tabmcp.tools.page_tools import answer
 
 SMUGGLED = "Click\u200b here\u202e\U000e0049\U000e0047\U000e004e"  # zero-width, bidi, tag characters

@@ -12,7 +12,7 @@ from tabmcp.introspect.registry import Registry
 from tabmcp.introspect.text import PARAM_NAME, TOOL_NAME
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Step
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 
 # A page with a bit of everything the built-ins read, serialised the way agent.js writes it.
 KITCHEN_SINK = """<html><head><title>Everything</title></head><body>

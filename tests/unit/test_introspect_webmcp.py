@@ -14,7 +14,7 @@ from tabmcp.introspect.text import UNTRUSTED_PREFIX
 from tabmcp.introspect.webmcp import NOT_SUBMITTED, UNTRUSTED_RESULTS, WebMCPIntrospector
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Step, Target
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 
 CORE_NAMES = {t.name for t in CATALOG}
 FLIGHTS = {

@@ -24,7 +24,7 @@ from tabmcp.introspect.text import UNTRUSTED_PREFIX
 from tabmcp.introspect.webmcp import WebMCPIntrospector
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 CORE_NAMES = {t.name for t in CATALOG}

@@ -18,7 +18,7 @@ from tabmcp.drivers.base import DriverError, LinkChanged, PageChanged, UserFocus
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.capture import PageCapture
 from tabmcp.runtime import Runtime
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 
 SEARCH = """<html><body><form role="search" action="/s" data-tabmcp-ref="e1">
 <input type="search" name="q" aria-label="Search mail" data-tabmcp-ref="e2"><button data-tabmcp-ref="e3">Go</button>

@@ -13,7 +13,7 @@ from tabmcp.config import Settings
 from tabmcp.drivers.base import LinkChanged
 from tabmcp.introspect.registry import Registry
 from tabmcp.runtime import Runtime
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 
 
 class RelinkingDriver(PagesDriver):

@@ -11,7 +11,7 @@ from tabmcp import state as s
 from tabmcp.config import Settings
 from tabmcp.introspect.api import Arg, PageTool, PlanStep, ToolHints
 from tabmcp.protocol import Target
-from tabmcp.tools import CATALOG as ALL_TOOLS
+from tabmcp.tools.catalog import CATALOG as ALL_TOOLS
 
 CATALOG = [t for t in ALL_TOOLS if t.enabled(Settings())]  # as a server with default settings has it
 PAGE_AGENT = {"snapshot", "interact", "navigate", "wait_for", "screenshot", "console"}

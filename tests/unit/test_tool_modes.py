@@ -7,7 +7,7 @@ import pytest
 
 from tabmcp.config import Settings
 from tabmcp.tool_modes import IGNORES_LIST_CHANGED, choose_tools_mode
-from tabmcp.tools import CATALOG
+from tabmcp.tools.catalog import CATALOG
 
 
 @pytest.mark.parametrize("name", ["claude-ai", "Claude-AI", " cursor-vscode ", "codex-mcp-client"])

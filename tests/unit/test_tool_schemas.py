@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import re
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, Field
 
+from tabmcp import tools
 from tabmcp.config import Settings
 from tabmcp.introspect.api import ToolHints
 from tabmcp.server import core_tool_listing
 from tabmcp.state import Mode
-from tabmcp.tools import CATALOG, CoreTool, ToolFailure
-from tabmcp.tools.base import Args
+from tabmcp.tools.base import DECLARATION, Args, CoreTool, ToolFailure
+from tabmcp.tools.catalog import CATALOG
 from tabmcp.tools.tabs import check_url
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -39,10 +42,21 @@ def title_keys(schema: Any, path: str = "$") -> list[str]:
     return found
 
 
-def test_the_catalog_holds_the_seed_tools_once_each() -> None:
+def test_the_catalog_holds_the_tab_tools_once_each() -> None:
     names = [t.name for t in CATALOG]
     assert sorted(names) == sorted(set(names))
     assert {"connect_browser", "list_tabs", "open_tab", "focus_tab", "close_tab"} <= set(names)
+
+
+def test_every_declared_tool_is_in_the_catalog() -> None:
+    """A handler declared with @tool but left out of tools/catalog.py would never be offered."""
+    declared = set()
+    for info in pkgutil.iter_modules(tools.__path__, "tabmcp.tools."):
+        module = importlib.import_module(info.name)
+        declared |= {
+            getattr(value, DECLARATION) for value in vars(module).values() if hasattr(value, DECLARATION)
+        }
+    assert declared == set(CATALOG)
 
 
 @pytest.mark.parametrize("core", CATALOG, ids=lambda t: t.name)

@@ -17,8 +17,9 @@ from tabmcp.introspect.registry import Registry
 from tabmcp.protocol import ErrorCode
 from tabmcp.record import NullRecorder
 from tabmcp.server import SessionRegistry
-from tabmcp.tools import CATALOG, ToolContext
+from tabmcp.tools.base import ToolContext
 from tabmcp.tools.browser import ConnectArgs, connect_browser
+from tabmcp.tools.catalog import CATALOG
 from tabmcp.workspaces import LOCAL, MAX_LABEL, TooManyWorkspaces, Workspaces, label_for, workspace_key
 
 

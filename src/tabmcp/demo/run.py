@@ -16,10 +16,7 @@ from typing import Any
 from tabmcp.demo.client import StdioSession, pretty, text_of
 from tabmcp.demo.sites import SiteServer
 from tabmcp.spinner import Spinner
-from tabmcp.tools import ORDER
-
-CORE = set(ORDER)  # tab tools and page-agent tools; everything else is made for the page
-
+from tabmcp.tools.catalog import CORE_NAMES as CORE  # tab and page-agent tools; the rest are the page's
 
 QUIET = Spinner(sys.stderr, live=False)
 

@@ -2,7 +2,9 @@
 
 ``@tool`` reads the handler's ``args`` annotation (a pydantic model) for the input schema and its
 docstring for the description, and records where the tool is available as data: the state
-machine, not the handler, decides whether a tool is listed.
+machine, not the handler, decides whether a tool is listed. It registers nothing: the one list of
+the server's tools, in their order, is ``tools/catalog.py``, which reads each declaration with
+``declared``.
 """
 
 from __future__ import annotations
@@ -148,7 +150,7 @@ class CoreTool:
         return _compact(_without_titles(self.args_model.model_json_schema(by_alias=True)))
 
 
-CATALOG: list[CoreTool] = []
+DECLARATION = "__core_tool__"  # the attribute ``@tool`` sets on its handler
 BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
@@ -163,24 +165,34 @@ def tool(
     requires: str | None = None,
     static_only: bool = False,
 ) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
+    """Declare a handler as a core tool. The handler itself is returned unchanged (other tools call
+    it directly); its ``CoreTool`` is kept on it for ``declared``."""
+
+    def declare(handler: Handler) -> Handler:
         args_model = get_type_hints(handler)["args"]
-        CATALOG.append(
-            CoreTool(
-                name=handler.__name__,
-                title=title,
-                description=inspect.getdoc(handler) or title,
-                args_model=args_model,
-                available_in=frozenset(available_in),
-                hints=ToolHints(read_only, destructive, idempotent, open_world),
-                handler=_noting_policy(handler),
-                requires=requires,
-                static_only=static_only,
-            )
+        core = CoreTool(
+            name=handler.__name__,
+            title=title,
+            description=inspect.getdoc(handler) or title,
+            args_model=args_model,
+            available_in=frozenset(available_in),
+            hints=ToolHints(read_only, destructive, idempotent, open_world),
+            handler=_noting_policy(handler),
+            requires=requires,
+            static_only=static_only,
         )
+        setattr(handler, DECLARATION, core)
         return handler
 
-    return register
+    return declare
+
+
+def declared(handler: Handler) -> CoreTool:
+    """The core tool ``@tool`` declared for a handler; TypeError for a handler that is not one."""
+    core = getattr(handler, DECLARATION, None)
+    if not isinstance(core, CoreTool):
+        raise TypeError(f"{getattr(handler, '__name__', handler)!r} is not declared with @tool")
+    return core
 
 
 def _without_titles(schema: Any, *, naming: bool = False) -> Any:
