@@ -34,8 +34,7 @@ from playwright.async_api import async_playwright
 from bench.doc_sections import put
 from tabmcp.config import Settings
 from tabmcp.demo.sites import SiteServer
-from tabmcp.drivers.extension import ExtensionDriver
-from tabmcp.drivers.extension.bridge import Bridge
+from tabmcp.drivers.extension import ExtensionEndpoint
 from tabmcp.drivers.launch import chromium_args, prepare_extension
 from tabmcp.introspect.registry import Registry
 from tabmcp.tools.catalog import CATALOG
@@ -104,9 +103,10 @@ async def measure(repeat: int) -> list[dict[str, float]]:
             (root / "pages" / f"p{n}.html").write_text(page(n), encoding="utf-8")
         with SiteServer(root / "pages") as site:
             token = secrets.token_urlsafe(32)  # this run's bridge, and the browser paired with it
-            bridge = Bridge("127.0.0.1", 0, 60.0, token=token)
-            await bridge.start()
-            extension = prepare_extension(root / "extension", bridge.url, token)
+            linked = Settings(ws_port=0, request_timeout=60.0, pairing_token=token, native_bridge=False)
+            endpoint = ExtensionEndpoint.from_settings(linked)
+            await endpoint.start()
+            extension = prepare_extension(root / "extension", endpoint.url, token)
             async with async_playwright() as pw:
                 context = await pw.chromium.launch_persistent_context(
                     str(root / "profile"),
@@ -116,9 +116,9 @@ async def measure(repeat: int) -> list[dict[str, float]]:
                     ignore_default_args=["--disable-extensions"],
                 )
                 try:
-                    if not await bridge.wait_linked(20):
+                    driver = endpoint.driver
+                    if not await driver.wait_linked(20):
                         raise SystemExit("the extension did not connect")
-                    driver = ExtensionDriver(bridge)
                     await driver.connect()
                     for n in SIZES:
                         tab = (await driver.open_tab(site.url(f"p{n}.html"), True)).tab
@@ -154,7 +154,7 @@ async def measure(repeat: int) -> list[dict[str, float]]:
                         await driver.close_tab(tab.id)
                 finally:
                     await context.close()
-                    await bridge.stop()
+                    await endpoint.stop()
     return rows
 
 

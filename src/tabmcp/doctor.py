@@ -300,7 +300,7 @@ def _bind_error(host: str, port: int) -> OSError | None:
 
 def _probe_bridge(host: str, port: int, timeout: float) -> tuple[str, str] | None:
     """A running tabmcp bridge's (version, pid), from its answer to a plain GET (``bridge.identity``)."""
-    from tabmcp.drivers.extension.bridge import IDENTITY
+    from tabmcp.drivers.extension import IDENTITY
 
     target = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host
     connection = http.client.HTTPConnection(target, port, timeout=timeout)

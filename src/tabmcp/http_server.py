@@ -204,12 +204,12 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 
 def build_http_app(settings: Settings, endpoint: Endpoint) -> tuple[Any, ASGIApp]:
-    """The App (shared: one workspace per client) and the ASGI application that serves it."""
-    from tabmcp.server import App
+    """The server (shared: one workspace per client) and the ASGI application that serves it."""
+    from tabmcp.server import tabmcp_server
 
     token = required_token(endpoint, settings)
-    app = App(settings, shared=True)
-    inner = app.server.streamable_http_app(
+    server = tabmcp_server(settings, shared=True)
+    inner = server.streamable_http_app(
         streamable_http_path=ENDPOINT,
         session_idle_timeout=settings.session_idle_timeout,
         max_sessions=settings.max_sessions,
@@ -218,7 +218,7 @@ def build_http_app(settings: Settings, endpoint: Endpoint) -> tuple[Any, ASGIApp
     )
 
     def open_sessions() -> int:
-        manager = getattr(app.server, "_session_manager", None)  # the SDK keeps its sessions privately
+        manager = getattr(server, "_session_manager", None)  # the SDK keeps its sessions privately
         return len(getattr(manager, "_server_instances", {}))
 
     gate = Gate(
@@ -228,14 +228,14 @@ def build_http_app(settings: Settings, endpoint: Endpoint) -> tuple[Any, ASGIApp
         open_sessions=open_sessions,
         idle_timeout=settings.session_idle_timeout,
     )
-    return app, gate
+    return server, gate
 
 
 async def serve_http(settings: Settings) -> None:
     import uvicorn
 
     endpoint = parse_endpoint(settings.http or "")
-    _app, asgi = build_http_app(settings, endpoint)
+    _server, asgi = build_http_app(settings, endpoint)
     config = uvicorn.Config(asgi, host=endpoint.host, port=endpoint.port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     log.info("MCP over Streamable HTTP at %s", endpoint.url)

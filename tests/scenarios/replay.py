@@ -37,7 +37,7 @@ from websockets.typing import Origin
 from tabmcp import pairing
 from tabmcp.config import Settings
 from tabmcp.runtime import Runtime
-from tabmcp.server import App
+from tabmcp.server import TabmcpServer, tabmcp_server
 
 STEP_TIMEOUT = 10.0  # above every wait of the server itself (connect_browser waits 6 s for an extension)
 REPLAY_TOKEN = "scenario-replay-pairing-token"
@@ -72,17 +72,17 @@ class NotificationCounter:
 
 
 @asynccontextmanager
-async def mcp_client(app: App, era: str, counter: NotificationCounter) -> AsyncIterator[Client]:
+async def mcp_client(server: TabmcpServer, era: str, counter: NotificationCounter) -> AsyncIterator[Client]:
     if era == "legacy":
 
         async def on_message(message: Any) -> None:
             if isinstance(message, types.ToolListChangedNotification):
                 counter.bump()
 
-        async with Client(app.server, mode="legacy", message_handler=on_message) as client:
+        async with Client(server, mode="legacy", message_handler=on_message) as client:
             yield client
         return
-    async with Client(app.server) as client, client.listen(tools_list_changed=True) as subscription:
+    async with Client(server) as client, client.listen(tools_list_changed=True) as subscription:
 
         async def pump() -> None:
             async for _event in subscription:
@@ -172,7 +172,7 @@ class Extension:
             raise ReplayMismatch(f"{what}: the server did not send {want} (it sent {self.notices})") from None
         del self.notices[: self.notices.index(want) + 1]
 
-    async def sync(self, app: App, tally: EventTally) -> None:
+    async def sync(self, server: TabmcpServer, tally: EventTally) -> None:
         """Wait until the server has handled every frame sent so far: the bridge answers a ping after
         the frames before it (one connection, in order), its event queue empties into the runtime's
         (the hub routes each event as it takes it), and the runtime finishes every event it was given.
@@ -185,7 +185,7 @@ class Extension:
         with anyio.fail_after(STEP_TIMEOUT):
             while self._pongs < wanted:
                 await self._ponged.wait()
-            while not app.bridge.events.empty():
+            while not server.app.extension.bridge.events.empty():
                 await anyio.sleep(0.01)
             await tally.settled()
 
@@ -217,13 +217,13 @@ def _mismatch_in(group: BaseExceptionGroup) -> ReplayMismatch | None:
 
 async def _replay(path: Path, era: str) -> int:
     entries = load(path)
-    app = App(Settings(ws_port=0, request_timeout=STEP_TIMEOUT, pairing_token=REPLAY_TOKEN))
+    server = tabmcp_server(Settings(ws_port=0, request_timeout=STEP_TIMEOUT, pairing_token=REPLAY_TOKEN))
     counter = NotificationCounter()
     expected = 0
     ids: dict[str, str] = {}
-    async with mcp_client(app, era, counter) as client, anyio.create_task_group() as tg:
-        tally = EventTally(app.runtime)
-        extension = Extension(app.bridge.url)
+    async with mcp_client(server, era, counter) as client, anyio.create_task_group() as tg:
+        tally = EventTally(server.app.runtime)
+        extension = Extension(server.app.extension.url)
         pending: dict[str, Any] = {}
 
         async def run_call(name: str, args: dict[str, Any]) -> None:
@@ -234,7 +234,7 @@ async def _replay(path: Path, era: str) -> int:
             where = f"{path.name}:{n} {entry['kind']}"
             match entry["kind"]:
                 case "call":
-                    await extension.sync(app, tally)
+                    await extension.sync(server, tally)
                     pending.clear()
                     pending["done"] = anyio.Event()
                     tg.start_soon(run_call, entry["name"], _without_launch(entry))

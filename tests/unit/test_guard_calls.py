@@ -120,7 +120,7 @@ async def test_a_password_field_is_noted_even_when_the_call_then_fails_on_where_
         connected=True, tabs=MappingProxyType({1: s.Tab(1, url="https://x.test/")}), focused_tab_id=1
     )
     runtime: Any = SimpleNamespace(driver=Driver(), state=state, policy=NavigationPolicy(), stop_tab=stop_tab)
-    ctx = ToolContext(runtime=runtime, settings=Settings(), launcher=None, bridge_url="")  # type: ignore[arg-type]
+    ctx = ToolContext(runtime=runtime, settings=Settings(), launcher=None)  # type: ignore[arg-type]
     with collecting() as noted, pytest.raises(ToolFailure, match="browser page"):
         await interact(ctx, InteractArgs(action="fill", target="css=#pin", text="hunter2"))
     assert noted == {"text", "value"} and stopped == [1]

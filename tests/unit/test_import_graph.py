@@ -125,3 +125,12 @@ def test_no_import_cycles() -> None:
     found = cycles(graph)
     report = "\n".join(f"  {' -> '.join(a_cycle_in(c, graph))}  (the modules: {', '.join(c)})" for c in found)
     assert not found, f"import cycles in src/tabmcp:\n{report}"
+
+
+def test_only_the_extension_driver_imports_the_bridge() -> None:
+    """The WebSocket server is the extension driver's own: the rest of tabmcp uses the names of
+    ``tabmcp.drivers.extension`` (the driver, its endpoint and status)."""
+    graph = import_graph()
+    bridge = "tabmcp.drivers.extension.bridge"
+    importers = sorted(name for name, imported in graph.items() if bridge in imported)
+    assert importers and all(name.startswith("tabmcp.drivers.extension") for name in importers), importers

@@ -14,18 +14,18 @@ from mcp.shared.exceptions import MCPError
 
 from tabmcp import state as s
 from tabmcp.config import Settings
-from tabmcp.server import App
+from tabmcp.server import TabmcpServer, tabmcp_server
 
 TAB = s.Tab(id=7, title="Inbox", url="http://127.0.0.1/mail", status="complete")
 
 
-def app() -> App:
-    return App(Settings(ws_port=0))
+def app() -> TabmcpServer:
+    return tabmcp_server(Settings(ws_port=0))
 
 
 async def test_resources_are_listed_and_read_when_nothing_is_connected() -> None:
     server = app()
-    async with Client(server.server, mode="legacy") as client:
+    async with Client(server, mode="legacy") as client:
         listed = await client.list_resources()
         assert [str(r.uri) for r in listed.resources] == ["tabs://list", "dom://current-page"]
         assert client.server_capabilities.resources.subscribe is True  # type: ignore[union-attr]
@@ -45,9 +45,9 @@ async def test_legacy_subscribers_hear_only_what_they_subscribed_to() -> None:
         if isinstance(message, types.ResourceUpdatedNotification):
             heard.append(str(message.params.uri))
 
-    async with Client(server.server, mode="legacy", message_handler=on_message) as client:
+    async with Client(server, mode="legacy", message_handler=on_message) as client:
         await client.subscribe_resource("tabs://list")
-        await server.runtime.dispatch(s.ExtensionConnected(s.Browser(), (TAB,)))
+        await server.app.runtime.dispatch(s.ExtensionConnected(s.Browser(), (TAB,)))
         with anyio.fail_after(5):
             while not heard:
                 await anyio.sleep(0.01)
@@ -56,7 +56,7 @@ async def test_legacy_subscribers_hear_only_what_they_subscribed_to() -> None:
         assert tabs["tabs"][0]["title"] == "Inbox"
 
         await client.unsubscribe_resource("tabs://list")
-        await server.runtime.dispatch(s.TabClosed(TAB.id))
+        await server.app.runtime.dispatch(s.TabClosed(TAB.id))
         await anyio.sleep(0.2)
         assert heard == ["tabs://list"]
 
@@ -64,11 +64,11 @@ async def test_legacy_subscribers_hear_only_what_they_subscribed_to() -> None:
 async def test_listen_streams_carry_resource_updates() -> None:
     server = app()
     async with (
-        Client(server.server) as client,
+        Client(server) as client,
         client.listen(resource_subscriptions=["tabs://list", "dom://current-page"]) as subscription,
     ):
-        await server.runtime.dispatch(s.ExtensionConnected(s.Browser(), (TAB,)))
-        await server.runtime.dispatch(s.TabFocused(TAB.id, ()))
+        await server.app.runtime.dispatch(s.ExtensionConnected(s.Browser(), (TAB,)))
+        await server.app.runtime.dispatch(s.TabFocused(TAB.id, ()))
         got: list[str] = []
         with anyio.fail_after(5):
             async for event in subscription:

@@ -16,7 +16,7 @@ from tabmcp.drivers.hub import DriverHub, TabOwners
 from tabmcp.introspect.registry import Registry
 from tabmcp.protocol import ErrorCode
 from tabmcp.record import NullRecorder
-from tabmcp.server import SessionRegistry
+from tabmcp.sessions import SessionRegistry
 from tabmcp.tools.base import ToolContext
 from tabmcp.tools.browser import ConnectArgs, connect_browser
 from tabmcp.tools.catalog import CATALOG
@@ -277,7 +277,7 @@ async def test_two_clients_asking_to_launch_at_once_get_one_browser() -> None:
             return None
 
         runtime: Any = SimpleNamespace(driver=driver, dispatch=dispatch, state=s.BrowserState())
-        return ToolContext(runtime=runtime, settings=Settings(), launcher=launcher, bridge_url="ws://127.0.0.1:1")  # type: ignore[arg-type]
+        return ToolContext(runtime=runtime, settings=Settings(), launcher=launcher)  # type: ignore[arg-type]
 
     args = ConnectArgs(launch=True)
     first, second = await asyncio.gather(connect_browser(context(), args), connect_browser(context(), args))

@@ -12,11 +12,12 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
 
+from tabmcp.drivers.extension import ExtensionStatus
 from tabmcp.introspect.api import ToolHints
 from tabmcp.progress import NO_PROGRESS, Progress
 from tabmcp.state import Mode
@@ -72,16 +73,10 @@ class ToolContext:
     runtime: Runtime
     settings: Settings
     launcher: ChromiumLauncher
-    bridge_url: str
-    bridge_error: str | None = None
-    # why the bridge has no TCP socket while its native messaging socket is up (the port is taken)
-    bridge_tcp_error: str | None = None
-    # why the bridge last refused a browser (wrong pairing token…), read when no browser links
-    bridge_refusal: Callable[[], str | None] = lambda: None
+    # the extension's link as connect_browser reports it (its address, why it is down or refused)
+    extension: ExtensionStatus = field(default_factory=ExtensionStatus)
     # the steps of a long call, for a client that asked (progress.py); does nothing otherwise
     progress: Progress = NO_PROGRESS
-    # whether the last link ended with the user's Disconnect in the extension's popup
-    bridge_user_disconnected: Callable[[], bool] = lambda: False
 
     @property
     def policy(self) -> NavigationPolicy:

@@ -50,21 +50,21 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
     driver = ctx.runtime.driver
     if ctx.settings.uses_cdp:
         await link_cdp(ctx)
-    elif ctx.bridge_error:
-        raise ToolFailure(f"The extension bridge is not running: {ctx.bridge_error}", dict(NO_BROWSER))
+    elif ctx.extension.start_error:
+        raise ToolFailure(f"The extension bridge is not running: {ctx.extension.start_error}", dict(NO_BROWSER))
     if not driver.linked and args.launch:
         await ctx.progress.step("launching the browser", total=3)
         async with ctx.launcher.lock:
             if not driver.linked:  # else another client's launch got there first: use that browser
                 await launch_browser(ctx)
     elif not driver.linked and not await driver.wait_linked(WAIT_FOR_RUNNING_EXTENSION):
-        refusal = ctx.bridge_refusal()
+        refusal = ctx.extension.last_refusal
         if refusal:  # a browser is there but could not link: say why, that is what the user must fix
             raise ToolFailure(
                 f"A browser's tabmcp extension tried to connect and was refused: {refusal}.",
                 {**NO_BROWSER, "error": "Browser refused", "refusal": refusal},
             )
-        if ctx.bridge_user_disconnected():  # the user unlinked the browser on purpose: only they can undo it
+        if ctx.extension.user_disconnected:  # the user unlinked the browser on purpose: only they can undo it
             raise ToolFailure(USER_DISCONNECTED["instructions"], dict(USER_DISCONNECTED))
         raise ToolFailure("No browser found. " + NO_BROWSER["instructions"], dict(NO_BROWSER))
     try:
@@ -91,16 +91,16 @@ async def connect_browser(ctx: ToolContext, args: ConnectArgs) -> dict[str, Any]
 
 async def launch_browser(ctx: ToolContext) -> None:
     """Start a browser with the extension and wait until it links (the caller holds the launcher's lock)."""
-    if ctx.bridge_tcp_error and ctx.settings.extension_transport == "websocket":
+    if ctx.extension.tcp_error and ctx.settings.extension_transport == "websocket":
         # its extension would knock on a port nobody of ours listens on, and time out saying nothing
         raise ToolFailure(
             f"Cannot launch a browser: it would connect over WebSocket, but the extension bridge is not "
-            f"listening on TCP ({ctx.bridge_tcp_error}). Ask the user to restart tabmcp with "
+            f"listening on TCP ({ctx.extension.tcp_error}). Ask the user to restart tabmcp with "
             "--extension-transport native (TABMCP_EXTENSION_TRANSPORT=native), or with a free --ws-port.",
             dict(NO_BROWSER),
         )
     try:
-        await ctx.launcher.launch(ctx.bridge_url)
+        await ctx.launcher.launch(ctx.extension.url)
         linked = await ctx.launcher.until_linked(ctx.runtime.driver.wait_linked(ctx.settings.launch_timeout))
     except LaunchError as exc:
         await ctx.launcher.close()
