@@ -13,7 +13,8 @@ from tabmcp.guard import untrusted
 from tabmcp.guard.sensitive import note_sensitive
 from tabmcp.tools.base import Args, Text, ToolContext, ToolFailure, tool
 from tabmcp.tools.observe import SnapshotArgs, take_snapshot
-from tabmcp.tools.tabs import check_landing, check_url, dialogs_shown, note_blocked
+from tabmcp.tools.page_change import page_changing_call
+from tabmcp.tools.tabs import check_url, dialogs_shown
 from tabmcp.tools.targets import FORMS, TARGET_HELP, TargetArgs, focused_tab_id, page_failure, toon
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle"]
@@ -56,22 +57,23 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> Text:
     if args.url is not None:
         check_url(args.url, ctx.policy)
     where = untrusted.line(args.url, untrusted.MAX_URL) if args.url else args.go
-    try:
+
+    async def load() -> dict[str, Any]:
         async with ctx.progress.ticking(f"loading {where} (until {args.wait_until})"):
-            page = await ctx.runtime.driver.navigate(
+            return await ctx.runtime.driver.navigate(
                 tab_id,
                 url=args.url.strip() if args.url else None,
                 go=args.go,
                 wait_until=args.wait_until,
                 timeout_ms=ctx.settings.navigation_timeout_ms,
             )
+
+    try:  # the new page's tools are listed when this call returns
+        page = await page_changing_call(
+            ctx, tab_id, load(), lambda page: page.get("url", ""), reading_tools="page loaded; finding its tools"
+        )
     except DriverError as exc:
-        note_blocked(ctx, tab_id, exc)
         raise page_failure(f"navigate to {args.url or args.go}", exc) from None
-    await check_landing(ctx, tab_id, page.get("url", ""))
-    await ctx.progress.step("page loaded; finding its tools")
-    await ctx.runtime.refresh_page_tools(tab_id)  # the new page's tools are listed when this call returns
-    await ctx.runtime.page_changed()
     answer: dict[str, Any] = {
         "url": untrusted.line(page.get("url", ""), untrusted.MAX_URL),
         "title": untrusted.line(page.get("title", "")),
@@ -146,19 +148,21 @@ async def interact(ctx: ToolContext, args: InteractArgs) -> Text:
             "switch it on with enable_trusted_input (TABMCP_ENABLE_TRUSTED_INPUT=true). Try without trusted.",
             {"code": "CAPABILITY_DISABLED"},
         )
-    try:
+
+    async def perform() -> dict[str, Any]:
         done = await ctx.runtime.driver.act(tab_id, args.wire(ctx.settings.action_timeout_ms))
-    except DriverError as exc:
-        note_blocked(ctx, tab_id, exc)
-        raise page_failure(what, exc) from None
-    if done.get("sensitive"):  # the agent filled a password field: the audit log must not show the text
-        note_sensitive("text", "value")  # first: the landing check below may fail the call
-    if done.get("navigated"):
-        await check_landing(ctx, tab_id, done.get("url", ""))
+        if done.get("sensitive"):  # the agent filled a password field: the audit log must not show the text
+            note_sensitive("text", "value")  # first: the landing check that follows may fail the call
+        return done
+
     # the action may have changed the page's tools (a dialog, a WebMCP registration): listed when this call
     # returns, so the client hears of them with this answer; an unchanged page costs one round trip
-    await ctx.runtime.refresh_page_tools(tab_id)
-    await ctx.runtime.page_changed()
+    try:
+        done = await page_changing_call(
+            ctx, tab_id, perform(), lambda done: done.get("url", "") if done.get("navigated") else None
+        )
+    except DriverError as exc:
+        raise page_failure(what, exc) from None
     result: dict[str, Any] = {"done": what}
     if done.get("navigated"):
         result["navigated"] = {

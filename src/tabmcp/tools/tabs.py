@@ -67,29 +67,6 @@ def check_url(url: str, policy: NavigationPolicy = DEFAULT_POLICY) -> None:
         raise ToolFailure(verdict.reason, {"code": verdict.code})
 
 
-def note_blocked(ctx: ToolContext, tab_id: int, exc: DriverError) -> None:
-    """A navigation the browser blocked (``NAVIGATION_BLOCKED``) is the failing tool's to report: the
-    browser's own event about it adds no second note to the next result."""
-    if str(exc.code) == "NAVIGATION_BLOCKED":
-        ctx.runtime.blocked_reported(tab_id)
-
-
-async def check_landing(ctx: ToolContext, tab_id: int, url: str) -> None:
-    """Where a navigation ended must be allowed too: back/forward (the back/forward cache asks no
-    server), a page served by its service worker. A tab at a refused page is sent to about:blank and
-    the call fails saying why."""
-    verdict = ctx.policy.check(url) if url else None
-    if verdict is not None and not verdict.allowed:
-        await ctx.runtime.stop_tab(tab_id, url, verdict, by_tool=True)
-        reason: str | None = verdict.reason
-    else:
-        # the runtime may have seen the refused landing first (the tab's load event came during the
-        # call) and sent the tab away already: the call reports it all the same
-        reason = ctx.runtime.take_stop(tab_id)
-    if reason is not None:
-        raise ToolFailure(f"{reason} tabmcp sent the tab to about:blank.", {"code": "NAVIGATION_BLOCKED"})
-
-
 def dialogs_shown(answer: Mapping[str, Any]) -> dict[str, Any]:
     """The dialogs a driver's answer says the page showed (answered by tabmcp, never left open),
     as a tool result reports them: ``{"dialogs": [...]}``, or nothing when there were none."""
