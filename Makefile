@@ -46,7 +46,7 @@ bench: setup
 	bash bench/setup.sh
 	$(BIN)/python -m bench.all $(BENCH_ARGS)
 
-# On demand: the scripted tasks on the demo sites, tabmcp's page tools against Playwright MCP (issue 4)
+# On demand: the scripted tasks on the demo sites, tabmcp's page tools against Playwright MCP (bench/README.md)
 bench-tasks: setup
 	bash bench/setup.sh
 	$(BIN)/python -m bench.tasks $(BENCH_ARGS)

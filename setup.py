@@ -1,6 +1,6 @@
 """Package layout that pyproject.toml cannot say: the wheel carries ``extension/`` as ``tabmcp/extension``.
 
-DESIGN.md keeps the MV3 extension at the repository root (one folder for Chrome's "Load unpacked", no
+The MV3 extension lives at the repository root (one folder for Chrome's "Load unpacked", no
 build step). A wheel must carry it inside the package so that ``tabmcp extension-path`` and
 ``connect_browser(launch=true)`` find it after ``pipx install`` / ``uvx``; ``package_dir`` maps the
 folder there, with no second copy in git. Its subfolders (``icons/``) are listed as packages too:

@@ -32,7 +32,7 @@ from tabmcp.spinner import Spinner
 MIN_PYTHON = (3, 11)
 BROWSER_VERSION_TIMEOUT = 20.0  # a cold first start of Chromium on a slow disk takes seconds
 PORT_PROBE_TIMEOUT = 2.0
-CHROME_IGNORES_LOAD_EXTENSION = 137  # branded Google Chrome from this version on (DESIGN.md)
+CHROME_IGNORES_LOAD_EXTENSION = 137  # branded Google Chrome from this version on (docs/scaling.md)
 
 
 @dataclass

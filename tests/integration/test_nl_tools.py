@@ -1,4 +1,4 @@
-"""The natural-language tools (issue 7, docs/nl-tools.md) as a client uses them: `tabmcp serve` over
+"""The natural-language tools (docs/nl-tools.md) as a client uses them: `tabmcp serve` over
 stdio with ``nl_tools=true``, an MCP ClientSession, headless Chromium, the fixture pages
 ``nl.html`` (a shop with near-duplicate controls) and ``nl-dupes.html``.
 

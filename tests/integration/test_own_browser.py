@@ -1,4 +1,4 @@
-"""Seed 002's edge cases in a real browser the user drives (here: the test, through Playwright).
+"""The edge cases of a real browser the user drives (here: the test, through Playwright).
 
 The browser starts *before* the server, as a user's Chrome with the extension would, so the
 extension's reconnect back-off is part of every test here.

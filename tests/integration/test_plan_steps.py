@@ -1,7 +1,7 @@
 """Page-tool plans end to end, one level below MCP: a real Bridge, headless Chromium with the real
 extension, ``ExtensionDriver.run_steps`` called directly (docs/protocol.md, "Step").
 
-The plan steps of issue 4 (wait_for, extract, navigate, fill + submit, check/uncheck, a step's
+The plan steps (wait_for, extract, navigate, fill + submit, check/uncheck, a step's
 timeoutMs), the toolResult they answer (``extracted``, ``page.changed/text/results/navigated``), the
 failures (prefixed ``step N (action):``), and the ``toolsChanged`` event a DOM change sends to the
 bridge. The pages are tests/fixtures/pages (see its README), served on 127.0.0.1.
