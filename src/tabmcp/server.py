@@ -269,7 +269,6 @@ class TabmcpServer(Server[Any]):
         return error_result(f"{why}. Available tools: {', '.join(available)}.", data)
 
 
-
 def _how_to_reach(tool: CoreTool, mode: s.Mode, available: list[str]) -> str:
     """What gets a stale call's tool back: the browser link, or a tab to work on."""
     if mode == s.Mode.DISCONNECTED:
