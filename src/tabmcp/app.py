@@ -27,7 +27,7 @@ from tabmcp.drivers.cdp import CdpDriver
 from tabmcp.drivers.extension import ExtensionEndpoint
 from tabmcp.drivers.hub import DriverHub
 from tabmcp.drivers.launch import ChromiumLauncher
-from tabmcp.guard import Guards
+from tabmcp.guard.guards import Guards
 from tabmcp.introspect.registry import Registry
 from tabmcp.policy import NavigationPolicy
 from tabmcp.progress import NO_PROGRESS, Progress

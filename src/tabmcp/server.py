@@ -177,7 +177,7 @@ class TabmcpServer(Server[Any]):
             workspace.calls.add(call)  # cancelled if the workspace closes under it
         mark = self.app.rereads.mark(workspace.key)
         try:
-            # rate limit, confirmation of destructive calls, audit log (guard/__init__.py)
+            # rate limit, confirmation of destructive calls, audit log (guard/guards.py)
             result = await self.app.guards.call(
                 ctx,
                 workspace.key,

@@ -18,7 +18,8 @@ from mcp.server import Server
 
 from tabmcp import state as s
 from tabmcp.config import Settings
-from tabmcp.guard import Guards, confirm
+from tabmcp.guard import confirm
+from tabmcp.guard.guards import Guards
 from tabmcp.guard.sensitive import note_sensitive
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.page.snapshot import Node, SnapshotStore

@@ -6,9 +6,10 @@ modules together (each needs the other to be understood, tested and changed), so
 rather than breaking it.
 
 An edge goes to the module an import names: ``import a.b`` and ``from a import b`` (b a module)
-lead to ``a.b``; ``from a.b import name`` leads to ``a.b``. The package ``__init__`` Python runs
-before a submodule is not counted as an edge of its own: every package that re-exports its
-submodules would otherwise be a cycle with each of them.
+lead to ``a.b``; ``from a.b import name`` leads to ``a.b``. Importing ``a.b`` also runs the package
+``a`` first (its ``__init__``), so that is an edge too, except from a module inside ``a`` itself:
+a package that re-exports its own modules is not a cycle with each of them, but a package whose
+``__init__`` loads heavy parts makes every user of its small modules depend on them.
 """
 
 from __future__ import annotations
@@ -50,7 +51,14 @@ def imports_of(name: str, path: Path, modules: set[str]) -> set[str]:
             for alias in node.names:
                 submodule = f"{target}.{alias.name}"
                 found.add(submodule if submodule in modules else target)
-    return {m for m in found if m in modules and m != name}
+    found |= {parent for module in found for parent in _packages_of(module)}
+    return {m for m in found if m in modules and m != name and not name.startswith(m + ".")}
+
+
+def _packages_of(module: str) -> list[str]:
+    """The packages Python runs before ``module`` (tabmcp's own, below the top one)."""
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(2, len(parts))]
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -112,6 +120,8 @@ def test_the_graph_sees_the_imports_that_matter() -> None:
     assert "tabmcp.drivers.base" in graph["tabmcp.runtime"]  # at the top
     assert "tabmcp.runtime" in graph["tabmcp.tools.base"]  # under TYPE_CHECKING
     assert "tabmcp.stdio_transport" in graph["tabmcp.server"]  # inside a function
+    assert "tabmcp.guard" in graph["tabmcp.runtime"]  # the package run before guard.origins
+    assert "tabmcp.drivers.cdp" not in graph["tabmcp.drivers.cdp.driver"]  # its own package
 
 
 def test_cycles_finds_a_loop() -> None:
