@@ -90,7 +90,8 @@
     const out = new HtmlWriter(limit);
     if (document.documentElement) writeNode(document.documentElement, out);
     const html = out.finish();
-    return { url: location.href, title: document.title, html, truncated: out.truncated, version, webmcp: currentWebmcpTools() };
+    const webmcp = currentWebmcpTools();
+    return { url: location.href, title: document.title, html, truncated: out.truncated, version, webmcp };
   }
 
   function writeNode(node, out) {

@@ -17,7 +17,7 @@
   // a quiet period (LIVE_QUIET_MS, LIVE_MAX_MS at most) the tool-relevant structure is
   // fingerprinted, and only a different fingerprint is a change: typing, checking, focus and edits
   // of plain text never are. `pageVersion()` is "<docId>:<seq>"; `onToolRelevantChange(reason)` is
-  // called by anything else that may have changed the tools (the WebMCP section: 'webmcp').
+  // called by anything else that may have changed the tools (webmcp.js: 'webmcp').
 
   const LIVE_QUIET_MS = 300;
   const LIVE_MAX_MS = 1500;

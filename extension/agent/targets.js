@@ -238,6 +238,9 @@
     return typeof ms === 'number' && ms >= 0 ? ms : DEFAULT_TIMEOUT_MS;
   }
 
+  // -------------------------------------------------------------------------------------------
+  // frameOffset: where an iframe's content box is in this frame's viewport (trusted input into it)
+
   async function frameOffset(arg) {
     try {
       // the CDP driver, in the same world as this agent, hands over the <iframe> element itself
