@@ -2,7 +2,7 @@
 //
 // Connects to the tabmcp server's WebSocket as a client (or, where local ports are blocked, through
 // the native messaging host: docs/native-messaging.md), reports tab events, and answers the
-// server's requests by driving tabs and the page agent (agent.js). The wire protocol is
+// server's requests by driving tabs and the page agent (agent/*.js). The wire protocol is
 // docs/protocol.md; every frame sent here must match it exactly, because the server validates
 // each one.
 'use strict';
@@ -63,7 +63,8 @@ const CRASH_CHECK_DELAY_MS = 300;
 const DEFAULT_MAX_CHARS = 1000000;
 
 const AGENT_PORT_NAME = 'tabmcp-agent';
-const AGENT_FILE = 'agent.js';
+// The page agent's files in load order: the manifest's isolated-world content script is the one list.
+const AGENT_FILES = chrome.runtime.getManifest().content_scripts.find((script) => script.world !== 'MAIN').js;
 const HOOKS_FILE = 'page_hooks.js';
 const STEP_TIMEOUT_MS = 5000; // how long a page-tool step waits for its element to be actionable
 const MAX_EXTRACT_ITEMS = 100; // an extract step's largest limit (protocol.py MAX_EXTRACT_ITEMS)
@@ -1214,7 +1215,7 @@ async function injectAgent(target) {
     if (e.code === 'NO_TAB') throw e;
     log('could not inject the page hooks', e.message);
   }
-  await executeIn(target, { files: [AGENT_FILE] });
+  await executeIn(target, { files: AGENT_FILES });
 }
 
 async function callAgentOnce(tabId, method, arg) {

@@ -7,7 +7,7 @@
 // - dialogs: replaces alert/confirm/prompt so they never block a tab the model drives;
 // - WebMCP: document.modelContext / navigator.modelContext (a polyfill, or wrappers around the
 //   browser's own), so the agent learns the tools the page declares and can run them.
-// Everything goes to the page agent (agent.js, isolated world) as CustomEvents on window whose
+// Everything goes to the page agent (agent/*.js, isolated world) as CustomEvents on window whose
 // detail is a JSON string (objects do not cross worlds). The agent sets the dialog policy the same
 // way. docs/page-agent.md §3 (Dialogs), §5 (Console) and "WebMCP" are the contract.
 (() => {

@@ -9,7 +9,8 @@ from tests.agent.conftest import AgentPage, Browser, eventually
 OpenPage = Callable[..., AgentPage]
 
 INJECT_AGAIN = """async (tabId) => {
-  await chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: ['agent.js'] });
+  const agentFiles = chrome.runtime.getManifest().content_scripts.find((s) => s.world !== 'MAIN').js;
+  await chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: agentFiles });
   await chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: ['page_hooks.js'], world: 'MAIN' });
 }"""
 

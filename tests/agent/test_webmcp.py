@@ -26,7 +26,8 @@ LOAD_TOOLS = [
 
 REINJECT_AGENT = """async (tabId) => {
   await chrome.scripting.executeScript({ target: { tabId }, func: () => { delete globalThis.__tabmcpAgent; } });
-  await chrome.scripting.executeScript({ target: { tabId }, files: ['agent.js'] });
+  const agentFiles = chrome.runtime.getManifest().content_scripts.find((s) => s.world !== 'MAIN').js;
+  await chrome.scripting.executeScript({ target: { tabId }, files: agentFiles });
 }"""
 
 def webmcp(page: AgentPage, frame_id: int = 0) -> list[dict[str, Any]]:

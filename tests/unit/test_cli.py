@@ -44,7 +44,7 @@ def test_extension_path_points_at_the_manifest(capsys: pytest.CaptureFixture[str
     assert main(["extension-path"]) == 0
     folder = Path(capsys.readouterr().out.strip())
     assert (folder / "manifest.json").is_file()
-    assert (folder / "background.js").is_file() and (folder / "agent.js").is_file()
+    assert (folder / "background.js").is_file() and (folder / "agent" / "entry.js").is_file()
 
 
 def test_driver_flags_select_the_cdp_driver(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -139,10 +139,10 @@ def test_the_packaged_extension_passes() -> None:
 def test_an_extension_with_a_missing_file_fails_with_its_name(tmp_path: Path) -> None:
     folder = tmp_path / "extension"
     shutil.copytree(REPO_EXTENSION, folder)
-    (folder / "agent.js").unlink()
+    (folder / "agent" / "entry.js").unlink()
     check = check_extension(folder)
     assert not check.ok and check.title == f"extension: {folder} cannot be loaded"
-    assert "missing: agent.js" in check.lines[0]
+    assert "missing: agent/entry.js" in check.lines[0]
     assert "reinstall" in check.fix
     (folder / "manifest.json").write_text("{")
     assert "not valid JSON" in check_extension(folder).lines[0]

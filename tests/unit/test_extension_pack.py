@@ -119,7 +119,7 @@ def test_cli_writes_the_zip_into_a_folder_and_prints_its_path(
         if p.is_file() and not p.name.startswith(".")
     }
     assert "key" not in json.loads(files["manifest.json"])
-    assert files["agent.js"] == (REPO_EXTENSION / "agent.js").read_bytes()
+    assert files["agent/entry.js"] == (REPO_EXTENSION / "agent" / "entry.js").read_bytes()
     assert "--extension-id" in captured.err  # the store's id must be allowed on the bridge
 
 

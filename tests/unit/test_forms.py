@@ -1,4 +1,4 @@
-"""The generic form introspector, on HTML serialised the way extension/agent.js writes it."""
+"""The generic form introspector, on HTML serialised the way the page agent (extension/agent/) writes it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from tabmcp.introspect.forms import FormIntrospector
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Step, Target
 
-# src/tabmcp/demo/sites/flights.html as agent.js serialises it: no doctype, no comments, live values
+# src/tabmcp/demo/sites/flights.html as the page agent serialises it: no doctype, no comments, live values
 # written as attributes, a ref on every interactive element, the hidden CSRF input flagged hidden.
 FLIGHTS_HTML = """<html lang="en"><head><meta charset="utf-8">
 <title>SkyHop \u2013 search flights</title></head>
@@ -208,7 +208,7 @@ def test_disabled_hidden_and_unreferenced_controls_are_not_parameters() -> None:
 
 def test_controls_in_a_disabled_fieldset_are_not_parameters() -> None:
     # Regression: per HTML, every control inside <fieldset disabled> (outside its first legend) is
-    # disabled and never submitted; agent.js serialises attributes, not the :disabled state, so the
+    # disabled and never submitted; the page agent serialises attributes, not the :disabled state, so the
     # introspector must look at the ancestors (forms._disabled).
     html = """
     <form action="/book" data-tabmcp-ref="e1">
@@ -504,7 +504,7 @@ def test_page_text_in_descriptions_is_quoted_and_capped() -> None:
 
 
 def test_what_the_user_typed_does_not_change_the_tool() -> None:
-    # agent.js writes the live form state into attributes; the tool (and so list_changed) must not follow it
+    # the page agent writes the live form state into attributes; the tool (and so list_changed) must not follow it
     typed = (
         FLIGHTS_HTML.replace('placeholder="SFO" value=""', 'placeholder="SFO" value="LHR"')
         .replace('min="1" value="1"', 'min="1" value="7.5"')

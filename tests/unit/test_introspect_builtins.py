@@ -14,7 +14,7 @@ from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Step
 from tabmcp.tools.catalog import CATALOG
 
-# A page with a bit of everything the built-ins read, serialised the way agent.js writes it.
+# A page with a bit of everything the built-ins read, serialised the way the page agent writes it.
 KITCHEN_SINK = """<html><head><title>Everything</title></head><body>
 <header>
   <form role="search" action="/search" data-tabmcp-ref="e1">

@@ -1,4 +1,4 @@
-"""Calling the page agent (extension/agent.js) in a tab's frames, and the frame bookkeeping around it.
+"""Calling the page agent (extension/agent/) in a tab's frames, and the frame bookkeeping around it.
 
 The same agent the extension injects: Playwright evaluates it in each frame's main world (it has no
 isolated worlds), with ``page_hooks.js`` before it. Refs follow the extension's scheme
@@ -19,7 +19,7 @@ from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from tabmcp.drivers.base import DriverError
-from tabmcp.drivers.launch import extension_source
+from tabmcp.drivers.page_scripts import page_scripts
 from tabmcp.protocol import ErrorCode
 
 log = logging.getLogger(__name__)
@@ -45,9 +45,8 @@ FRAME_OFFSET = """(el, point) => globalThis.__tabmcpAgent
 
 
 def scripts() -> tuple[str, str]:
-    """(page_hooks.js, agent.js) as the extension ships them."""
-    folder = extension_source()
-    return (folder / "page_hooks.js").read_text(encoding="utf-8"), (folder / "agent.js").read_text(encoding="utf-8")
+    """(page hooks, page agent) as the extension's manifest lists them."""
+    return page_scripts()
 
 
 class FrameGone(DriverError):

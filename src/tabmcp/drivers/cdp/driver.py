@@ -45,7 +45,7 @@ from tabmcp.policy import NavigationPolicy
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-HOST_BINDING = "__tabmcpHostPost"  # agent.js posts its port messages here (console, dialogs, toolsChanged)
+HOST_BINDING = "__tabmcpHostPost"  # the page agent posts its port messages here (console, dialogs, toolsChanged)
 CONNECT_TIMEOUT_MS = 30_000
 # Playwright's first attach to a browser that is still starting can stall for good (its pages never
 # finish initialising for it; microsoft/playwright#32388); a second connection gets through. So the

@@ -1,0 +1,366 @@
+// tabmcp page agent: act (one action, its actionability checks, dialog policy and bookkeeping),
+// and point / rect for the service worker's trusted input.
+(() => {
+  'use strict';
+
+  const shared = globalThis.__tabmcpParts;
+  if (globalThis.__tabmcpAgent || !shared) return;
+  const {
+    POLICY_EVENT, CHECKABLE_ROLES, AgentError, failure, collapse, sleep, framesPainted, flatParent,
+    deepActiveElement, isVisible, hiddenReason, roleOf, checkedState, viewportSize, describe, checkTarget,
+    resolveTarget, scrollIntoViewIfNeeded, waitActionable, timeoutOf, moveMouse, pointerClick, isTextControl,
+    isEditable, setNativeValue, fireInput, fireBeforeInput, fireChange, editControl, insertEdit, insertText,
+    execEdit, selectAllIn, caretToEnd, focusElement, parseKey, fireKey, pressKey, isCheckLike, isSubmitButton,
+    submitForm,
+  } = shared;
+  // Defined by a later file: called through `shared` (by then every file has run).
+  const flushConsole = () => shared.flushConsole();
+
+  const POINT_POLICY_MS = 5000;
+  // Input types whose value is the text typed (no sanitising to a format).
+  const TEXT_INPUT_TYPES = new Set(['text', 'search', 'url', 'tel', 'email', 'password']);
+
+  // -------------------------------------------------------------------------------------------
+  // Dialog policy and the action's bookkeeping (dialogs seen, navigation started)
+
+  const liveActions = new Set();
+
+  function setDialogPolicy(mode, promptText, ms) {
+    const detail = JSON.stringify({ mode, promptText: typeof promptText === 'string' ? promptText : null, ms });
+    window.dispatchEvent(new CustomEvent(POLICY_EVENT, { detail }));
+  }
+
+  function beginAction(arg) {
+    const record = { dialogs: [], navigation: null };
+    const onNavigate = (event) => {
+      if (record.navigation) return;
+      const destination = event.destination;
+      record.navigation = { url: destination.url, sameDocument: destination.sameDocument };
+    };
+    const nav = globalThis.navigation;
+    if (nav) nav.addEventListener('navigate', onNavigate);
+    liveActions.add(record);
+    setDialogPolicy(arg.dialog === 'accept' ? 'accept' : 'dismiss', arg.promptText);
+    record.end = () => {
+      if (nav) nav.removeEventListener('navigate', onNavigate);
+      liveActions.delete(record);
+      if (!liveActions.size) setDialogPolicy('dismiss', null);
+    };
+    return record;
+  }
+
+  // A navigation may be started by a handler a moment later: one setTimeout(0), no fixed grace.
+  async function settleAction(record) {
+    if (!record.navigation) await sleep(0);
+    const navigation = record.navigation;
+    const nav = globalThis.navigation;
+    // a same-origin router may have intercepted a cross-document navigation
+    if (navigation && !navigation.sameDocument && nav && nav.transition && nav.currentEntry
+      && nav.currentEntry.url === navigation.url) navigation.sameDocument = true;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // act
+
+  function needString(arg, field) {
+    if (typeof arg[field] !== 'string') throw new AgentError('BAD_MESSAGE', `${arg.action} needs a string ${field}`);
+    return arg[field];
+  }
+
+  async function actClick(arg, clicks) {
+    const el = resolveTarget(arg.target);
+    const point = await waitActionable(el, { enabled: true, pointer: true }, timeoutOf(arg), clicks === 2 ? 'double-click' : 'click');
+    pointerClick(point.hit, point.x, point.y, clicks);
+    return {};
+  }
+
+  async function actHover(arg) {
+    const el = resolveTarget(arg.target);
+    const point = await waitActionable(el, { pointer: true }, timeoutOf(arg), 'hover');
+    moveMouse(point.hit, point.x, point.y);
+    return {};
+  }
+
+  async function editableTarget(arg, verb) {
+    const el = resolveTarget(arg.target);
+    if (!isEditable(el)) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot ${verb} ${describe(el)}: it is not a text field`);
+    }
+    await waitActionable(el, { enabled: true, editable: true }, timeoutOf(arg), verb);
+    return el;
+  }
+
+  /** A password field: the server keeps the text out of its audit log (never the value itself). */
+  const sensitiveTarget = (el) => (el instanceof HTMLInputElement && el.type === 'password' ? { sensitive: true } : {});
+
+  async function actFill(arg, text) {
+    const el = await editableTarget(arg, text ? 'fill' : 'clear');
+    fillElement(el, text);
+    return sensitiveTarget(el);
+  }
+
+  function fillElement(el, text) {
+    focusElement(el);
+    if (isTextControl(el)) {
+      if (!fireBeforeInput(el, 'insertReplacementText', text)) return;
+      setNativeValue(el, text);
+      if (el instanceof HTMLInputElement && !TEXT_INPUT_TYPES.has(el.type) && el.value !== text) {
+        throw new AgentError('ELEMENT_NOT_INTERACTABLE',
+          `Cannot fill ${describe(el)} with ${JSON.stringify(text)}: an input of type ${el.type} did not accept it (value is now ${JSON.stringify(el.value)})`);
+      }
+      fireInput(el, 'insertReplacementText', text);
+      fireChange(el);
+      return;
+    }
+    selectAllIn(el);
+    if (text) execEdit(el, 'insertText', text);
+    else if (!document.execCommand('delete')) {
+      el.textContent = '';
+      fireInput(el, 'deleteContentBackward', null);
+    }
+  }
+
+  async function actType(arg) {
+    const text = needString(arg, 'text');
+    const el = await editableTarget(arg, 'type into');
+    focusElement(el);
+    caretToEnd(el);
+    const before = isTextControl(el) ? el.value : null;
+    for (const ch of text) {
+      if (ch === '\n' && el instanceof HTMLInputElement) continue;
+      const key = ch === '\n' ? 'Enter' : ch;
+      let proceed = fireKey('keydown', el, key, {});
+      if (proceed) proceed = fireKey('keypress', el, key, {});
+      if (proceed) {
+        if (ch === '\n' && el instanceof HTMLTextAreaElement) editControl(el, 'insertLineBreak', null, insertEdit('\n'));
+        else if (ch === '\n') execEdit(el, 'insertParagraph');
+        else insertText(el, ch);
+      }
+      fireKey('keyup', el, key, {});
+    }
+    if (before !== null && el.value !== before) fireChange(el);
+    return sensitiveTarget(el);
+  }
+
+  async function actSelect(arg) {
+    let wanted;
+    if (Array.isArray(arg.values)) wanted = arg.values;
+    else if (arg.value !== undefined && arg.value !== null) wanted = [arg.value];
+    if (!wanted || !wanted.length || !wanted.every((v) => typeof v === 'string')) {
+      throw new AgentError('BAD_MESSAGE', 'select needs a string value or a list of string values');
+    }
+    const el = resolveTarget(arg.target);
+    if (!(el instanceof HTMLSelectElement)) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot select in ${describe(el)}: it is not a <select> (click its options instead)`);
+    }
+    await waitActionable(el, { enabled: true }, timeoutOf(arg), 'select in');
+    const options = [...el.options];
+    const chosen = wanted.map((value) => {
+      const needle = collapse(value).toLowerCase();
+      const option = options.find((o) => o.value === value)
+        || options.find((o) => collapse(o.label || o.text).toLowerCase() === needle);
+      if (!option) {
+        const listed = options.map((o) => `${JSON.stringify(collapse(o.label || o.text))} (value ${JSON.stringify(o.value)})`);
+        throw new AgentError('ELEMENT_NOT_FOUND',
+          `No option ${JSON.stringify(value)} in ${describe(el)}; its options: ${listed.join(', ') || 'none'}`);
+      }
+      if (option.disabled) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Option ${JSON.stringify(value)} is disabled`);
+      return option;
+    });
+    if (chosen.length > 1 && !el.multiple) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `${describe(el)} takes one option, ${chosen.length} were given`);
+    }
+    focusElement(el);
+    if (el.multiple) for (const option of options) option.selected = chosen.includes(option);
+    else chosen[0].selected = true;
+    fireInput(el, 'insertReplacementText', null);
+    fireChange(el);
+    return { selected: chosen.map((o) => o.value) };
+  }
+
+  function checkedNow(el, role) {
+    return checkedState(el, role) === 'checked';
+  }
+
+  async function actCheck(arg, wanted) {
+    const el = resolveTarget(arg.target);
+    const role = roleOf(el);
+    const native = isCheckLike(el);
+    if (!native && !CHECKABLE_ROLES.has(role)) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot ${arg.action} ${describe(el)}: it is not a checkbox, radio or switch`);
+    }
+    if (checkedNow(el, role) === wanted) return {};
+    if (!wanted && (role === 'radio' || role === 'menuitemradio')) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot uncheck ${describe(el)}: a radio is unchecked by checking another one`);
+    }
+    // a visually hidden native checkbox is clicked through its label, as a user would
+    let target = el;
+    if (native && !isVisible(el) && el.labels) target = [...el.labels].find(isVisible) || el;
+    const point = await waitActionable(target, { enabled: true, enabledOf: el, pointer: true }, timeoutOf(arg), arg.action);
+    pointerClick(point.hit, point.x, point.y, 1);
+    if (checkedNow(el, role) !== wanted) await sleep(0); // a framework may update on the next task
+    if (checkedNow(el, role) !== wanted) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Clicking ${describe(el)} did not ${arg.action} it`);
+    }
+    return {};
+  }
+
+  async function actPress(arg) {
+    const { key, modifiers } = parseKey(needString(arg, 'key'));
+    let el;
+    if (arg.target) {
+      el = resolveTarget(arg.target);
+      await waitActionable(el, {}, timeoutOf(arg), 'press a key on');
+      focusElement(el);
+    }
+    el = deepActiveElement() || document.body || document.documentElement;
+    pressKey(el, key, modifiers);
+    return {};
+  }
+
+  /** The nearest ancestor (or el) that scrolls vertically/horizontally, else the page. */
+  function scrollerFor(el, vertical) {
+    for (let n = el; n && n !== document.body && n !== document.documentElement; n = flatParent(n)) {
+      const overflow = getComputedStyle(n)[vertical ? 'overflowY' : 'overflowX'];
+      const room = vertical ? n.scrollHeight > n.clientHeight : n.scrollWidth > n.clientWidth;
+      if (room && (overflow === 'auto' || overflow === 'scroll')) return n;
+    }
+    return null;
+  }
+
+  async function actScroll(arg) {
+    const el = arg.target ? resolveTarget(arg.target) : null;
+    const direction = arg.direction;
+    if (direction === undefined || direction === null) {
+      if (!el) throw new AgentError('BAD_MESSAGE', 'scroll needs a target or a direction');
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      return { scroll: pagePosition() };
+    }
+    if (!['up', 'down', 'left', 'right'].includes(direction)) {
+      throw new AgentError('BAD_MESSAGE', 'direction is up, down, left or right');
+    }
+    const vertical = direction === 'up' || direction === 'down';
+    const scroller = el ? scrollerFor(el, vertical) : null;
+    const viewport = viewportSize();
+    const page = vertical ? viewport.height : viewport.width;
+    const amount = typeof arg.amount === 'number' && arg.amount > 0 ? arg.amount
+      : scroller ? (vertical ? scroller.clientHeight : scroller.clientWidth) : page;
+    const sign = direction === 'up' || direction === 'left' ? -1 : 1;
+    const delta = { left: vertical ? 0 : sign * amount, top: vertical ? sign * amount : 0, behavior: 'instant' };
+    if (scroller) {
+      scroller.scrollBy(delta);
+      return { scroll: { x: scroller.scrollLeft, y: scroller.scrollTop } };
+    }
+    window.scrollBy(delta);
+    return { scroll: pagePosition() };
+  }
+
+  function pagePosition() {
+    return { x: Math.round(window.scrollX), y: Math.round(window.scrollY) };
+  }
+
+  function formOf(el) {
+    const form = el instanceof HTMLFormElement ? el : el.closest('form') || el.form;
+    if (!form) throw new AgentError('ELEMENT_NOT_FOUND', `${describe(el)} is not a form and is not inside one`);
+    return form;
+  }
+
+  async function actSubmit(arg) {
+    const el = resolveTarget(arg.target);
+    const form = formOf(el);
+    const submitter = isSubmitButton(el) && el.form === form && !el.disabled ? el : null;
+    submitForm(form, submitter);
+    return {};
+  }
+
+  const ACT_HANDLERS = {
+    click: (arg) => actClick(arg, 1),
+    dblclick: (arg) => actClick(arg, 2),
+    hover: actHover,
+    fill: (arg) => actFill(arg, needString(arg, 'text')),
+    clear: (arg) => actFill(arg, ''),
+    type: actType,
+    select: actSelect,
+    check: (arg) => actCheck(arg, true),
+    uncheck: (arg) => actCheck(arg, false),
+    press: actPress,
+    scroll: actScroll,
+    submit: actSubmit,
+  };
+  const TARGETED = new Set(['click', 'dblclick', 'hover', 'fill', 'clear', 'type', 'select', 'check', 'uncheck', 'submit']);
+
+  /** One action: {ok: true, navigation?, dialogs, ...} or {ok: false, code, message, candidates?}. */
+  async function act(arg) {
+    try {
+      if (!arg || typeof arg !== 'object' || !Object.hasOwn(ACT_HANDLERS, arg.action)) {
+        throw new AgentError('BAD_MESSAGE', `Unknown action ${JSON.stringify(arg && arg.action)}`);
+      }
+      if (TARGETED.has(arg.action)) checkTarget(arg.target);
+      const record = beginAction(arg);
+      try {
+        const extra = await ACT_HANDLERS[arg.action](arg);
+        await settleAction(record);
+        const result = { ok: true, ...extra, dialogs: record.dialogs };
+        if (record.navigation) result.navigation = record.navigation;
+        return result;
+      } finally {
+        record.end();
+        flushConsole(); // what the action logged reaches the worker before its answer does
+      }
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // point, rect
+
+  const POINT_CHECKS = {
+    click: { enabled: true, pointer: true },
+    dblclick: { enabled: true, pointer: true },
+    check: { enabled: true, pointer: true },
+    uncheck: { enabled: true, pointer: true },
+    hover: { pointer: true },
+    fill: { enabled: true, editable: true, pointer: true },
+    type: { enabled: true, editable: true, pointer: true },
+    clear: { enabled: true, editable: true, pointer: true },
+    select: { enabled: true, pointer: true },
+  };
+
+  /** Where trusted input should land: the centre of the element once it is actionable. */
+  async function point(arg) {
+    try {
+      if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'point needs {target}');
+      const el = resolveTarget(arg.target);
+      const action = typeof arg.action === 'string' && POINT_CHECKS[arg.action] ? arg.action : 'click';
+      const found = await waitActionable(el, POINT_CHECKS[action], timeoutOf(arg), action);
+      // trusted input is routed by the browser from what was last painted: let the scroll show
+      if (found.scrolled) await framesPainted();
+      // dialogs opened by the trusted input that follows answer by this policy for a while
+      if (arg.dialog === 'accept' || arg.dialog === 'dismiss') setDialogPolicy(arg.dialog, arg.promptText, POINT_POLICY_MS);
+      const { rect } = found;
+      return { ok: true, x: found.x, y: found.y, rect: plainRect(rect), ...sensitiveTarget(el) };
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  function plainRect(rect) {
+    return { x: rect.x, y: rect.y, width: rect.width, height: rect.height };
+  }
+
+  function rect(arg) {
+    try {
+      if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'rect needs {target}');
+      const el = resolveTarget(arg.target);
+      if (!isVisible(el)) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot measure ${describe(el)}: ${hiddenReason(el)}`);
+      return { ok: true, rect: plainRect(scrollIntoViewIfNeeded(el)), dpr: window.devicePixelRatio || 1 };
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  Object.assign(shared, {
+    liveActions, beginAction, settleAction, act, point, rect,
+  });
+})();

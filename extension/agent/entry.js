@@ -1,0 +1,55 @@
+// tabmcp page agent: builds globalThis.__tabmcpAgent from the parts, the last file of the list.
+//
+// background.js calls it through globalThis.__tabmcpAgent[method](arg). docs/page-agent.md is the
+// contract:
+// - snapshot / find / act / point / rect / probe / frameOffset: the page as rows with
+//   refs, element targets, actions with actionability checks, waits;
+// - capture / summary: the DOM as HTML for introspection, a page summary. Page-tool plan
+//   steps run through act, like interact.
+// - live updates: the top frame posts toolsChanged when the tool-relevant structure
+//   changed (debounced fingerprint); capture carries the version; watchChanges / summary({token})
+//   say what a plan changed (unwatch ends a watch whose plan failed), extract reads every match
+//   of a selector; capture lists the page's WebMCP tools and webmcpCall runs one.
+// page_hooks.js (main world) reports console entries, dialogs and the WebMCP registry through
+// CustomEvents; this agent forwards the first two to the service worker over its runtime port.
+(() => {
+  'use strict';
+
+  const shared = globalThis.__tabmcpParts;
+  if (globalThis.__tabmcpAgent || !shared) return;
+  const {
+    IS_TOP, DOC_ID, watchChanges, unwatch, summary, extract, snapshot, frameOffset, find, probe, act, point, rect,
+    openPort, takeConsoleQueue, flushConsole, startLiveUpdates, webmcpSync, webmcpCall, capture,
+  } = shared;
+
+  const VERSION = '0.2.0';
+
+  globalThis.__tabmcpAgent = Object.freeze({
+    version: VERSION,
+    docId: DOC_ID,
+    snapshot,
+    find,
+    act,
+    point,
+    rect,
+    probe,
+    frameOffset,
+    capture,
+    summary,
+    watchChanges,
+    unwatch,
+    extract,
+    webmcpCall,
+    // sends the queued console entries now: {ok, sent} (for a reader that must not wait 100 ms)
+    flushConsole: () => ({ ok: true, sent: flushConsole() }),
+    // hands the queued entries to the caller instead of the port: a console read is then complete
+    // without racing the port's messages
+    takeConsole: () => ({ ok: true, entries: takeConsoleQueue() }),
+  });
+  delete globalThis.__tabmcpParts; // the methods keep what they use
+  if (IS_TOP) {
+    openPort();
+    startLiveUpdates();
+  }
+  webmcpSync(); // hooks that ran first (or served an earlier agent) send what the page declared so far
+})();

@@ -1,0 +1,229 @@
+// tabmcp page agent: snapshot, the page as rows with refs; each iframe's document learns the
+// token of its <iframe> element in the parent.
+(() => {
+  'use strict';
+
+  const shared = globalThis.__tabmcpParts;
+  if (globalThis.__tabmcpAgent || !shared) return;
+  const {
+    NAME_MAX, IS_TOP, SKIPPED_TAGS, INLINE_TAGS, LABELABLE_TAGS, FORM_CONTROL_TAGS, collapse, cut, DOC_ID, refFor,
+    forEachChild, flatParent, deepActiveElement, isRendered, isVisible, PRUNED, VISIBLE, ZERO_SIZE, renderState,
+    visibilityOf, MARKED_SELECTOR, roleOf, isInteractive, accName, valueOf, statesOf, renderedText,
+  } = shared;
+
+  const VALUE_MAX = 120;
+  const TEXT_ROW_MAX = 200;
+  // Roles that are not rows in full mode: their children move up.
+  const GENERIC_ROLES = new Set(['', 'generic', 'none', 'presentation', 'rowgroup', 'caption']);
+
+  // -------------------------------------------------------------------------------------------
+  // snapshot
+
+  let parentToken = null;
+
+  function snapshot(arg) {
+    // locate: full, plus what tells near-duplicates apart (hint, context) for the description locator
+    const locate = !!arg && arg.mode === 'locate';
+    const full = locate || (!!arg && arg.mode === 'full');
+    // mute > 0: text is not gathered (it is already in a name or value, or does not show)
+    const state = { full, locate, rows: [], active: deepActiveElement(), owner: null, text: [], mute: 0 };
+    if (locate) state.contexts = new Map(); // ancestor -> its context text (null: too long), once per snapshot
+    const root = document.documentElement;
+    if (root) walkChildren(root, 0, state);
+    if (full) flushText(state);
+    return { url: location.href, title: document.title, docId: DOC_ID, parentToken, nodes: state.rows };
+  }
+
+  /** shown: whether parent is known to render visibly (saves a style read for its text). */
+  function walkChildren(parent, depth, state, tag = parent.localName, shown = undefined) {
+    if (!state.full) {
+      forEachChild(parent, true, (child) => {
+        walkElement(child, depth, state);
+      }, tag);
+      return;
+    }
+    let textVisible;
+    forEachChild(parent, false, (node) => {
+      const type = node.nodeType;
+      if (type === Node.ELEMENT_NODE) {
+        walkElement(node, depth, state);
+      } else if (type === Node.TEXT_NODE && !state.mute) {
+        const data = node.data;
+        if (!/\S/.test(data)) {
+          if (data) state.text.push(' ');
+          return;
+        }
+        if (textVisible === undefined) textVisible = textShows(parent, shown);
+        if (textVisible) state.text.push(data);
+      }
+    });
+  }
+
+  /**
+   * Whether the text children of el show (full mode only). Text directly inside a
+   * content-visibility:hidden element is not detected (its child elements are).
+   */
+  function textShows(el, shown) {
+    if (!(shown === undefined ? isRendered(el) : shown)) return false;
+    return !(el.localName === 'details' && !el.open); // a closed details shows only its summary
+  }
+
+  function walkElement(el, depth, state) {
+    const tag = el.localName;
+    if (SKIPPED_TAGS.has(tag)) return;
+    const marked = el.matches(MARKED_SELECTOR);
+    if (marked && el.getAttribute('aria-hidden') === 'true') return;
+    if (tag === 'input' && el.type === 'hidden') return;
+    const role = roleOf(el, tag, marked);
+    const include = state.full
+      ? !GENERIC_ROLES.has(role) || isInteractive(el, role, tag, marked)
+      : isInteractive(el, role, tag, marked) || role === 'heading' || role === 'iframe';
+    let visibility = VISIBLE;
+    let shown; // known to render visibly: its text shows
+    if (include) {
+      visibility = visibilityOf(el);
+      if (visibility === PRUNED) return;
+      if (visibility === VISIBLE) shown = true;
+    } else if (state.full) {
+      const rendering = renderState(el);
+      if (rendering === PRUNED) return; // a generic container that does not render at all: skip its subtree
+      // visibility:hidden or display:contents: decide per text parent
+      shown = rendering === VISIBLE ? true : undefined;
+    }
+    const isFrame = tag === 'iframe' || tag === 'frame';
+    // a textarea's children are its default value, an iframe's are fallback content
+    const leaf = isFrame || tag === 'textarea';
+    if (!include || visibility !== VISIBLE) {
+      if (leaf) return;
+      // a label's text is its control's name
+      const mute = state.full && (visibility === ZERO_SIZE || (tag === 'label' && el.control && isVisible(el.control)));
+      if (mute) state.mute += 1;
+      walkContent(el, depth, state, visibility === VISIBLE ? shown : undefined);
+      if (mute) state.mute -= 1;
+      return;
+    }
+    if (state.full) flushText(state);
+    const name = accName(el, role, false);
+    const row = {
+      ref: refFor(el),
+      role: role || 'generic',
+      name: cut(name, NAME_MAX),
+      value: cut(collapse(valueOf(el, role)), VALUE_MAX),
+      states: statesOf(el, role, state.active),
+      depth: state.full ? depth : 0,
+    };
+    if (state.locate && isInteractive(el, role, tag, marked)) addLocateHints(row, el, tag, name, state);
+    state.rows.push(row);
+    if (isFrame) {
+      row.frameToken = `${DOC_ID}:${row.ref}`;
+      postFrameToken(el, row.frameToken);
+      return;
+    }
+    if (leaf) return;
+    if (!state.full) {
+      walkChildren(el, depth, state, tag);
+      return;
+    }
+    const outer = state.owner;
+    state.owner = { name: name.toLowerCase(), depth: depth + 1 };
+    const mute = role === 'textbox' || role === 'searchbox'; // the value shows the text
+    if (mute) state.mute += 1;
+    walkContent(el, depth + 1, state, true);
+    if (mute) state.mute -= 1;
+    flushText(state);
+    state.owner = outer;
+  }
+
+  // Locate mode (docs/nl-tools.md): per interactive row, the words a person may use for the element
+  // that are not its name (placeholder, title, alt, input type and name), and the text of the
+  // smallest group around it (a product card, a table row), so that "Add to cart for the Onesie"
+  // finds the right one of three "Add to cart" buttons.
+  const HINT_MAX = 120;
+  const CONTEXT_MAX = 200;
+  const CONTEXT_SCAN = 1000; // raw characters read to decide whether a group's text is short
+  const CONTEXT_LEVELS = 4;
+  // Input types the role already says (or that say nothing a person would use).
+  const UNHINTED_INPUT_TYPES = new Set(['text', 'submit', 'button', 'checkbox', 'radio', 'search', 'reset', 'image']);
+
+  function addLocateHints(row, el, tag, name, state) {
+    const own = name.toLowerCase();
+    const words = [];
+    const add = (text) => {
+      const value = collapse(text || '');
+      if (value && !own.includes(value.toLowerCase()) && !words.includes(value)) words.push(value);
+    };
+    add(el.getAttribute('placeholder'));
+    add(el.getAttribute('title'));
+    add(el.getAttribute('alt'));
+    if (tag === 'input' && !UNHINTED_INPUT_TYPES.has(el.type)) add(el.type);
+    if (FORM_CONTROL_TAGS.has(tag)) add(el.getAttribute('name'));
+    const hint = cut(words.join(' | '), HINT_MAX);
+    if (hint) row.hint = hint;
+    const ownText = LABELABLE_TAGS.has(tag) ? '' : renderedText(el, CONTEXT_MAX);
+    const context = contextOf(el, ownText, state.contexts);
+    if (context) row.context = context;
+  }
+
+  /** The visible text of the nearest ancestor that says more than the element itself, if it is short. */
+  function contextOf(el, ownText, cache) {
+    let node = el;
+    for (let level = 0; level < CONTEXT_LEVELS; level += 1) {
+      node = flatParent(node);
+      if (!node || node === document.body || node === document.documentElement) return '';
+      let text = cache.get(node);
+      if (text === undefined) {
+        text = renderedText(node, CONTEXT_SCAN);
+        if (text.length > CONTEXT_MAX) text = null; // a whole section, not this element's own group
+        cache.set(node, text);
+      }
+      if (text === null) return '';
+      if (text && text !== ownText) return text;
+    }
+    return '';
+  }
+
+  function walkContent(el, depth, state, shown) {
+    const block = state.full && !INLINE_TAGS.has(el.localName);
+    if (block) state.text.push(' ');
+    if (state.full && el.localName === 'br') state.text.push(' ');
+    walkChildren(el, depth, state, el.localName, shown);
+    if (block) state.text.push(' ');
+  }
+
+  /** Full mode: the text gathered since the last row becomes a text row, unless its row's name says it. */
+  function flushText(state) {
+    if (!state.text.length) return;
+    const text = collapse(state.text.join(''));
+    state.text = [];
+    if (!text) return;
+    const owner = state.owner;
+    if (owner && owner.name.includes(text.toLowerCase())) return;
+    state.rows.push({
+      ref: '', role: 'text', name: cut(text, TEXT_ROW_MAX), value: '', states: [], depth: owner ? owner.depth : 0,
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Frames: each iframe's document learns the token of its <iframe> element in the parent.
+
+  function postFrameToken(iframe, token) {
+    try {
+      const win = iframe.contentWindow;
+      if (win) win.postMessage({ __tabmcp: 'frame', token }, '*');
+    } catch {
+      // a detached or sandboxed frame: it stays unmatched
+    }
+  }
+
+  addEventListener('message', (event) => {
+    const data = event.data;
+    if (!data || typeof data !== 'object' || data.__tabmcp !== 'frame') return;
+    if (IS_TOP || event.source !== window.parent) return;
+    if (typeof data.token === 'string' && data.token.length <= 64) parentToken = data.token;
+    event.stopImmediatePropagation();
+  }, true);
+
+  Object.assign(shared, {
+    snapshot,
+  });
+})();

@@ -1,0 +1,440 @@
+// tabmcp page agent: what a page tool's plan changed, in words (summary, watchChanges, unwatch),
+// extract, and the page's rendered text (which snapshot's locate hints read too).
+(() => {
+  'use strict';
+
+  const shared = globalThis.__tabmcpParts;
+  if (globalThis.__tabmcpAgent || !shared) return;
+  const {
+    SKIPPED_TAGS, INLINE_TAGS, FORM_CONTROL_TAGS, AgentError, failure, collapse, cut, sleep, DOC_ID, connectedRoots,
+    forEachChild, flatParent, isRendered, isVisible, PRUNED, VISIBLE, CONTENTS, renderState, explicitRole,
+  } = shared;
+
+  const SUMMARY_MAX_CHARS = 2000;
+
+  // -------------------------------------------------------------------------------------------
+  // summary, watchChanges, extract (docs/page-agent.md §11): what a page tool's plan did, in words
+
+  const SUMMARY_TEXT_MAX = 1500;
+  const CHANGED_MAX = 1500;
+  const RESULTS_MAX = 10;
+  const RESULT_TEXT_MAX = 200;
+  const RESULT_SCORE_ITEMS = 50;
+  const EXTRACT_TEXT_MAX = 300;
+  const EXTRACT_LIMIT = 20;
+  const EXTRACT_LIMIT_MAX = 100;
+  const WATCH_MAX_MS = 10 * 60 * 1000; // a watch nobody reads (the plan failed) stops by itself
+  const WATCH_MAX_NODES = 2000;
+  const SETTLE_QUIET_MS = 150;
+  const SETTLE_MAX_MS = 1500;
+  // Attribute changes that show or hide something (a dialog opens, a panel is revealed).
+  const WATCH_ATTRIBUTES = ['hidden', 'open', 'style', 'class', 'aria-hidden'];
+  const WATCH_OPTIONS = {
+    childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: WATCH_ATTRIBUTES,
+  };
+  // Never content of their own in visible text (innerText leaves them out too), or not text at all.
+  const TEXT_SKIPPED_TAGS = new Set([
+    ...SKIPPED_TAGS, 'select', 'datalist', 'textarea', 'svg', 'math', 'iframe', 'frame', 'object', 'embed',
+    'canvas', 'video', 'audio', 'input',
+  ]);
+  const RESULT_LIST_SELECTOR = '[role=feed], [role=list], [role=grid], [role=table], table, ul, ol';
+  // Lists that are navigation or controls, not content.
+  const RESULT_EXCLUDED = 'nav, header, footer, aside, menu, select, datalist, [role=navigation], [role=banner], '
+    + '[role=contentinfo], [role=complementary], [role=menu], [role=menubar], [role=tablist], [role=listbox], '
+    + '[role=radiogroup], [role=tree], [role=toolbar]';
+  // Siblings of these tags are text or structure, not a run of results.
+  const RUN_EXCLUDED_TAGS = new Set([
+    'li', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'p', 'span', 'br', 'hr', 'h1', 'h2',
+    'h3', 'h4', 'h5', 'h6', 'label', 'input', 'button', 'select', 'textarea', 'dt', 'dd', 'script', 'style',
+    'template', 'link', 'meta', 'img', 'svg', 'source', 'col', 'colgroup', 'b', 'i', 'em', 'strong', 'small',
+  ]);
+
+  function mainRoot() {
+    return document.querySelector('main') || document.querySelector('[role=main]') || document.body
+      || document.documentElement;
+  }
+
+  /**
+   * The visible text of a node in the composed tree (open and closed shadow roots, slots), like
+   * innerText but bounded: the walk stops once `max` characters are gathered. Form controls'
+   * values and options are left out, as innerText does.
+   */
+  function renderedText(node, max) {
+    if (node.nodeType === Node.TEXT_NODE) {
+      const parent = flatParent(node);
+      return parent && isRendered(parent) ? cut(collapse(node.data), max) : '';
+    }
+    if (node.nodeType !== Node.ELEMENT_NODE || TEXT_SKIPPED_TAGS.has(node.localName) || !isRendered(node)) return '';
+    const parts = [];
+    let length = 0;
+    const walk = (el, shown) => {
+      const onlySummary = el.localName === 'details' && !el.open;
+      forEachChild(el, false, (child) => {
+        if (length > max) return false;
+        if (child.nodeType === Node.TEXT_NODE) {
+          if (shown && !onlySummary) {
+            parts.push(child.data);
+            length += child.data.length;
+          }
+          return true;
+        }
+        if (child.nodeType !== Node.ELEMENT_NODE) return true;
+        const tag = child.localName;
+        if (TEXT_SKIPPED_TAGS.has(tag) || (onlySummary && tag !== 'summary')) return true;
+        if (tag === 'br') {
+          parts.push(' ');
+          return true;
+        }
+        const rendering = renderState(child);
+        if (rendering === PRUNED) return true;
+        // visibility:hidden: its own text does not show, its children's may
+        const childShown = rendering === VISIBLE || (rendering === CONTENTS && shown);
+        const block = !INLINE_TAGS.has(tag);
+        if (block) parts.push(' ');
+        walk(child, childShown);
+        if (block) parts.push(' ');
+        return true;
+      });
+    };
+    walk(node, true); // rendered with visibility:visible, or display:contents in a rendered parent
+    return cut(collapse(parts.join('')), max);
+  }
+
+  /** The outermost host chain of a node: [its top-level ancestor's tree node, ..., node] per tree. */
+  function treeChain(node) {
+    const chain = [node];
+    for (let root = node.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) chain.unshift(root.host);
+    return chain;
+  }
+
+  /** Document order across shadow trees: a host comes before its shadow content. */
+  function composedOrder(a, b) {
+    const left = treeChain(a);
+    const right = treeChain(b);
+    for (let i = 0; i < Math.min(left.length, right.length); i += 1) {
+      const x = left[i];
+      const y = right[i];
+      if (x === y) continue;
+      const position = x.compareDocumentPosition(y);
+      if (position & Node.DOCUMENT_POSITION_CONTAINED_BY) return -1;
+      if (position & Node.DOCUMENT_POSITION_CONTAINS) return 1;
+      return position & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+    }
+    return left.length - right.length;
+  }
+
+  // ---- watchChanges: what a plan adds or changes, recorded while it runs
+
+  let lastWatch = 0;
+  const watches = new Map(); // id -> {observer, nodes: Set<Node>, lastChange, timer}
+
+  function watchChanges() {
+    lastWatch += 1;
+    const id = lastWatch;
+    const watch = { observer: null, nodes: new Set(), lastChange: 0, timer: 0 };
+    watch.observer = new MutationObserver((records) => recordChanges(watch, records));
+    watch.observer.observe(document, WATCH_OPTIONS);
+    for (const root of connectedRoots()) watch.observer.observe(root, WATCH_OPTIONS); // its text is read through closed ones too
+    watch.timer = setTimeout(() => stopWatch(id), WATCH_MAX_MS);
+    watches.set(id, watch);
+    return { ok: true, token: `${DOC_ID}:${id}`, docId: DOC_ID };
+  }
+
+  function stopWatch(id) {
+    const watch = watches.get(id);
+    if (!watch) return;
+    watch.observer.disconnect();
+    clearTimeout(watch.timer);
+    watches.delete(id);
+  }
+
+  /** The watch id a token names, or null when the token is another document's. */
+  function watchId(token) {
+    const [docId, id] = typeof token === 'string' ? token.split(':') : [];
+    return docId === DOC_ID ? Number(id) : null;
+  }
+
+  /** `{token}`: ends a watch nobody will read (its plan failed). `{ok: true, stopped}`. */
+  function unwatch(arg) {
+    const id = watchId(arg && arg.token);
+    const stopped = watches.has(id);
+    stopWatch(id);
+    return { ok: true, stopped };
+  }
+
+  function recordChanges(watch, records) {
+    const note = (node) => {
+      if (node && watch.nodes.size < WATCH_MAX_NODES) watch.nodes.add(node);
+    };
+    for (const record of records) {
+      const { target } = record;
+      if (record.type === 'attributes') {
+        // a field's validation class or a body-wide state class says nothing about the page's content
+        if (target === document.documentElement || target === document.body || FORM_CONTROL_TAGS.has(target.localName)) continue;
+        note(target);
+        continue;
+      }
+      watch.lastChange = performance.now();
+      if (record.type === 'characterData') {
+        note(textOwner(target));
+      } else {
+        for (const node of record.addedNodes) {
+          if (node.nodeType === Node.TEXT_NODE) note(textOwner(node));
+          else if (node.nodeType === Node.ELEMENT_NODE && !SKIPPED_TAGS.has(node.localName)) note(node);
+        }
+        // the text of an element that lost children changed too (a list that lost an entry is not
+        // news, a label whose text node was replaced is: added nodes cover that)
+      }
+    }
+  }
+
+  // Text that changed is reported with its element (a button's new label), unless the element is
+  // a page-wide container, or something being edited (typing is not news).
+  function textOwner(text) {
+    const parent = text.parentNode;
+    if (!parent || parent.nodeType !== Node.ELEMENT_NODE) return text;
+    if (parent.isContentEditable || parent.localName === 'textarea') return null;
+    if (parent === document.body || parent === document.documentElement || parent === mainRoot()) return text;
+    return parent;
+  }
+
+  /** Waits until the page stopped changing for SETTLE_QUIET_MS (SETTLE_MAX_MS at most). */
+  async function settleWatch(watch) {
+    const started = performance.now();
+    for (;;) {
+      recordChanges(watch, watch.observer.takeRecords());
+      const now = performance.now();
+      const quietFor = now - Math.max(started, watch.lastChange);
+      if (quietFor >= SETTLE_QUIET_MS || now - started >= SETTLE_MAX_MS) return;
+      await sleep(Math.min(SETTLE_QUIET_MS - quietFor, SETTLE_MAX_MS - (now - started)) + 1);
+    }
+  }
+
+  /** The visible text of the outermost changed nodes, in document order. */
+  function changedText(watch) {
+    const nodes = [...watch.nodes].filter((n) => n.isConnected);
+    const set = new Set(nodes);
+    const outermost = nodes.filter((n) => {
+      for (let p = flatParent(n); p; p = flatParent(p)) if (set.has(p)) return false;
+      return true;
+    });
+    outermost.sort(composedOrder);
+    const parts = [];
+    let length = 0;
+    for (const node of outermost) {
+      if (node.nodeType === Node.ELEMENT_NODE && node.isContentEditable) continue; // being edited, not news
+      const text = renderedText(node, CHANGED_MAX);
+      if (!text) continue;
+      parts.push(text);
+      length += text.length + 1;
+      if (length > CHANGED_MAX) break;
+    }
+    return cut(parts.join(' '), CHANGED_MAX);
+  }
+
+  // ---- the main result list
+
+  /** Items of one candidate list, or null when el is not one. */
+  function listItems(el) {
+    const tag = el.localName;
+    const role = explicitRole(el);
+    const children = [...el.children];
+    if (role === 'feed') {
+      const articles = children.filter((c) => explicitRole(c) === 'article' || c.localName === 'article');
+      return articles.length ? articles : children;
+    }
+    if (role === 'list') {
+      const items = children.filter((c) => explicitRole(c) === 'listitem');
+      return items.length ? items : children;
+    }
+    if (role === 'grid' || role === 'table') {
+      return [...el.querySelectorAll('[role=row]')].filter((row) => !row.querySelector('[role=columnheader]'));
+    }
+    if (tag === 'table') {
+      const rows = el.tBodies.length ? [...el.tBodies].flatMap((body) => [...body.rows]) : [...el.rows];
+      return rows.filter((row) => [...row.cells].some((cell) => cell.localName === 'td'));
+    }
+    if (tag === 'ul' || tag === 'ol') return children.filter((c) => c.localName === 'li');
+    return null;
+  }
+
+  // Items holding fields to type into are a layout of forms (a search card beside a "new item"
+  // card), not results; result rows may hold checkboxes and buttons.
+  const RESULT_ITEM_FIELDS = 'textarea, select, input:not([type=checkbox]):not([type=radio]):not([type=hidden])';
+
+  function scoreItems(items) {
+    let count = 0;
+    let score = 0;
+    for (const item of items) {
+      if (count >= RESULT_SCORE_ITEMS) break;
+      if (!isRendered(item)) continue;
+      if (item.querySelector(RESULT_ITEM_FIELDS)) return 0;
+      count += 1;
+      score += Math.min(collapse(item.textContent.slice(0, 4 * RESULT_TEXT_MAX)).length, RESULT_TEXT_MAX);
+    }
+    return count >= 2 ? score : 0;
+  }
+
+  /** Runs of 2+ siblings with the same tag and classes (cards, result rows built of divs). */
+  function siblingRuns(scope) {
+    const runs = [];
+    const visit = (parent) => {
+      let run = [];
+      let shape = '';
+      const flush = () => {
+        if (run.length >= 2) runs.push(run);
+        run = [];
+      };
+      for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
+        const tag = child.localName;
+        const classes = typeof child.className === 'string' ? child.className.trim().split(/\s+/).sort().join('.') : '';
+        const childShape = RUN_EXCLUDED_TAGS.has(tag) || (!classes && tag !== 'article') ? '' : `${tag}.${classes}`;
+        if (!childShape || childShape !== shape) flush();
+        shape = childShape;
+        if (childShape) run.push(child);
+        visit(child);
+      }
+      flush();
+    };
+    visit(scope);
+    return runs;
+  }
+
+  /** The page's main result list, generically: up to RESULTS_MAX item texts, or [] when there is none. */
+  function resultList() {
+    const scope = mainRoot();
+    if (!scope) return [];
+    let best = null;
+    let bestScore = 0;
+    const consider = (items, container) => {
+      if (container && container.closest(RESULT_EXCLUDED)) return;
+      const score = scoreItems(items);
+      if (score > bestScore) {
+        best = items;
+        bestScore = score;
+      }
+    };
+    for (const el of scope.querySelectorAll(RESULT_LIST_SELECTOR)) {
+      const items = listItems(el);
+      if (items && items.length >= 2) consider(items, el);
+    }
+    for (const run of siblingRuns(scope)) consider(run, run[0].parentElement);
+    if (!best) return [];
+    const texts = [];
+    for (const item of best) {
+      if (texts.length >= RESULTS_MAX) break;
+      if (!isRendered(item)) continue;
+      const text = item.localName === 'tr'
+        ? [...item.cells].map((cell) => renderedText(cell, RESULT_TEXT_MAX)).filter(Boolean).join(' | ')
+        : renderedText(item, RESULT_TEXT_MAX);
+      if (text) texts.push(cut(text, RESULT_TEXT_MAX));
+    }
+    return texts.length >= 2 ? texts : [];
+  }
+
+  // ---- summary
+
+  /**
+   * Without an argument: `{url, title, text}` (the page's main text). With
+   * `{token, results}` (the token of watchChanges before the plan): the PageSummary of
+   * docs/protocol.md, once the page has settled: `navigated`, `changed`, `text`, `results`.
+   */
+  function summary(request) {
+    if (!request || typeof request !== 'object') {
+      const root = mainRoot();
+      const text = root ? collapse(root.innerText || root.textContent || '').slice(0, SUMMARY_MAX_CHARS) : '';
+      return { url: location.href, title: document.title, text };
+    }
+    return pageSummary(request);
+  }
+
+  async function pageSummary(request) {
+    const token = typeof request.token === 'string' ? request.token : '';
+    const id = watchId(token);
+    const navigated = token !== '' && id === null;
+    const watch = watches.get(id);
+    let changed = '';
+    if (watch) {
+      await settleWatch(watch);
+      changed = changedText(watch);
+      stopWatch(id);
+    }
+    const root = mainRoot();
+    const out = { url: location.href, title: document.title, navigated };
+    if (changed) out.changed = changed;
+    out.text = root ? renderedText(root, SUMMARY_TEXT_MAX) : '';
+    if (request.results) {
+      const results = resultList();
+      if (results.length) out.results = results;
+    }
+    return out;
+  }
+
+  // ---- extract
+
+  function checkSelector(css, what) {
+    if (typeof css !== 'string' || !css.trim()) throw new AgentError('BAD_MESSAGE', `extract needs ${what}: a CSS selector`);
+    try {
+      document.createDocumentFragment().querySelector(css);
+    } catch {
+      throw new AgentError('BAD_MESSAGE', `${what} ${JSON.stringify(css)} is not a valid CSS selector`);
+    }
+  }
+
+  /** Every element matching css in document order, open shadow roots included (each in place of its host's start). */
+  function allMatches(css, visit) {
+    const walkRoot = (root) => {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+      for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+        if (el.matches(css) && visit(el) === false) return false;
+        if (el.shadowRoot && walkRoot(el.shadowRoot) === false) return false;
+      }
+      return true;
+    };
+    if (document.documentElement) walkRoot(document);
+  }
+
+  function fieldText(item, css) {
+    const match = item.querySelector(css) || (item.shadowRoot && item.shadowRoot.querySelector(css));
+    return match ? renderedText(match, EXTRACT_TEXT_MAX) : '';
+  }
+
+  /**
+   * `{css, fields?, limit?}`: the visible matches of css (at most limit), each as its visible text
+   * or, with fields ({key: css inside the match}), as {key: text of the first match}.
+   */
+  function extract(arg) {
+    try {
+      if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'extract needs {css, fields?, limit?}');
+      checkSelector(arg.css, '"css"');
+      const fields = arg.fields === undefined || arg.fields === null ? null : arg.fields;
+      if (fields !== null && (typeof fields !== 'object' || Array.isArray(fields))) {
+        throw new AgentError('BAD_MESSAGE', 'extract "fields" is an object of {key: CSS selector}');
+      }
+      if (fields) for (const [key, css] of Object.entries(fields)) checkSelector(css, `field ${JSON.stringify(key)}`);
+      const limit = arg.limit === undefined || arg.limit === null ? EXTRACT_LIMIT : arg.limit;
+      if (!Number.isInteger(limit) || limit < 1 || limit > EXTRACT_LIMIT_MAX) {
+        throw new AgentError('BAD_MESSAGE', `extract "limit" is an integer 1…${EXTRACT_LIMIT_MAX}`);
+      }
+      const items = [];
+      allMatches(arg.css, (el) => {
+        if (!isVisible(el)) return true;
+        if (fields) {
+          const item = {};
+          for (const [key, css] of Object.entries(fields)) item[key] = fieldText(el, css);
+          items.push(item);
+        } else {
+          items.push(renderedText(el, EXTRACT_TEXT_MAX));
+        }
+        return items.length < limit;
+      });
+      return { ok: true, items };
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  Object.assign(shared, {
+    WATCH_OPTIONS, renderedText, watches, watchChanges, unwatch, summary, extract,
+  });
+})();
