@@ -21,6 +21,7 @@ from tabmcp.drivers.base import (
 )
 from tabmcp.drivers.extension.bridge import Bridge, LinkLost, LinkUp
 from tabmcp.drivers.session.limits import plan_timeout, wire_request
+from tabmcp.drivers.session.limits import validation_errors as _errors
 from tabmcp.page.capture import PageCapture
 
 log = logging.getLogger(__name__)
@@ -245,10 +246,6 @@ class ExtensionDriver:
         if isinstance(data, p.EvaluateValue) and "json_" not in data.model_fields_set:
             del dumped["json"]  # undefined: absent, which is not the same as null
         return dumped
-
-
-def _errors(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'request'}: {e['msg']}" for e in exc.errors())[:500]
 
 
 def _data(reply: p.Reply, key: str) -> Any:
