@@ -14,10 +14,10 @@ from tabmcp import protocol as p
 from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.host import AgentMessage, RequestEnded, RequestStarted
 from tabmcp.drivers.session import PageSession
+from tabmcp.drivers.session.core import ConsoleBuffer
 from tabmcp.drivers.session.keys import parse_key_combo, press_key
 from tabmcp.drivers.session.limits import CONSOLE_CAPACITY
 from tabmcp.drivers.session.navigation import Network
-from tabmcp.drivers.session.observe import ConsoleBuffer
 from tabmcp.policy import NavigationPolicy
 
 # ----------------------------------------------------------------- open_tab

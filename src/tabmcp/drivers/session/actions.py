@@ -21,7 +21,7 @@ from tabmcp.drivers.session.limits import (
 from tabmcp.drivers.session.navigation import NavigationWatcher, first_start, navigation_error
 
 if TYPE_CHECKING:
-    from tabmcp.drivers.session.session import PageSession
+    from tabmcp.drivers.session.core import SessionCore
 
 # Actions with a trusted form; select, scroll and submit have no input-event semantics to fake.
 TRUSTED_ACTIONS = {"click", "dblclick", "hover", "fill", "type", "clear", "press", "check", "uncheck"}
@@ -29,7 +29,7 @@ TRUSTED_ACTIONS = {"click", "dblclick", "hover", "fill", "type", "clear", "press
 TRUSTED_NAVIGATING = {"click", "dblclick", "press", "check", "uncheck"}
 
 
-async def act(session: PageSession, tab_id: int, frame: p.Act) -> dict[str, Any]:
+async def act(session: SessionCore, tab_id: int, frame: p.Act) -> dict[str, Any]:
     if frame.action == "press" and frame.trusted:
         parse_key_combo(frame.key or "")  # refused before anything happens
     action = frame.model_dump(exclude_none=True, exclude={"type", "id", "tabId", "waitUntil"})
@@ -79,7 +79,7 @@ async def act(session: PageSession, tab_id: int, frame: p.Act) -> dict[str, Any]
 
 
 async def settle_action(
-    session: PageSession,
+    session: SessionCore,
     answer: Mapping[str, Any],
     top: NavigationWatcher,
     in_frame: NavigationWatcher | None,
@@ -113,7 +113,7 @@ async def settle_action(
 
 
 async def await_navigation(
-    session: PageSession, watcher: NavigationWatcher, wait_until: str, seconds: float, what: str
+    session: SessionCore, watcher: NavigationWatcher, wait_until: str, seconds: float, what: str
 ) -> None:
     """Until the followed navigation reaches ``wait_until`` (a navigation not started yet must start in
     that time too): NAVIGATION_FAILED / NAVIGATION_BLOCKED, NO_TAB (the tab closed) or TIMEOUT."""
@@ -140,7 +140,7 @@ async def await_navigation(
 
 
 async def trusted_act(
-    session: PageSession, tab_id: int, resolved: Resolved, action: Mapping[str, Any]
+    session: SessionCore, tab_id: int, resolved: Resolved, action: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Real input events (CDP ``Input.*``) at the point the agent gives; answers like the agent's act
     (without navigation)."""

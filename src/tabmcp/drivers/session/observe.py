@@ -12,60 +12,23 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
 from tabmcp import protocol as p
 from tabmcp.drivers.base import DriverError
-from tabmcp.drivers.session.limits import CONSOLE_CAPACITY, CONSOLE_TEXT_MAX, MAX_CAPTURE_SIDE, MAX_EVALUATE_CHARS
+from tabmcp.drivers.session.limits import MAX_CAPTURE_SIDE, MAX_EVALUATE_CHARS
 from tabmcp.page.capture import PageCapture
 
 if TYPE_CHECKING:
-    from tabmcp.drivers.session.session import PageSession
+    from tabmcp.drivers.session.core import SessionCore
 
 log = logging.getLogger(__name__)
-CONSOLE_LEVELS = {"debug", "log", "info", "warning", "error", "dialog"}
 VIEWPORT = "({width: innerWidth, height: innerHeight, x: scrollX, y: scrollY})"
 
 
-@dataclass
-class ConsoleBuffer:
-    """The tab's console ring buffer (docs/page-agent.md §5), across its navigations."""
-
-    entries: list[dict[str, Any]] = field(default_factory=list)
-    next_seq: int = 1
-
-    def add(self, entry: object) -> None:
-        if not isinstance(entry, dict):
-            return
-        level = entry.get("level")
-        level = "warning" if level == "warn" else level if level in CONSOLE_LEVELS else "log"
-        text = str(entry.get("text", ""))
-        if len(text) > CONSOLE_TEXT_MAX:
-            text = text[: CONSOLE_TEXT_MAX - 1] + "…"
-        stamp = entry.get("time")
-        source = entry.get("source")
-        self.entries.append(
-            {
-                "seq": self.next_seq,
-                "level": level,
-                "text": text,
-                "time": stamp if isinstance(stamp, int | float) else int(time.time() * 1000),
-                "source": source[:500] if isinstance(source, str) else "",
-            }
-        )
-        self.next_seq += 1
-        del self.entries[:-CONSOLE_CAPACITY]
-
-    def read(self, after_seq: int, levels: set[str] | None) -> dict[str, Any]:
-        entries = [e for e in self.entries if e["seq"] > after_seq and (levels is None or e["level"] in levels)]
-        oldest = self.entries[0]["seq"] if self.entries else self.next_seq
-        return {"entries": entries, "lastSeq": self.next_seq - 1, "dropped": max(0, oldest - max(after_seq + 1, 1))}
-
-
-async def capture(session: PageSession, tab_id: int, max_chars: int, if_changed: str | None) -> PageCapture | None:
+async def capture(session: SessionCore, tab_id: int, max_chars: int, if_changed: str | None) -> PageCapture | None:
     await session.wait_while_loading(tab_id)
     data = await session.tab(tab_id).agent.call("capture", {"maxChars": max_chars, "ifChanged": if_changed})
     if data.get("unchanged") and if_changed is not None:
@@ -81,7 +44,7 @@ async def capture(session: PageSession, tab_id: int, max_chars: int, if_changed:
     )
 
 
-async def snapshot(session: PageSession, tab_id: int, mode: str) -> dict[str, Any]:
+async def snapshot(session: SessionCore, tab_id: int, mode: str) -> dict[str, Any]:
     await session.wait_while_loading(tab_id)
     return await session.tab(tab_id).agent.snapshot(mode)
 
@@ -93,7 +56,7 @@ def image_result(data: str, fmt: str) -> dict[str, Any]:
 
 
 async def _capture_cdp(
-    session: PageSession, tab_id: int, fmt: str, quality: int | None, clip: dict[str, float] | None
+    session: SessionCore, tab_id: int, fmt: str, quality: int | None, clip: dict[str, float] | None
 ) -> dict[str, Any]:
     """CDP's Page.captureScreenshot; ``clip`` in page (document) CSS px, or None for the viewport."""
     params: dict[str, Any] = {"format": fmt}
@@ -105,7 +68,7 @@ async def _capture_cdp(
 
 
 async def screenshot(
-    session: PageSession, tab_id: int, kind: str, target: dict[str, Any] | None, fmt: str, quality: int | None
+    session: SessionCore, tab_id: int, kind: str, target: dict[str, Any] | None, fmt: str, quality: int | None
 ) -> dict[str, Any]:
     if kind == "full":
         metrics = await session.host.cdp(tab_id, "Page.getLayoutMetrics")
@@ -119,7 +82,7 @@ async def screenshot(
 
 
 async def _element(
-    session: PageSession, tab_id: int, target: dict[str, Any], fmt: str, quality: int | None
+    session: SessionCore, tab_id: int, target: dict[str, Any], fmt: str, quality: int | None
 ) -> dict[str, Any]:
     """The viewport image with ``clip`` (image px) when the element is in view, else the element's
     region rendered wherever it is on the page."""
@@ -160,13 +123,13 @@ async def _element(
     return {**image, "clip": {"x": x, "y": y, "width": width, "height": height}}
 
 
-async def _evaluate_value(session: PageSession, tab_id: int, expression: str) -> Any:
+async def _evaluate_value(session: SessionCore, tab_id: int, expression: str) -> Any:
     answer = await session.host.cdp(tab_id, "Runtime.evaluate", {"expression": expression, "returnByValue": True})
     return answer["result"]["value"]
 
 
 async def console(
-    session: PageSession, tab_id: int, after_seq: int, levels: Sequence[p.ConsoleLevel] | None
+    session: SessionCore, tab_id: int, after_seq: int, levels: Sequence[p.ConsoleLevel] | None
 ) -> dict[str, Any]:
     state = session.tab(tab_id)
     try:  # what the agents logged in the last 100 ms is not in the buffer yet
@@ -180,7 +143,7 @@ async def console(
     return state.console.read(after_seq, set(levels) if levels else None)
 
 
-async def evaluate(session: PageSession, tab_id: int, expression: str, timeout_ms: int) -> dict[str, Any]:
+async def evaluate(session: SessionCore, tab_id: int, expression: str, timeout_ms: int) -> dict[str, Any]:
     """The expression in the page's main world (CDP Runtime.evaluate, awaiting a promise); ``{type, json?}``."""
     params = {
         "expression": expression,

@@ -31,7 +31,7 @@ from tabmcp.drivers.session.tabs import navigate
 from tabmcp.drivers.session.waits import poll_condition
 
 if TYPE_CHECKING:
-    from tabmcp.drivers.session.session import PageSession
+    from tabmcp.drivers.session.core import SessionCore
 
 log = logging.getLogger(__name__)
 # Actions that may start a navigation, which the agent schedules on a timer after returning.
@@ -50,7 +50,7 @@ class Run:
     webmcp: Any = ...  # ... until a webmcp step ran
 
 
-async def run_plan(session: PageSession, tab_id: int, steps: list[p.Step]) -> dict[str, Any]:
+async def run_plan(session: SessionCore, tab_id: int, steps: list[p.Step]) -> dict[str, Any]:
     await session.wait_while_loading(tab_id)
     run = Run(tab_id, session.watch(tab_id), any(s.action == "extract" for s in steps))
     try:
@@ -76,7 +76,7 @@ async def run_plan(session: PageSession, tab_id: int, steps: list[p.Step]) -> di
         session.unwatch(run.watcher)
 
 
-async def _start_watch(session: PageSession, tab_id: int) -> str | None:
+async def _start_watch(session: SessionCore, tab_id: int) -> str | None:
     try:
         answer = await session.tab(tab_id).agent.call("watchChanges")
     except DriverError as exc:
@@ -88,7 +88,7 @@ async def _start_watch(session: PageSession, tab_id: int) -> str | None:
     return token if isinstance(token, str) else None
 
 
-async def _unwatch(session: PageSession, tab_id: int, token: str) -> None:
+async def _unwatch(session: SessionCore, tab_id: int, token: str) -> None:
     """Ends the watch of a plan that failed. Best effort: a page that went away took the watch with it."""
     try:
         await asyncio.wait_for(session.host.call_agent(tab_id, [MAIN_FRAME], "unwatch", {"token": token}), UNWATCH_S)
@@ -96,7 +96,7 @@ async def _unwatch(session: PageSession, tab_id: int, token: str) -> None:
         log.debug("unwatch failed: %s", exc)
 
 
-async def _summary(session: PageSession, run: Run) -> dict[str, Any]:
+async def _summary(session: SessionCore, run: Run) -> dict[str, Any]:
     """Read once the requests the plan started have come back (bounded), so that results a search
     fetches are in it. A page that cannot be scripted still gets its URL and title."""
     await session.tab(run.tab_id).network.fetches_done(run.started_at, SUMMARY_NETWORK_S)
@@ -126,7 +126,7 @@ async def _summary(session: PageSession, run: Run) -> dict[str, Any]:
 
 
 async def _settle(
-    session: PageSession, watcher: NavigationWatcher, step: p.Step, index: int, is_last: bool, outcome: dict[str, Any]
+    session: SessionCore, watcher: NavigationWatcher, step: p.Step, index: int, is_last: bool, outcome: dict[str, Any]
 ) -> None:
     """Let a navigation the step started finish before the next step (which must run in the new
     document) or the summary. An agent watching the Navigation API says whether the step navigated;
@@ -163,7 +163,7 @@ def _action_for(step: p.Step) -> dict[str, Any]:
     return action
 
 
-async def _run_step(session: PageSession, step: p.Step, index: int, run: Run) -> dict[str, Any]:
+async def _run_step(session: SessionCore, step: p.Step, index: int, run: Run) -> dict[str, Any]:
     prefix = f"step {index + 1} ({step.action}):"
     ok: dict[str, Any] = {"ok": True, "dialogs": []}
     try:
@@ -187,7 +187,7 @@ async def _run_step(session: PageSession, step: p.Step, index: int, run: Run) ->
     return outcome
 
 
-async def _webmcp_step(session: PageSession, step: p.Step, run: Run) -> dict[str, Any]:
+async def _webmcp_step(session: SessionCore, step: p.Step, run: Run) -> dict[str, Any]:
     """The page's own execute() of a WebMCP tool; one that navigates its page away before it answers
     counts as done with null (as the spec's executeTool() resolves null)."""
     timeout_ms = step.timeoutMs if step.timeoutMs is not None else WEBMCP_TIMEOUT_MS
@@ -209,7 +209,7 @@ async def _webmcp_step(session: PageSession, step: p.Step, run: Run) -> dict[str
     return {"ok": True, "dialogs": dialogs, "navigation": answer.get("navigation")}
 
 
-async def _wait_step(session: PageSession, tab_id: int, step: p.Step) -> None:
+async def _wait_step(session: SessionCore, tab_id: int, step: p.Step) -> None:
     condition = {k: v for k, v in (step.condition or {}).items() if v is not None}
     expected = "an object with exactly one of text, textGone, state"
     if len(condition) != 1 or next(iter(condition)) not in ("text", "textGone", "state"):
@@ -226,7 +226,7 @@ async def _wait_step(session: PageSession, tab_id: int, step: p.Step) -> None:
     await poll_condition(session, tab_id, probe, timeout_ms, fail_css)
 
 
-async def _extract_step(session: PageSession, step: p.Step, run: Run) -> None:
+async def _extract_step(session: SessionCore, step: p.Step, run: Run) -> None:
     if step.target is None or step.target.css is None:
         raise DriverError(p.ErrorCode.BAD_MESSAGE, '"extract" needs a {css} target (every match is read)')
     arg: dict[str, Any] = {"css": step.target.css}
@@ -239,7 +239,7 @@ async def _extract_step(session: PageSession, step: p.Step, run: Run) -> None:
     run.extracted[step.label or "items"] = answer.get("items") if isinstance(answer.get("items"), list) else []
 
 
-async def _navigate_step(session: PageSession, tab_id: int, step: p.Step) -> None:
+async def _navigate_step(session: SessionCore, tab_id: int, step: p.Step) -> None:
     if not isinstance(step.value, str) or not step.value:
         raise DriverError(p.ErrorCode.BAD_MESSAGE, '"navigate" needs "value" as a URL string')
     url = urljoin((await session.host.tab_url(tab_id))[0], step.value)

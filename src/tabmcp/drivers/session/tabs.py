@@ -22,7 +22,7 @@ from tabmcp.drivers.session.navigation import (
 )
 
 if TYPE_CHECKING:
-    from tabmcp.drivers.session.session import PageSession
+    from tabmcp.drivers.session.core import SessionCore
 
 log = logging.getLogger(__name__)
 SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
@@ -31,7 +31,7 @@ ERROR_EVENT_S = 3.0  # a goto the browser refused: how long the failure's own ev
 
 
 async def open_tab(
-    session: PageSession, url: str, focus: bool, group: str | None, workspace: str | None, timeout_ms: int
+    session: SessionCore, url: str, focus: bool, group: str | None, workspace: str | None, timeout_ms: int
 ) -> OpenedTab:
     if not SCHEME.match(url):
         raise DriverError(p.ErrorCode.INVALID_URL, f"Not an absolute URL: {url}")
@@ -60,12 +60,12 @@ async def open_tab(
     return OpenedTab(await session.host.tab_info(tab_id), tuple(dialogs))
 
 
-async def _close_quietly(session: PageSession, tab_id: int) -> None:
+async def _close_quietly(session: SessionCore, tab_id: int) -> None:
     with contextlib.suppress(DriverError):
         await session.host.close_tab(tab_id)
 
 
-def check_navigable(session: PageSession, url: str) -> None:
+def check_navigable(session: SessionCore, url: str) -> None:
     """Only web pages, unless the navigation policy opts a page in (file:, chrome:…)."""
     parsed = SCHEME.match(url)
     if not parsed:
@@ -76,7 +76,7 @@ def check_navigable(session: PageSession, url: str) -> None:
 
 
 async def navigate(
-    session: PageSession, tab_id: int, url: str | None, go: str | None, wait_until: str, timeout_ms: int
+    session: SessionCore, tab_id: int, url: str | None, go: str | None, wait_until: str, timeout_ms: int
 ) -> dict[str, Any]:
     """Loads ``url`` or moves in history (``go``) and waits for ``wait_until``: the navigate request and
     the navigate plan step. Answers the tab's ``{url, title}`` afterwards (and the load's dialogs)."""
@@ -105,7 +105,7 @@ async def navigate(
     return {**answer, "dialogs": dialogs} if dialogs else answer
 
 
-async def _goto(session: PageSession, tab_id: int, url: str, watcher: NavigationWatcher) -> bool:
+async def _goto(session: SessionCore, tab_id: int, url: str, watcher: NavigationWatcher) -> bool:
     """Starts loading ``url``; True when a navigation the page or the user started meanwhile replaced it
     (it wins, as a user's would: it is followed instead). A refusal is raised as the navigation's
     error, naming the page that failed (a redirect's refused hop rather than ``url``)."""
@@ -128,7 +128,7 @@ async def _goto(session: PageSession, tab_id: int, url: str, watcher: Navigation
         raise
 
 
-async def blocked_follow_on(session: PageSession, watcher: NavigationWatcher, loaded_at: int) -> DriverError | None:
+async def blocked_follow_on(session: SessionCore, watcher: NavigationWatcher, loaded_at: int) -> DriverError | None:
     """After a load: a navigation the page started as soon as it loaded (a meta refresh, ``location =``
     on load) that the navigation policy blocked. Its NAVIGATION_BLOCKED error, for the call that loaded
     the page, as for a blocked redirect; None when there is none."""

@@ -13,12 +13,12 @@ from tabmcp.drivers.session.limits import POLL_S
 from tabmcp.echo import quote
 
 if TYPE_CHECKING:
-    from tabmcp.drivers.session.session import PageSession
+    from tabmcp.drivers.session.core import SessionCore
 
 EVERY_FRAME_STATES = {"hidden", "detached"}  # met only when met in every frame
 
 
-async def wait_for(session: PageSession, tab_id: int, frame: p.WaitFor) -> dict[str, Any]:
+async def wait_for(session: SessionCore, tab_id: int, frame: p.WaitFor) -> dict[str, Any]:
     started = time.monotonic()
     if frame.timeMs is not None:
         await asyncio.sleep(frame.timeMs / 1000)
@@ -47,7 +47,7 @@ def describe_probe(probe: dict[str, Any]) -> str:
 
 
 async def poll_condition(
-    session: PageSession, tab_id: int, probe: dict[str, Any], timeout_ms: int, fail_css: str | None = None
+    session: SessionCore, tab_id: int, probe: dict[str, Any], timeout_ms: int, fail_css: str | None = None
 ) -> int:
     """Polls ``probe`` every POLL_S until met (the ms it took) or TIMEOUT saying what was last seen.
     ``fail_css`` (a plan step's failWhen) is read first in each round: its text, once shown, is the
@@ -69,7 +69,7 @@ async def poll_condition(
         await asyncio.sleep(min(POLL_S, (timeout_ms - elapsed) / 1000))
 
 
-async def page_error_shown(session: PageSession, tab_id: int, css: str) -> str:
+async def page_error_shown(session: SessionCore, tab_id: int, css: str) -> str:
     """The visible text of the first visible match of ``css`` in the top document, or ""."""
     try:
         answer = await session.tab(tab_id).agent.call("extract", {"css": css, "limit": 1})
@@ -84,7 +84,7 @@ async def page_error_shown(session: PageSession, tab_id: int, css: str) -> str:
     return first.strip() if isinstance(first, str) else ""
 
 
-async def probe_tab(session: PageSession, tab_id: int, probe: dict[str, Any]) -> tuple[bool, str]:
+async def probe_tab(session: SessionCore, tab_id: int, probe: dict[str, Any]) -> tuple[bool, str]:
     """Whether the probe is met now (in any frame; in every frame for a state of absence), and what was seen."""
     agent = session.tab(tab_id).agent
     gone = probe.get("textGone") is not None or probe.get("state") in EVERY_FRAME_STATES
