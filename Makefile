@@ -38,9 +38,9 @@ lint: setup
 	$(BIN)/ruff check src tests introspectors
 
 # The suite on PYTEST_WORKERS pytest-xdist processes, each test file whole on one worker (its module and
-# package fixtures, browsers among them, built once); docs/decisions.md says why 2.
+# package fixtures, browsers among them, built once); docs/decisions.md says why 3.
 # Serially, in one process, for debugging: `make test PYTEST_WORKERS=0`; more pytest options: PYTEST_ARGS.
-PYTEST_WORKERS ?= 2
+PYTEST_WORKERS ?= 3
 PYTEST_ARGS ?=
 
 test: setup lint
