@@ -37,8 +37,14 @@ demo: setup
 lint: setup
 	$(BIN)/ruff check src tests introspectors
 
+# The suite on PYTEST_WORKERS pytest-xdist processes, each test file whole on one worker (its module and
+# package fixtures, browsers among them, built once); docs/decisions.md says why 3.
+# Serially, in one process, for debugging: `make test PYTEST_WORKERS=0`; more pytest options: PYTEST_ARGS.
+PYTEST_WORKERS ?= 3
+PYTEST_ARGS ?=
+
 test: setup lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # On demand, not part of `make test`: every benchmark in bench/ (tabmcp, and the peers Playwright MCP and
 # Chrome DevTools MCP), then docs/benchmarks.md with its charts in docs/benchmarks/ (bench/README.md)
