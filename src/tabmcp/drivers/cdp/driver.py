@@ -516,7 +516,12 @@ class CdpDriver:
         browser = self._require_browser()
         name = "Chrome" if self.settings.browser == "chrome" else "Chromium"
         for context in browser.contexts:
-            await self._prepare(context)
+            try:
+                await self._prepare(context)
+            except PlaywrightError as exc:  # another client's context closing as its workspace ends
+                if not closed_error(exc):
+                    raise
+                log.debug("connect: a context closed while it was prepared: %s", first_line(exc))
         # tabs open before the link get their titles read in the background (_announce), too late for
         # this answer, and nothing reports them later: read them now
         await asyncio.gather(*(self._read_title(r) for r in list(self._tabs.values()) if not r.title))
