@@ -286,9 +286,9 @@ function nativeTransport(on) {
   });
   return {
     isOpen: () => open && !done,
-    send: (frame) => {
+    send: (frame, text) => {
       try {
-        port.postMessage(frame);
+        port.postMessage(frame.rawData === undefined ? frame : JSON.parse(text));
       } catch (e) {
         log('dropped (native port gone)', frame.type, e); // its onDisconnect is on the way
       }
@@ -659,11 +659,14 @@ function isOpen(current) {
 }
 
 function sendOn(current, frame) {
+  if (pageEvents.length && frame.type !== 'pageEvents' && current === link) flushPageEvents(); // the browser's order
   if (!isOpen(current)) {
     log('dropped (socket not open)', frame.type);
     return false;
   }
-  let text = JSON.stringify(frame);
+  // rawData: an answer's data already as JSON text (the page agent's answers), put in as it is
+  let text = frame.rawData === undefined ? JSON.stringify(frame)
+    : `{"type":${JSON.stringify(frame.type)},"id":${JSON.stringify(frame.id)},"data":${frame.rawData}}`;
   const limit = current.maxFrameBytes;
   const size = text.length * 3 > limit ? new TextEncoder().encode(text).length : 0; // ≤ 3 bytes a UTF-16 unit
   if (size > limit) {
@@ -704,6 +707,14 @@ const REQUEST_HANDLERS = new Map([
   ['screenshot', handleScreenshot],
   ['console', handleConsole],
   ['evaluate', handleEvaluate],
+  ['createTab', handleCreateTab],
+  ['tabUrl', handleTabUrl],
+  ['frames', handleFrames],
+  ['callAgent', handleCallAgent],
+  ['cdp', handleCdp],
+  ['captureViewport', handleCaptureViewport],
+  ['goto', handleGoto],
+  ['go', handleGo],
 ]);
 
 async function onSocketMessage(current, raw) {
@@ -757,7 +768,7 @@ async function runHandler(handler, msg, id) {
     const { type, ...fields } = await handler(msg);
     return { type, id, ...fields };
   } catch (e) {
-    if (e instanceof ProtocolError) return errorFrame(id, e.code, e.message);
+    if (e instanceof ProtocolError) return { ...errorFrame(id, e.code, e.message), ...(e.frameGone ? { frameGone: true } : {}) };
     log('handler crashed', msg.type, e);
     return errorFrame(id, 'INTERNAL', `${msg.type} failed: ${e && e.message ? e.message : String(e)}`);
   }
@@ -1019,6 +1030,7 @@ const popupOpeners = new Map(); // popup tabId -> the tab whose page opened it
 
 chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => {
   popupOpeners.set(details.tabId, details.sourceTabId);
+  pageEvent({ type: 'popupOpened', tabId: details.tabId, openerId: details.sourceTabId });
   const watcher = new NavigationWatcher(details.tabId);
   const opened = { time: Date.now(), watcher };
   popupWatchers.set(details.sourceTabId, [...(popupWatchers.get(details.sourceTabId) || []), opened]);
@@ -1105,13 +1117,15 @@ function networkOf(tabId) {
 
 function requestStarted(details) {
   if (details.tabId < 0 || details.type === 'websocket') return; // long-lived: never "done"
+  pageEvent({ type: 'requestStarted', tabId: details.tabId, requestId: details.requestId, kind: details.type });
   const entry = networkOf(details.tabId);
   entry.requests.set(details.requestId, { started: Date.now(), type: details.type });
   entry.lastChange = Date.now();
 }
 
 function requestEnded(details) {
-  if (details.tabId < 0) return;
+  if (details.tabId < 0 || details.type === 'websocket') return;
+  pageEvent({ type: 'requestEnded', tabId: details.tabId, requestId: details.requestId });
   const entry = network.get(details.tabId);
   if (entry && entry.requests.delete(details.requestId)) entry.lastChange = Date.now();
 }
@@ -1871,6 +1885,7 @@ const TOOLS_CHANGED_REASONS = new Set(['mutation', 'history', 'webmcp']);
 
 function onAgentMessage(tabId, message, frameId) {
   if (!message || typeof message !== 'object') return;
+  pageEvent({ type: 'agentMessage', tabId, frameId: frameId || 0, message });
   if (message.type === 'console' && Array.isArray(message.entries)) {
     for (const entry of message.entries) addConsoleEntry(tabId, entry);
   } else if (message.type === 'dialog') {
@@ -1929,14 +1944,14 @@ function imageResult(data, format) {
   return { data, mimeType, ...imageSize(data, mimeType) };
 }
 
-/** The visible part of the tab: chrome.tabs.captureVisibleTab when the tab is its window's active one, else CDP. */
-async function captureViewport(tab, format, quality) {
-  if (!tab.active) return captureWithCdp(tab.id, format, quality, null);
+/** The visible part of the tab (base64): chrome.tabs.captureVisibleTab when the tab is its window's active one, else CDP. */
+async function viewportImage(tab, format, quality) {
+  if (!tab.active) return cdpImage(tab.id, format, quality, null);
   const options = { format };
   if (quality !== undefined) options.quality = quality;
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
-      return imageResult(dataUrlPayload(await chrome.tabs.captureVisibleTab(tab.windowId, options)), format);
+      return dataUrlPayload(await chrome.tabs.captureVisibleTab(tab.windowId, options));
     } catch (e) {
       const message = (e && e.message) || String(e);
       if (/MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND|quota/i.test(message)) {
@@ -1952,18 +1967,26 @@ async function captureViewport(tab, format, quality) {
       break;
     }
   }
-  return captureWithCdp(tab.id, format, quality, null);
+  return cdpImage(tab.id, format, quality, null);
 }
 
-/** CDP Page.captureScreenshot; clip in page (document) CSS px, or null for the viewport. */
-async function captureWithCdp(tabId, format, quality, clip) {
+async function captureViewport(tab, format, quality) {
+  return imageResult(await viewportImage(tab, format, quality), format);
+}
+
+/** CDP Page.captureScreenshot (base64); clip in page (document) CSS px, or null for the viewport. */
+async function cdpImage(tabId, format, quality, clip) {
   return withDebugger(tabId, async (send) => {
     const params = { format };
     if (quality !== undefined) params.quality = quality;
     if (clip) Object.assign(params, { clip: { ...clip, scale: 1 }, captureBeyondViewport: true });
     const { data } = await send('Page.captureScreenshot', params);
-    return imageResult(data, format);
+    return data;
   });
+}
+
+async function captureWithCdp(tabId, format, quality, clip) {
+  return imageResult(await cdpImage(tabId, format, quality, clip), format);
 }
 
 async function captureFullPage(tabId, format, quality) {
@@ -2008,6 +2031,175 @@ async function captureElement(tab, target, format, quality) {
     height: Math.max(1, Math.min(image.height, Math.ceil((box.y + box.height) * scale)) - y),
   };
   return { ...image, clip };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Page primitives: what the server's page session (src/tabmcp/drivers/session/) asks of a tab, one
+// browser call each (docs/protocol.md "Page primitives"). The session does the orchestration.
+
+async function handleCreateTab(msg) {
+  if (typeof msg.url !== 'string') throw badField(msg, 'url', 'a string');
+  if (msg.focus !== undefined && typeof msg.focus !== 'boolean') throw badField(msg, 'focus', 'a boolean');
+  if (msg.group != null && typeof msg.group !== 'string') throw badField(msg, 'group', 'a string');
+  // tabs.create resolves relative URLs against the extension's own origin; refuse them instead.
+  try {
+    new URL(msg.url);
+  } catch {
+    throw new ProtocolError('INVALID_URL', `Not an absolute URL: ${msg.url}`);
+  }
+  const focus = msg.focus !== false;
+  const tab = await createTab(msg.url, focus);
+  if (msg.group) await addToGroup(tab, msg.group);
+  if (focus) await focusWindow(tab.windowId);
+  return { type: 'result', data: { tab: tabInfo(tab) } };
+}
+
+async function handleTabUrl(msg) {
+  return { type: 'result', data: { tab: tabInfo(await getTab(requireTabId(msg))) } };
+}
+
+/** The tab's frames now, the main frame first: {frameId, parentFrameId (null for the main frame), url}. */
+async function handleFrames(msg) {
+  const tabId = requireTabId(msg);
+  let frames = null;
+  try {
+    frames = await chrome.webNavigation.getAllFrames({ tabId });
+  } catch {
+    // an unknown tab: said below
+  }
+  if (!frames) {
+    await getTab(tabId);
+    frames = [];
+  }
+  const listed = frames
+    .filter((f) => f.documentLifecycle !== 'prerender')
+    .map((f) => ({ frameId: f.frameId, parentFrameId: f.parentFrameId >= 0 ? f.parentFrameId : null, url: f.url || '' }));
+  listed.sort((a, b) => (a.frameId === 0 ? -1 : b.frameId === 0 ? 1 : 0));
+  return { type: 'result', data: { frames: listed } };
+}
+
+/**
+ * agent[method](arg) in the given frames (every frame when frameIds is absent), the agent injected
+ * where it is missing. Each answer is the agent's own JSON text, put in the frame as it is: parsing
+ * it here to serialise it again would double the cost of a large snapshot.
+ */
+async function handleCallAgent(msg) {
+  const tabId = requireTabId(msg);
+  const method = optional(msg, 'method', isText, 'a page agent method name as');
+  if (method === undefined) throw badField(msg, 'method', 'a page agent method name as');
+  const frameIds = optional(msg, 'frameIds', (v) => Array.isArray(v) && v.every(Number.isInteger), 'a list of frame ids as');
+  const args = [method, msg.arg === undefined ? null : msg.arg];
+  const answers = new Map(); // frameId → JSON text
+  const take = (results) => {
+    const missing = [];
+    for (const r of results) {
+      const value = r.result;
+      if (value && typeof value.__json === 'string') answers.set(r.frameId, value.__json);
+      else if (value && value.__missing) missing.push(r.frameId);
+      else if (value !== undefined && value !== null) answers.set(r.frameId, JSON.stringify(value));
+    }
+    return missing;
+  };
+  const missing = take(await executeIn(frameIds ? { tabId, frameIds } : { tabId, allFrames: true }, { func: agentEntry, args }));
+  if (missing.length) {
+    try {
+      await injectAgent({ tabId, frameIds: missing });
+      take(await executeIn({ tabId, frameIds: missing }, { func: agentEntry, args }));
+    } catch (e) {
+      if (e.code === 'NO_TAB') throw e;
+      log('could not inject the agent into frames', missing, e.message); // they went away meanwhile
+    }
+  }
+  const parts = [];
+  for (const [frameId, json] of answers) parts.push(`"${frameId}":${json}`);
+  return { type: 'result', rawData: `{"answers":{${parts.join(',')}}}` };
+}
+
+/** One DevTools protocol command on the tab's page, through the debugger session (attached on use). */
+async function handleCdp(msg) {
+  const tabId = requireTabId(msg);
+  const method = optional(msg, 'method', isText, 'a DevTools protocol method as');
+  if (method === undefined) throw badField(msg, 'method', 'a DevTools protocol method as');
+  const params = optional(msg, 'params', (v) => typeof v === 'object' && !Array.isArray(v), 'an object as') || {};
+  const result = await withDebugger(tabId, (send) => send(method, params));
+  return { type: 'result', data: { result: result || {} } };
+}
+
+async function handleCaptureViewport(msg) {
+  const tab = await getTab(requireTabId(msg));
+  const format = optional(msg, 'format', oneOf(['png', 'jpeg']), 'png or jpeg as') || 'png';
+  const quality = format === 'jpeg' ? optional(msg, 'quality', intBetween(0, 100), 'an integer 0…100 as') : undefined;
+  return { type: 'result', data: { image: await viewportImage(tab, format, quality) } };
+}
+
+async function handleGoto(msg) {
+  const tabId = requireTabId(msg);
+  const url = optional(msg, 'url', isText, 'a URL string as');
+  if (url === undefined) throw badField(msg, 'url', 'a URL string as');
+  checkNavigableUrl(url);
+  try {
+    await chrome.tabs.update(tabId, { url });
+  } catch (e) {
+    const message = (e && e.message) || String(e);
+    if (/No tab with id/i.test(message)) throw new ProtocolError('NO_TAB', `No tab with id ${tabId}`);
+    throw new ProtocolError('INVALID_URL', `Cannot open ${url}: ${message}`);
+  }
+  return { type: 'result', data: {} };
+}
+
+async function handleGo(msg) {
+  const tabId = requireTabId(msg);
+  const where = optional(msg, 'where', oneOf(['back', 'forward', 'reload']), 'back, forward or reload as');
+  if (where === undefined) throw badField(msg, 'where', 'back, forward or reload as');
+  try {
+    if (where === 'reload') await chrome.tabs.reload(tabId);
+    else await goInHistory(tabId, where);
+  } catch (e) {
+    if (e instanceof ProtocolError) throw e;
+    const message = (e && e.message) || String(e);
+    if (/No tab with id/i.test(message)) throw new ProtocolError('NO_TAB', `No tab with id ${tabId}`);
+    throw new ProtocolError('NAVIGATION_FAILED', `Cannot go ${where}: ${message}`);
+  }
+  return { type: 'result', data: {} };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Page events: what the browser saw of the tabs' pages, forwarded for the server's page session.
+// Batched, one frame per burst, and always sent before any later frame (sendOn flushes them), so
+// the server sees them in the browser's order, ahead of the answers that followed them.
+
+const pageEvents = [];
+let pageEventsTimer = null;
+
+function pageEvent(event) {
+  if (!link || !link.helloSent) return; // dropped, not queued, while unlinked
+  pageEvents.push(event);
+  if (pageEventsTimer === null) pageEventsTimer = setTimeout(flushPageEvents, 0);
+}
+
+function flushPageEvents() {
+  clearTimeout(pageEventsTimer);
+  pageEventsTimer = null;
+  if (pageEvents.length) sendEvent({ type: 'pageEvents', events: pageEvents.splice(0) });
+}
+
+/** A webNavigation event of a tab's frame (a prerendered page is not the tab's yet: left out). */
+function frameNavigation(details, kind) {
+  if (details.tabId < 0 || details.documentLifecycle === 'prerender') return;
+  const event = { type: 'frameNavigation', tabId: details.tabId, frameId: details.frameId, kind, url: details.url || '' };
+  if (details.error) event.error = details.error;
+  pageEvent(event);
+}
+
+/** A subframe's agent went away: the frame navigated, or was removed (then webNavigation has no such frame). */
+async function checkFrameRemoved(tabId, frameId) {
+  let frame;
+  try {
+    frame = await chrome.webNavigation.getFrame({ tabId, frameId });
+  } catch {
+    frame = null;
+  }
+  if (!frame) pageEvent({ type: 'frameNavigation', tabId, frameId, kind: 'removed', url: '' });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2861,7 +3053,14 @@ function onAgentConnect(port) {
   const tabId = sender.tab ? sender.tab.id : undefined;
   if (tabId === undefined) return;
   port.onMessage.addListener((message) => onAgentMessage(tabId, message, sender.frameId));
-  if (sender.frameId !== undefined && sender.frameId !== 0) return;
+  if (sender.frameId !== undefined && sender.frameId !== 0) {
+    const { frameId } = sender;
+    port.onDisconnect.addListener(() => {
+      void chrome.runtime.lastError;
+      checkFrameRemoved(tabId, frameId).catch((e) => log('frame check failed', e));
+    });
+    return;
+  }
   port.onDisconnect.addListener(() => {
     void chrome.runtime.lastError; // Reading it keeps "Unchecked runtime.lastError" out of the log.
     setTimeout(() => checkForCrash(tabId).catch((e) => log('crash check failed', e)), CRASH_CHECK_DELAY_MS);
@@ -2889,7 +3088,10 @@ chrome.tabs.onCreated.addListener((tab) => {
 });
 
 chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
-  if (change.status === 'loading') notifyWatchers(tabId, 'loading');
+  if (change.status === 'loading') {
+    notifyWatchers(tabId, 'loading');
+    pageEvent({ type: 'frameNavigation', tabId, frameId: 0, kind: 'loading', url: change.url || tab.url || tab.pendingUrl || '' });
+  }
   if (change.status === 'complete') notifyWatchers(tabId, 'complete');
   if (change.url !== undefined || change.title !== undefined || change.status !== undefined) {
     sendEvent({ type: 'tabUpdated', tab: tabInfo(tab) });
@@ -2899,6 +3101,7 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   notifyWatchers(tabId, 'removed');
+  pageEvent({ type: 'frameNavigation', tabId, frameId: 0, kind: 'removed', url: '' });
   for (const perTab of [tabFrames, network, consoleBuffers, recentDialogs, popupOpeners]) perTab.delete(tabId);
   const session = debuggees.get(tabId);
   if (session) clearTimeout(session.idleTimer);
@@ -2914,27 +3117,35 @@ chrome.tabs.onActivated.addListener(({ tabId }) => {
 // webNavigation events carry frameId; each watcher keeps the ones of its own frame.
 chrome.webNavigation.onBeforeNavigate.addListener((details) => {
   notifyWatchers(details.tabId, 'navigate', { frameId: details.frameId });
+  frameNavigation(details, 'start');
 });
+
+chrome.webNavigation.onCommitted.addListener((details) => frameNavigation(details, 'commit'));
 
 chrome.webNavigation.onDOMContentLoaded.addListener((details) => {
   notifyWatchers(details.tabId, 'domContentLoaded', { frameId: details.frameId });
+  frameNavigation(details, 'dom_content_loaded');
 });
 
 chrome.webNavigation.onCompleted.addListener((details) => {
   notifyWatchers(details.tabId, 'complete', { frameId: details.frameId });
+  frameNavigation(details, 'load');
 });
 
 chrome.webNavigation.onHistoryStateUpdated.addListener((details) => {
   notifyWatchers(details.tabId, 'sameDocument', { frameId: details.frameId });
+  frameNavigation(details, 'same_document');
 });
 
 chrome.webNavigation.onReferenceFragmentUpdated.addListener((details) => {
   notifyWatchers(details.tabId, 'sameDocument', { frameId: details.frameId });
+  frameNavigation(details, 'same_document');
 });
 
 chrome.webNavigation.onErrorOccurred.addListener((details) => {
   const kind = details.error === 'net::ERR_ABORTED' ? 'aborted' : 'error';
   notifyWatchers(details.tabId, kind, { frameId: details.frameId, error: details.error, url: details.url });
+  frameNavigation(details, kind);
 });
 
 chrome.webRequest.onBeforeRequest.addListener(requestStarted, { urls: ['<all_urls>'] });

@@ -129,6 +129,7 @@ class Error(Frame):
     id: str | None = None
     code: str = ErrorCode.INTERNAL
     message: str = ""
+    frameGone: bool = False  # NOT_SCRIPTABLE because the frame asked went away (a ref into it is stale)
 
 
 class Disconnected(Frame):
@@ -166,6 +167,66 @@ class UserSettings(Frame):
     followTabSwitches: bool = False
 
 
+# Page events: what the browser saw of its tabs' pages, for the server's page session
+# (drivers/session/ over drivers/host.py). They come batched in ``pageEvents`` frames, always before
+# any frame the extension sends after them, and are handed to the page host as they arrive.
+NavigationEventKind = Literal[
+    "start", "loading", "commit", "same_document", "dom_content_loaded", "load", "error", "aborted", "removed"
+]
+
+
+class FrameNavigationEvent(Frame):
+    """A webNavigation event of one frame (``removed``: the frame, or with frame 0 the tab, went away)."""
+
+    type: Literal["frameNavigation"]
+    tabId: int
+    frameId: int = Field(ge=0)
+    kind: NavigationEventKind
+    url: str = ""
+    error: str = ""
+
+
+class RequestStartedEvent(Frame):
+    """A request of a tab's page began (websockets are not reported: they never end)."""
+
+    type: Literal["requestStarted"]
+    tabId: int
+    requestId: str
+    kind: str = ""  # webRequest's resource type: main_frame, sub_frame, script, xmlhttprequest, …
+
+
+class RequestEndedEvent(Frame):
+    type: Literal["requestEnded"]
+    tabId: int
+    requestId: str
+
+
+class AgentMessageEvent(Frame):
+    """What a frame's page agent posted on its port: console entries, a dialog, toolsChanged."""
+
+    type: Literal["agentMessage"]
+    tabId: int
+    frameId: int = Field(0, ge=0)
+    message: dict[str, Any]
+
+
+class PopupOpenedEvent(Frame):
+    type: Literal["popupOpened"]
+    tabId: int
+    openerId: int
+
+
+PageEventFrame = Annotated[
+    FrameNavigationEvent | RequestStartedEvent | RequestEndedEvent | AgentMessageEvent | PopupOpenedEvent,
+    Field(discriminator="type"),
+]
+
+
+class PageEvents(Frame):
+    type: Literal["pageEvents"]
+    events: list[PageEventFrame] = []
+
+
 ExtensionMessage = Annotated[
     Hello
     | Ping
@@ -181,7 +242,8 @@ ExtensionMessage = Annotated[
     | Disconnected
     | ToolsChanged
     | NavigationBlocked
-    | UserSettings,
+    | UserSettings
+    | PageEvents,
     Field(discriminator="type"),
 ]
 TabEvent = (
@@ -492,6 +554,95 @@ class Evaluate(Frame):
     timeoutMs: int = Field(10_000, ge=1, le=MAX_TIMEOUT_MS)
 
 
+# ----------------------------------------------------------------- page primitives
+# One browser call each, for the server's page session (drivers/extension/host.py): it does the
+# orchestration (waits, frames and refs, settling) and asks the browser only for these.
+
+
+class CreateTab(Frame):
+    """A new tab that starts loading ``url``; answered with its ``tab`` at once (not after its load)."""
+
+    type: Literal["createTab"] = "createTab"
+    id: str = ""
+    url: str
+    focus: bool = True
+    group: str | None = Field(None, max_length=40)
+
+
+class TabUrl(Frame):
+    """The tab as it is now: answered with its ``tab``."""
+
+    type: Literal["tabUrl"] = "tabUrl"
+    id: str = ""
+    tabId: int
+
+
+class Frames(Frame):
+    """The tab's frames: answered with ``frames``, a list of ``FrameData``, the main frame first."""
+
+    type: Literal["frames"] = "frames"
+    id: str = ""
+    tabId: int
+
+
+class CallAgent(Frame):
+    """``agent[method](arg)`` in ``frameIds`` (every frame when absent), the agent injected where it is
+    missing: answered with ``answers``, an object from frame id to the agent's answer as it gave it; a
+    frame that could not answer is left out."""
+
+    type: Literal["callAgent"] = "callAgent"
+    id: str = ""
+    tabId: int
+    frameIds: list[int] | None = None
+    method: str = Field(min_length=1, max_length=64)
+    arg: Any = None
+
+
+class Cdp(Frame):
+    """A DevTools protocol command on the tab's page (the debugger attached on use, detached when idle):
+    answered with its ``result``."""
+
+    type: Literal["cdp"] = "cdp"
+    id: str = ""
+    tabId: int
+    method: str = Field(min_length=1, max_length=128)
+    params: dict[str, Any] = {}
+
+
+class CaptureViewport(Frame):
+    """The visible part of the tab: answered with ``image``, the base64 image data."""
+
+    type: Literal["captureViewport"] = "captureViewport"
+    id: str = ""
+    tabId: int
+    format: Literal["png", "jpeg"] = "png"
+    quality: int | None = Field(None, ge=0, le=100)
+
+
+class Goto(Frame):
+    """Start loading ``url`` in the tab (web pages only); answered once it started."""
+
+    type: Literal["goto"] = "goto"
+    id: str = ""
+    tabId: int
+    url: str = Field(min_length=1)
+
+
+class Go(Frame):
+    """One history step (exactly one entry, through the debugger) or a reload; answered once it started."""
+
+    type: Literal["go"] = "go"
+    id: str = ""
+    tabId: int
+    where: Literal["back", "forward", "reload"]
+
+
+class FrameData(Frame):
+    frameId: int = Field(ge=0)
+    parentFrameId: int | None = None
+    url: str = ""
+
+
 class ControlledTab(Frame):
     tabId: int
     group: str = Field("", max_length=40)  # the tab group of the client it works for (OpenTab.group)
@@ -529,13 +680,21 @@ ServerMessage = Annotated[
     | Screenshot
     | Console
     | Evaluate
+    | CreateTab
+    | TabUrl
+    | Frames
+    | CallAgent
+    | Cdp
+    | CaptureViewport
+    | Goto
+    | Go
     | Controlled
     | ServerError,
     Field(discriminator="type"),
 ]
 ServerRequest = (
     Connect | OpenTab | FocusTab | ActiveTab | CloseTab | Capture | CallTool | Snapshot | Act | Navigate | WaitFor
-    | Screenshot | Console | Evaluate
+    | Screenshot | Console | Evaluate | CreateTab | TabUrl | Frames | CallAgent | Cdp | CaptureViewport | Goto | Go
 )
 
 # ----------------------------------------------------------------- page-agent answers
@@ -644,7 +803,7 @@ _server_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 EXTENSION_TYPES = frozenset(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in (Hello, Ping, Connected, TabCreated, TabUpdated, TabClosed, TabFocused, TabCrashed,
-              Result, ToolResult, Error, Disconnected, ToolsChanged, NavigationBlocked, UserSettings)
+              Result, ToolResult, Error, Disconnected, ToolsChanged, NavigationBlocked, UserSettings, PageEvents)
 )
 
 

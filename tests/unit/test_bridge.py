@@ -20,6 +20,8 @@ from tabmcp import pairing
 from tabmcp import protocol as p
 from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.extension.bridge import Bridge, LinkLost, LinkUp
+from tabmcp.drivers.extension.host import ExtensionHost
+from tabmcp.drivers.host import FrameGone, FrameNavigation, PopupOpened
 
 WAIT = 2.0  # upper bound for anything that should happen "at once"
 TOKEN = "unit-test-pairing-token-0123456789"
@@ -107,6 +109,37 @@ async def test_tab_events_are_queued_in_order(bridge: Bridge) -> None:
     assert created.tab.url == "https://mail.test/"
     assert isinstance(closed, p.TabClosed)
     assert closed.tabId == 7
+
+
+
+async def test_page_events_reach_the_host_before_the_answer_that_followed_them(bridge: Bridge) -> None:
+    host = ExtensionHost(bridge)
+    seen: list[object] = []
+    host.subscribe(seen.append)
+    async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
+        pending = asyncio.create_task(host.tab_url(7))
+        frame = await recv(ws)
+        navigation = {"type": "frameNavigation", "tabId": 7, "frameId": 0, "kind": "load", "url": "https://mail.test/"}
+        popup = {"type": "popupOpened", "tabId": 8, "openerId": 7}
+        await send(ws, {"type": "pageEvents", "events": [navigation, popup]})
+        await send(ws, {"type": "result", "id": frame["id"], "data": {"tab": TAB}})
+        assert await asyncio.wait_for(pending, WAIT) == ("https://mail.test/", TAB["title"], False)
+        # the events were the host's before the call resumed, and none went to the runtime's queue
+        assert seen == [FrameNavigation(7, 0, "load", "https://mail.test/"), PopupOpened(8, 7)]
+        assert bridge.events.empty()  # say_hello took the LinkUp
+
+
+async def test_a_frame_gone_error_raises_frame_gone(bridge: Bridge) -> None:
+    async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
+        pending = asyncio.create_task(ExtensionHost(bridge).call_agent(7, [3], "snapshot"))
+        frame = await recv(ws)
+        assert (frame["type"], frame["frameIds"], frame["method"]) == ("callAgent", [3], "snapshot")
+        error = {"type": "error", "id": frame["id"], "code": "NOT_SCRIPTABLE", "message": "No frame with id 3"}
+        await send(ws, {**error, "frameGone": True})
+        with pytest.raises(FrameGone):
+            await asyncio.wait_for(pending, WAIT)
 
 
 # ----------------------------------------------------------------- requests

@@ -62,6 +62,22 @@ EXTENSION_FRAMES: dict[str, tuple[dict[str, Any], type[p.Frame]]] = {
         p.NavigationBlocked,
     ),
     "settings": ({"type": "settings", "followTabSwitches": True}, p.UserSettings),
+    "pageEvents": (
+        {
+            "type": "pageEvents",
+            "events": [
+                {"type": "frameNavigation", "tabId": 7, "frameId": 0, "kind": "start", "url": "https://a.test/"},
+                {"type": "frameNavigation", "tabId": 7, "frameId": 3, "kind": "error", "url": "https://b.test/",
+                 "error": "net::ERR_NAME_NOT_RESOLVED"},
+                {"type": "requestStarted", "tabId": 7, "requestId": "41", "kind": "xmlhttprequest"},
+                {"type": "requestEnded", "tabId": 7, "requestId": "41"},
+                {"type": "agentMessage", "tabId": 7, "frameId": 0,
+                 "message": {"type": "console", "entries": [{"level": "log", "text": "hi"}]}},
+                {"type": "popupOpened", "tabId": 9, "openerId": 7},
+            ],
+        },
+        p.PageEvents,
+    ),
 }
 
 
@@ -229,6 +245,15 @@ SERVER_MESSAGES: list[p.Frame] = [
     p.Screenshot(id="r20", tabId=7, kind="full"),
     p.Console(id="r21", tabId=7, afterSeq=12, levels=["error", "warning"]),
     p.Evaluate(id="r22", tabId=7, expression="document.title", timeoutMs=2000),
+    p.CreateTab(id="r23", url="https://flights.test/", focus=False, group="tabmcp"),
+    p.TabUrl(id="r24", tabId=7),
+    p.Frames(id="r25", tabId=7),
+    p.CallAgent(id="r26", tabId=7, frameIds=[0, 4], method="act", arg={"action": "click", "target": {"ref": "e3"}}),
+    p.CallAgent(id="r27", tabId=7, method="snapshot", arg={"mode": "interactive"}),
+    p.Cdp(id="r28", tabId=7, method="Input.dispatchMouseEvent", params={"type": "mousePressed", "x": 4, "y": 5}),
+    p.CaptureViewport(id="r29", tabId=7, format="jpeg", quality=60),
+    p.Goto(id="r30", tabId=7, url="https://flights.test/search"),
+    p.Go(id="r31", tabId=7, where="back"),
     p.Controlled(tabs=[p.ControlledTab(tabId=7, group="tabmcp"), p.ControlledTab(tabId=9, group="claude 1f2e")]),
     p.Controlled(),
     p.ServerError(id="x1", code=p.ErrorCode.UNKNOWN_TYPE, message="unknown frame type 'teleport'"),
@@ -289,6 +314,14 @@ def test_every_server_type_is_documented_and_has_an_example() -> None:
             p.Screenshot,
             p.Console,
             p.Evaluate,
+            p.CreateTab,
+            p.TabUrl,
+            p.Frames,
+            p.CallAgent,
+            p.Cdp,
+            p.CaptureViewport,
+            p.Goto,
+            p.Go,
             p.Controlled,
             p.ServerError,
         )
@@ -424,7 +457,12 @@ def test_every_page_agent_request_has_a_result_model() -> None:
         "callTool",
         "error",
         "controlled",
+        *PRIMITIVES,
     }
+
+
+# the page primitives: their answers are the page host's to read (drivers/extension/host.py)
+PRIMITIVES = ("createTab", "tabUrl", "frames", "callAgent", "cdp", "captureViewport", "goto", "go")
 
 
 @pytest.mark.parametrize("kind", sorted(RESULT_DATA_EXAMPLES))

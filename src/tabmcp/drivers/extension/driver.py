@@ -20,6 +20,7 @@ from tabmcp.drivers.base import (
     UserSettings,
 )
 from tabmcp.drivers.extension.bridge import Bridge, LinkLost, LinkUp
+from tabmcp.drivers.extension.host import tab_from_wire
 from tabmcp.page.capture import PageCapture
 
 log = logging.getLogger(__name__)
@@ -33,17 +34,6 @@ ACT_TIMEOUT_MS = 5_000  # the extension's default for actionability checks
 ACT_NAVIGATION_S = 15.0  # an action that navigates then waits up to this for the page
 POLICY_PUSH_TIMEOUT = 10.0  # connect: the rules installed and the tabs listed
 SCREENSHOT_TIMEOUT = 30.0  # element screenshots wait for actionability (5 s), CDP captures of long pages take time
-
-
-def tab_from_wire(info: p.TabInfo) -> s.Tab:
-    return s.Tab(
-        id=info.id,
-        title=info.title,
-        url=info.url,
-        status=info.status,
-        window_id=info.windowId,
-        opener_id=info.openerTabId,
-    )
 
 
 class ExtensionDriver:
