@@ -3225,6 +3225,14 @@
     // hands the queued entries to the caller instead of the port: a console read is then complete
     // without racing the port's messages
     takeConsole: () => ({ ok: true, entries: takeConsoleQueue() }),
+    // whether this document holds the focus itself (not through an iframe): a key press without a
+    // target goes to the deepest such frame
+    holdsFocus: () => {
+      const active = document.activeElement;
+      const focused = document.hasFocus() && Boolean(active) && active !== document.body
+        && active.localName !== 'iframe' && active.localName !== 'frame';
+      return { ok: true, focused };
+    },
   });
   if (IS_TOP) {
     openPort();

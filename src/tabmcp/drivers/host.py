@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol
 
 from tabmcp.drivers.base import DriverError
 from tabmcp.protocol import ErrorCode
+from tabmcp.state import Tab
 
 MAIN_FRAME = 0
 
@@ -131,6 +132,11 @@ class PageHost(Protocol):
 
     async def tab_url(self, tab_id: int) -> tuple[str, str, bool]:
         """(url, title, loading) of the tab now; NO_TAB when it is gone."""
+        ...
+
+    async def tab_info(self, tab_id: int) -> Tab:
+        """The tab as the browser lists it now (the state's ``Tab``: id, title, url, status, window,
+        opener); NO_TAB when it is gone. What ``open_tab`` answers with."""
         ...
 
     async def close_tab(self, tab_id: int) -> None: ...

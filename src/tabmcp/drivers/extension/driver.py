@@ -21,6 +21,7 @@ from tabmcp.drivers.base import (
 )
 from tabmcp.drivers.extension.bridge import Bridge, LinkLost, LinkUp
 from tabmcp.drivers.extension.host import tab_from_wire
+from tabmcp.drivers.session.limits import plan_timeout, wire_request
 from tabmcp.page.capture import PageCapture
 
 log = logging.getLogger(__name__)
@@ -28,8 +29,6 @@ OPEN_TAB_TIMEOUT_MS = 15_000  # the extension's own default wait for the new tab
 # The bridge waits this much longer than the request's own timeoutMs, so the extension's TIMEOUT
 # (which says what it was waiting for) arrives first.
 BRIDGE_MARGIN = 5.0
-WEBMCP_STEP_MS = 30_000  # a webmcp step's default limit in the extension
-PLAN_SUMMARY_S = 5.0  # reading the page summary after a plan
 ACT_TIMEOUT_MS = 5_000  # the extension's default for actionability checks
 ACT_NAVIGATION_S = 15.0  # an action that navigates then waits up to this for the page
 POLICY_PUSH_TIMEOUT = 10.0  # connect: the rules installed and the tabs listed
@@ -236,25 +235,6 @@ class ExtensionDriver:
         if isinstance(data, p.EvaluateValue) and "json_" not in data.model_fields_set:
             del dumped["json"]  # undefined: absent, which is not the same as null
         return dumped
-
-
-def plan_timeout(steps: Sequence[p.Step]) -> float:
-    """The longest a plan can rightly take in the extension (each step's own limit, a navigation after
-    each), plus the margin: the extension's own TIMEOUT, which says which step, arrives first."""
-    total = PLAN_SUMMARY_S
-    for step in steps:
-        default = WEBMCP_STEP_MS if step.action == "webmcp" else ACT_TIMEOUT_MS
-        total += (step.timeoutMs if step.timeoutMs is not None else default) / 1000 + ACT_NAVIGATION_S
-    return total + BRIDGE_MARGIN
-
-
-def wire_request(model: type[p.Frame], **fields: Any) -> Any:
-    """Build a request; arguments the wire refuses are a BAD_MESSAGE, like a refusal by the extension."""
-    try:
-        return model.model_validate({k: v for k, v in fields.items() if v is not None})
-    except ValidationError as exc:
-        what = f"invalid {model.__name__.lower()} request"
-        raise DriverError(p.ErrorCode.BAD_MESSAGE, f"{what}: {_errors(exc)}") from None
 
 
 def _errors(exc: ValidationError) -> str:

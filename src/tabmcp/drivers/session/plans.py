@@ -1,8 +1,6 @@
-"""A page tool's plan on the CDP driver: the extension's ``callTool`` (background.js) step for step.
-
-Each step is the agent's own action, wait, extract or WebMCP call; between steps a navigation a
-step started is waited for, and the answer ends with the page summary the agent writes.
-"""
+"""A page tool's plan: its steps in order, each the agent's own action, wait, extract, navigation or
+WebMCP call; between steps a navigation a step started is waited for, and the answer ends with the
+page summary the agent writes (docs/protocol.md, callTool)."""
 
 from __future__ import annotations
 
@@ -15,28 +13,35 @@ from urllib.parse import urljoin
 
 from tabmcp import protocol as p
 from tabmcp.drivers.base import DriverError
-from tabmcp.drivers.cdp.agent import agent_ok
-from tabmcp.drivers.cdp.navigation import NavigationWatcher
+from tabmcp.drivers.host import MAIN_FRAME
+from tabmcp.drivers.session.frames import agent_ok
+from tabmcp.drivers.session.limits import (
+    NAVIGATION_GRACE_S,
+    NAVIGATION_START_S,
+    NAVIGATION_TIMEOUT_MS,
+    NAVIGATION_TIMEOUT_S,
+    STEP_TIMEOUT_MS,
+    SUMMARY_NETWORK_S,
+    UNWATCH_S,
+    WAIT_TIMEOUT_MS,
+    WEBMCP_TIMEOUT_MS,
+)
+from tabmcp.drivers.session.navigation import NavigationWatcher, navigation_error
+from tabmcp.drivers.session.tabs import navigate
+from tabmcp.drivers.session.waits import poll_condition
 
 if TYPE_CHECKING:
-    from tabmcp.drivers.cdp.driver import CdpDriver
-    from tabmcp.drivers.cdp.tabs import TabRecord
+    from tabmcp.drivers.session.session import PageSession
 
 log = logging.getLogger(__name__)
-SUMMARY_NETWORK_S = 2.0  # how long the summary waits for the requests a plan started
-UNWATCH_S = 1.0
-STEP_TIMEOUT_MS = 5_000
-WEBMCP_TIMEOUT_MS = 30_000
-WAIT_TIMEOUT_MS = 5_000
-NAVIGATION_TIMEOUT_MS = 15_000
-NAVIGATION_START_S = 2.0
-NAVIGATION_GRACE_S = 0.4
+# Actions that may start a navigation, which the agent schedules on a timer after returning.
 NAVIGATING_ACTIONS = {"click", "submit", "press"}
 
 
 @dataclass
 class Run:
-    watcher: NavigationWatcher
+    tab_id: int
+    watcher: NavigationWatcher  # reset before each step
     has_extract: bool
     started_at: float = field(default_factory=time.monotonic)
     start_url: str = ""
@@ -45,18 +50,19 @@ class Run:
     webmcp: Any = ...  # ... until a webmcp step ran
 
 
-async def run_plan(driver: CdpDriver, record: TabRecord, steps: list[p.Step]) -> dict[str, Any]:
-    run = Run(record.watch(), any(s.action == "extract" for s in steps))
+async def run_plan(session: PageSession, tab_id: int, steps: list[p.Step]) -> dict[str, Any]:
+    await session.wait_while_loading(tab_id)
+    run = Run(tab_id, session.watch(tab_id), any(s.action == "extract" for s in steps))
     try:
-        run.start_url = record.url
-        run.watch_token = await _start_watch(record)
+        run.start_url = (await session.host.tab_url(tab_id))[0]
+        run.watch_token = await _start_watch(session, tab_id)
         outcomes = []
         for index, step in enumerate(steps):
             run.watcher.reset()
-            outcome = await _run_step(driver, record, step, index, run)
+            outcome = await _run_step(session, step, index, run)
             outcomes.append({"action": step.action, "ok": True})
-            await _settle(driver, run.watcher, step, index, index == len(steps) - 1, outcome)
-        result: dict[str, Any] = {"steps": outcomes, "page": await _summary(record, run)}
+            await _settle(session, run.watcher, step, index, index == len(steps) - 1, outcome)
+        result: dict[str, Any] = {"steps": outcomes, "page": await _summary(session, run)}
         if run.extracted:
             result["extracted"] = run.extracted
         if run.webmcp is not ...:
@@ -64,42 +70,47 @@ async def run_plan(driver: CdpDriver, record: TabRecord, steps: list[p.Step]) ->
         return result
     except BaseException:
         if run.watch_token:
-            await _unwatch(record, run.watch_token)
+            await _unwatch(session, tab_id, run.watch_token)
         raise
     finally:
-        record.unwatch(run.watcher)
+        session.unwatch(run.watcher)
 
 
-async def _start_watch(record: TabRecord) -> str | None:
+async def _start_watch(session: PageSession, tab_id: int) -> str | None:
     try:
-        answer = await record.agent.call("watchChanges")
+        answer = await session.tab(tab_id).agent.call("watchChanges")
     except DriverError as exc:
         if exc.code == p.ErrorCode.NO_TAB:
             raise
-        log.debug("watchChanges failed: %s", exc.message)  # about:blank, an error page
+        log.debug("watchChanges failed: %s", exc.message)  # about:blank, an error page: the summary does without
         return None
     token = answer.get("token")
     return token if isinstance(token, str) else None
 
 
-async def _unwatch(record: TabRecord, token: str) -> None:
-    """Best effort: a page that went away took the watch with it."""
+async def _unwatch(session: PageSession, tab_id: int, token: str) -> None:
+    """Ends the watch of a plan that failed. Best effort: a page that went away took the watch with it."""
     try:
-        await asyncio.wait_for(record.agent.call_in(record.page.main_frame, "unwatch", {"token": token}), UNWATCH_S)
+        await asyncio.wait_for(session.host.call_agent(tab_id, [MAIN_FRAME], "unwatch", {"token": token}), UNWATCH_S)
     except (DriverError, TimeoutError) as exc:
         log.debug("unwatch failed: %s", exc)
 
 
-async def _summary(record: TabRecord, run: Run) -> dict[str, Any]:
-    await record.network.fetches_done(run.started_at, SUMMARY_NETWORK_S)
+async def _summary(session: PageSession, run: Run) -> dict[str, Any]:
+    """Read once the requests the plan started have come back (bounded), so that results a search
+    fetches are in it. A page that cannot be scripted still gets its URL and title."""
+    await session.tab(run.tab_id).network.fetches_done(run.started_at, SUMMARY_NETWORK_S)
     try:
-        page = await record.agent.call("summary", {"token": run.watch_token, "results": not run.has_extract})
+        page = await session.tab(run.tab_id).agent.call(
+            "summary", {"token": run.watch_token, "results": not run.has_extract}
+        )
     except DriverError as exc:
         if exc.code == p.ErrorCode.NO_TAB:
             raise
-        url = record.url
-        return {"url": url, "title": record.title, "navigated": url != run.start_url, "text": ""}
+        url, title, _ = await session.host.tab_url(run.tab_id)
+        return {"url": url, "title": title, "navigated": url != run.start_url, "text": ""}
     url = page.get("url") if isinstance(page.get("url"), str) else ""
+    # without a token (the start page could not be scripted) a different URL is the best guess
     navigated = page.get("navigated") is True if run.watch_token else url != run.start_url
     summary: dict[str, Any] = {
         "url": url,
@@ -115,9 +126,12 @@ async def _summary(record: TabRecord, run: Run) -> dict[str, Any]:
 
 
 async def _settle(
-    driver: CdpDriver, watcher: NavigationWatcher, step: p.Step, index: int, is_last: bool, outcome: dict[str, Any]
+    session: PageSession, watcher: NavigationWatcher, step: p.Step, index: int, is_last: bool, outcome: dict[str, Any]
 ) -> None:
-    """Let a navigation the step started finish before the next step or the summary."""
+    """Let a navigation the step started finish before the next step (which must run in the new
+    document) or the summary. An agent watching the Navigation API says whether the step navigated;
+    otherwise, after the last step and after a step that may navigate, the browser gets a short grace
+    period to report a start."""
     if "navigation" in outcome or isinstance(outcome.get("dialogs"), list):
         navigation = outcome.get("navigation")
         if isinstance(navigation, dict) and not navigation.get("sameDocument"):
@@ -125,9 +139,9 @@ async def _settle(
     elif is_last or step.action in NAVIGATING_ACTIONS:
         await watcher.wait_for_start(NAVIGATION_GRACE_S)
     if watcher.started and not watcher.same_document:
-        await watcher.wait_for_outcome(NAVIGATION_TIMEOUT_MS / 1000)
+        await watcher.wait_for_outcome(NAVIGATION_TIMEOUT_S)
     if watcher.outcome is not None and watcher.outcome.kind == "error":
-        error = driver._navigation_error(watcher.outcome, "the page")
+        error = navigation_error(watcher.outcome, "the page", session.policy)
         raise DriverError(error.code, f"step {index + 1} ({step.action}): {error.message}")
 
 
@@ -149,22 +163,23 @@ def _action_for(step: p.Step) -> dict[str, Any]:
     return action
 
 
-async def _run_step(driver: CdpDriver, record: TabRecord, step: p.Step, index: int, run: Run) -> dict[str, Any]:
+async def _run_step(session: PageSession, step: p.Step, index: int, run: Run) -> dict[str, Any]:
     prefix = f"step {index + 1} ({step.action}):"
+    ok: dict[str, Any] = {"ok": True, "dialogs": []}
     try:
         if step.action == "webmcp":
-            outcome = await _webmcp_step(record, step, run)
+            outcome = await _webmcp_step(session, step, run)
         elif step.action == "wait_for":
-            await _wait_step(driver, record, step)
-            outcome = {"ok": True, "dialogs": []}
+            await _wait_step(session, run.tab_id, step)
+            outcome = ok
         elif step.action == "extract":
-            await _extract_step(record, step, run)
-            outcome = {"ok": True, "dialogs": []}
+            await _extract_step(session, step, run)
+            outcome = ok
         elif step.action == "navigate":
-            await _navigate_step(driver, record, step)
-            outcome = {"ok": True, "dialogs": []}
+            await _navigate_step(session, run.tab_id, step)
+            outcome = ok
         else:
-            outcome = await record.agent.call("act", _action_for(step))
+            outcome = await session.tab(run.tab_id).agent.call("act", _action_for(step))
     except DriverError as exc:
         raise DriverError(exc.code, f"{prefix} {exc.message}") from None
     if outcome.get("ok") is False:
@@ -172,11 +187,13 @@ async def _run_step(driver: CdpDriver, record: TabRecord, step: p.Step, index: i
     return outcome
 
 
-async def _webmcp_step(record: TabRecord, step: p.Step, run: Run) -> dict[str, Any]:
-    """The page's own execute() of a WebMCP tool; one that navigates its page away counts as done with null."""
+async def _webmcp_step(session: PageSession, step: p.Step, run: Run) -> dict[str, Any]:
+    """The page's own execute() of a WebMCP tool; one that navigates its page away before it answers
+    counts as done with null (as the spec's executeTool() resolves null)."""
     timeout_ms = step.timeoutMs if step.timeoutMs is not None else WEBMCP_TIMEOUT_MS
+    arg = {"name": step.name, "args": step.args, "timeoutMs": timeout_ms}
     try:
-        answer = await record.agent.call("webmcpCall", {"name": step.name, "args": step.args, "timeoutMs": timeout_ms})
+        answer = await session.tab(run.tab_id).agent.call("webmcpCall", arg)
     except DriverError as exc:
         if not (exc.code == p.ErrorCode.NOT_SCRIPTABLE and run.watcher.started and not run.watcher.same_document):
             raise
@@ -192,7 +209,7 @@ async def _webmcp_step(record: TabRecord, step: p.Step, run: Run) -> dict[str, A
     return {"ok": True, "dialogs": dialogs, "navigation": answer.get("navigation")}
 
 
-async def _wait_step(driver: CdpDriver, record: TabRecord, step: p.Step) -> None:
+async def _wait_step(session: PageSession, tab_id: int, step: p.Step) -> None:
     condition = {k: v for k, v in (step.condition or {}).items() if v is not None}
     expected = "an object with exactly one of text, textGone, state"
     if len(condition) != 1 or next(iter(condition)) not in ("text", "textGone", "state"):
@@ -206,10 +223,10 @@ async def _wait_step(driver: CdpDriver, record: TabRecord, step: p.Step) -> None
     else:
         probe = {key: value}
     fail_css = step.failWhen.css if step.failWhen is not None else None
-    await driver.poll_condition(record, probe, timeout_ms, fail_css)
+    await poll_condition(session, tab_id, probe, timeout_ms, fail_css)
 
 
-async def _extract_step(record: TabRecord, step: p.Step, run: Run) -> None:
+async def _extract_step(session: PageSession, step: p.Step, run: Run) -> None:
     if step.target is None or step.target.css is None:
         raise DriverError(p.ErrorCode.BAD_MESSAGE, '"extract" needs a {css} target (every match is read)')
     arg: dict[str, Any] = {"css": step.target.css}
@@ -217,14 +234,14 @@ async def _extract_step(record: TabRecord, step: p.Step, run: Run) -> None:
         arg["fields"] = step.fields
     if step.limit is not None:
         arg["limit"] = step.limit
-    answer = agent_ok(await record.agent.call("extract", arg), "extract")
+    answer = agent_ok(await session.tab(run.tab_id).agent.call("extract", arg), "extract")
     run.extracted = run.extracted or {}
     run.extracted[step.label or "items"] = answer.get("items") if isinstance(answer.get("items"), list) else []
 
 
-async def _navigate_step(driver: CdpDriver, record: TabRecord, step: p.Step) -> None:
+async def _navigate_step(session: PageSession, tab_id: int, step: p.Step) -> None:
     if not isinstance(step.value, str) or not step.value:
         raise DriverError(p.ErrorCode.BAD_MESSAGE, '"navigate" needs "value" as a URL string')
-    url = urljoin(record.url, step.value)
+    url = urljoin((await session.host.tab_url(tab_id))[0], step.value)
     timeout_ms = step.timeoutMs if step.timeoutMs is not None else NAVIGATION_TIMEOUT_MS
-    await driver.navigate_record(record, url, None, "load", timeout_ms)
+    await navigate(session, tab_id, url, None, "load", timeout_ms)

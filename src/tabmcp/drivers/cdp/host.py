@@ -1,0 +1,446 @@
+"""The CDP driver's ``PageHost``: the page session's primitives over Playwright's CDP connection.
+
+Frames are numbered per tab in order of first sight (0 is the main frame); Playwright keeps one
+``Frame`` object per frame across its navigations. The agent (``agent.js``, with ``page_hooks.js``
+before it) runs in each frame's main world (Playwright has no isolated worlds); it posts its port
+messages (console, dialogs, ``toolsChanged``) through a binding. Navigation events come from
+Playwright's requests and ``framenavigated``, and each frame's load states.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import re
+import weakref
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from playwright.async_api import CDPSession, Frame, Page, Request
+from playwright.async_api import Error as PlaywrightError
+
+from tabmcp.drivers.base import DriverError
+from tabmcp.drivers.host import (
+    MAIN_FRAME,
+    AgentMessage,
+    FrameInfo,
+    FrameNavigation,
+    Listeners,
+    NavigationKind,
+    PageEvent,
+    RequestEnded,
+    RequestStarted,
+)
+from tabmcp.drivers.launch import extension_source
+from tabmcp.protocol import ErrorCode
+from tabmcp.state import Tab
+
+log = logging.getLogger(__name__)
+HOST_BINDING = "__tabmcpHostPost"  # agent.js posts its port messages here (console, dialogs, toolsChanged)
+NO_COMMIT_S = 0.2  # a navigation request that finished without a new document (204, a download)
+ERROR_PAGE_S = 2.0  # Chrome commits its error page just after a main-frame failure: the error waits for it
+
+# Runs in the page: one JSON string crosses faster than the same data as structured values.
+AGENT_ENTRY = """async ([method, arg]) => {
+  const agent = globalThis.__tabmcpAgent;
+  if (!agent) return { __missing: true };
+  try {
+    const value = await agent[method](arg);
+    return { __json: JSON.stringify(value === undefined ? null : value) };
+  } catch (e) {
+    return { __error: String((e && e.stack) || e) };
+  }
+}"""
+
+
+def scripts() -> tuple[str, str]:
+    """(page_hooks.js, agent.js) as the extension ships them."""
+    folder = extension_source()
+    return (folder / "page_hooks.js").read_text(encoding="utf-8"), (folder / "agent.js").read_text(encoding="utf-8")
+
+
+def closed_error(exc: BaseException) -> bool:
+    return bool(
+        re.search(r"(Target|Page|Browser)( page, context or browser)? (has been )?closed|Target closed", str(exc))
+    )
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:500]
+
+
+@dataclass
+class FrameNav:
+    """The host's view of one frame's navigation: the request-started one not committed yet."""
+
+    count: int = 0  # cross-document navigations started
+    hops: int = 0  # navigation requests, redirects included
+    pending: bool = False  # started, no document committed (nor ended) since
+    error: tuple[str, str] | None = None  # a main-frame failure waiting for its error page: (url, error)
+
+
+@dataclass
+class HostTab:
+    tab_id: int
+    page: Page
+    fresh: bool = False  # opened by create_tab: its blank first page is no history entry
+    seen_start: bool = False
+    next_frame: int = 1
+    frame_ids: dict[Frame, int] = field(default_factory=dict)
+    frames: dict[int, Frame] = field(default_factory=dict)
+    nav: dict[int, FrameNav] = field(default_factory=dict)
+    session: CDPSession | None = None
+
+    def frame_id(self, frame: Frame) -> int:
+        known = self.frame_ids.get(frame)
+        if known is not None:
+            return known
+        frame_id = MAIN_FRAME if frame is self.page.main_frame else self.next_frame
+        if frame_id != MAIN_FRAME:
+            self.next_frame += 1
+        self.frame_ids[frame] = frame_id
+        self.frames[frame_id] = frame
+        return frame_id
+
+    def nav_of(self, frame_id: int) -> FrameNav:
+        return self.nav.setdefault(frame_id, FrameNav())
+
+
+class CdpHost:
+    """``open_page(workspace)`` (the driver's): a new page in the workspace's context, recorded as a tab;
+    ``tab_of(tab_id)``: the driver's record of an open tab (NO_TAB / DISCONNECTED raised)."""
+
+    def __init__(
+        self,
+        open_page: Callable[[str | None], Awaitable[int]],
+        describe: Callable[[int], Tab],
+        focus: Callable[[int], Awaitable[None]],
+        close: Callable[[int], Awaitable[None]],
+        tab_url: Callable[[int], tuple[str, bool]],
+    ) -> None:
+        self._open_page = open_page
+        self._describe = describe
+        self._focus = focus
+        self._close = close
+        self._url = tab_url
+        self.hooks, self.agent = scripts()
+        self.listeners = Listeners()
+        self._tabs: dict[int, HostTab] = {}
+        self._request_ids: weakref.WeakKeyDictionary[Request, tuple[int, str, weakref.finalize]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._ids = itertools.count(1)
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # ------------------------------------------------------------- tabs the driver records
+
+    def attach(self, tab_id: int, page: Page) -> None:
+        """Follow a page the driver recorded as ``tab_id``: its events reach the listeners from now on."""
+        tab = HostTab(tab_id, page)
+        self._tabs[tab_id] = tab
+        tab.frame_id(page.main_frame)
+        page.on("request", lambda r: self._on_request(tab, r))
+        page.on("requestfinished", lambda r: self._on_request_end(tab, r, None))
+        page.on("requestfailed", lambda r: self._on_request_end(tab, r, r.failure or "net::ERR_FAILED"))
+        page.on("framenavigated", lambda f: self._on_navigated(tab, f))
+        page.on("framedetached", lambda f: self._on_detached(tab, f))
+        page.on("close", lambda _p: self._on_close(tab))
+
+    def forget_all(self) -> None:
+        """The link went away: every tab with it."""
+        for tab in list(self._tabs.values()):
+            self._on_close(tab)
+        for task in list(self._tasks):
+            task.cancel()
+
+    def on_binding(self, source: Mapping[str, Any], payload: object) -> None:
+        """A message an agent posted through the binding."""
+        page, frame = source.get("page"), source.get("frame")
+        tab = next((t for t in self._tabs.values() if t.page is page), None)
+        if tab is None or not isinstance(payload, str) or frame is None:
+            return
+        try:
+            message = json.loads(payload)
+        except ValueError:
+            return
+        if isinstance(message, dict):
+            self._emit(AgentMessage(tab.tab_id, tab.frame_id(frame), message))
+
+    def _emit(self, event: PageEvent) -> None:
+        self.listeners.emit(event)
+
+    def _spawn(self, work: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _navigation(self, tab: HostTab, frame_id: int, kind: NavigationKind, url: str = "", error: str = "") -> None:
+        self._emit(FrameNavigation(tab.tab_id, frame_id, kind, url, error))
+
+    # ------------------------------------------------------------- Playwright's events
+
+    def _on_request(self, tab: HostTab, request: Request) -> None:
+        if request.resource_type != "websocket":
+            request_id = str(next(self._ids))
+            ended = RequestEnded(tab.tab_id, request_id)
+            # a request Playwright lets go of (its object cap) never reports its end: it ends with its object
+            gone = weakref.finalize(request, self._emit_soon, ended)
+            self._request_ids[request] = (tab.tab_id, request_id, gone)
+            self._emit(RequestStarted(tab.tab_id, request_id, request.resource_type))
+        if not request.is_navigation_request():
+            return
+        frame = _frame_of(request)
+        if frame is None:
+            return
+        frame_id = tab.frame_id(frame)
+        nav = tab.nav_of(frame_id)
+        nav.hops += 1
+        if request.redirected_from is None:
+            nav.count += 1
+            nav.pending, nav.error = True, None
+            if frame_id == MAIN_FRAME:
+                tab.seen_start = True
+            self._navigation(tab, frame_id, "start", request.url)
+
+    def _emit_soon(self, event: PageEvent) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody listens
+            asyncio.get_running_loop().call_soon(self._emit, event)
+
+    def _on_request_end(self, tab: HostTab, request: Request, failure: str | None) -> None:
+        known = self._request_ids.pop(request, None)
+        if known is not None:
+            known[2].detach()
+            self._emit(RequestEnded(known[0], known[1]))
+        if not request.is_navigation_request():
+            return
+        frame = _frame_of(request)
+        if frame is None or frame not in tab.frame_ids:
+            return
+        frame_id = tab.frame_ids[frame]
+        nav = tab.nav_of(frame_id)
+        if failure is None:
+            hops, count = nav.hops, nav.count
+            asyncio.get_running_loop().call_later(NO_COMMIT_S, self._no_document, tab, frame_id, count, hops)
+        elif "ERR_ABORTED" in failure:
+            nav.pending = False
+            self._navigation(tab, frame_id, "aborted", request.url, failure)
+        elif frame_id != MAIN_FRAME or frame.url.startswith("chrome-error:"):
+            self._navigation(tab, frame_id, "error", request.url, failure)
+        else:
+            nav.error = (request.url, failure)
+            asyncio.get_running_loop().call_later(ERROR_PAGE_S, self._flush_error, tab, nav.count)
+
+    def _no_document(self, tab: HostTab, frame_id: int, count: int, hops: int) -> None:
+        nav = tab.nav_of(frame_id)
+        if nav.pending and nav.count == count and nav.hops == hops and nav.error is None:
+            nav.pending = False
+            self._navigation(tab, frame_id, "no_document")
+
+    def _flush_error(self, tab: HostTab, count: int) -> None:
+        nav = tab.nav_of(MAIN_FRAME)
+        if nav.error is not None and nav.count == count:
+            (url, error), nav.error = nav.error, None
+            self._navigation(tab, MAIN_FRAME, "error", url, error)
+
+    def _on_navigated(self, tab: HostTab, frame: Frame) -> None:
+        frame_id = tab.frame_id(frame)
+        if frame_id == MAIN_FRAME and not tab.seen_start and frame.url == "about:blank":
+            return  # a new page's blank document, before the navigation it was opened for
+        nav = tab.nav_of(frame_id)
+        if nav.error is not None:  # the failed navigation's error page
+            (url, error), nav.error = nav.error, None
+            self._navigation(tab, frame_id, "error", url, error)
+        if not nav.pending:  # the history API, a fragment, or a document that needed no request (bfcache)
+            self._navigation(tab, frame_id, "same_document", frame.url)
+            return
+        nav.pending = False
+        self._navigation(tab, frame_id, "commit", frame.url)
+        self._spawn(self._follow_load(tab, frame, frame_id, nav.count))
+        if frame_id == MAIN_FRAME and tab.fresh:
+            tab.fresh = False  # the blank page Playwright opens first is not a page the model can go back to
+            self._spawn(self._reset_history(tab))
+
+    async def _follow_load(self, tab: HostTab, frame: Frame, frame_id: int, count: int) -> None:
+        nav = tab.nav_of(frame_id)
+        for state, kind in (("domcontentloaded", "dom_content_loaded"), ("load", "load")):
+            try:
+                await frame.wait_for_load_state(state)  # type: ignore[arg-type]
+            except Exception:
+                return  # the frame or page went away: ``removed`` or another navigation says so
+            if count != nav.count:
+                return
+            self._navigation(tab, frame_id, kind)  # type: ignore[arg-type]
+
+    async def _reset_history(self, tab: HostTab) -> None:
+        try:
+            await self.cdp(tab.tab_id, "Page.resetNavigationHistory")
+        except DriverError as exc:
+            log.debug("resetting the new tab's history: %s", exc.message)
+
+    def _on_detached(self, tab: HostTab, frame: Frame) -> None:
+        frame_id = tab.frame_ids.pop(frame, None)
+        if frame_id is None:
+            return
+        tab.frames.pop(frame_id, None)
+        tab.nav.pop(frame_id, None)
+        self._navigation(tab, frame_id, "removed")
+
+    def _on_close(self, tab: HostTab) -> None:
+        if self._tabs.pop(tab.tab_id, None) is None:
+            return
+        self._navigation(tab, MAIN_FRAME, "removed")
+
+    # ------------------------------------------------------------- PageHost
+
+    def subscribe(self, listener: Callable[[PageEvent], None]) -> Callable[[], None]:
+        return self.listeners.add(listener)
+
+    def _tab(self, tab_id: int) -> HostTab:
+        self._url(tab_id)  # DISCONNECTED, NO_TAB
+        tab = self._tabs.get(tab_id)
+        if tab is None or tab.page.is_closed():
+            raise DriverError(ErrorCode.NO_TAB, f"No tab with id {tab_id}")
+        return tab
+
+    def _error(self, tab: HostTab, exc: PlaywrightError, what: str) -> DriverError:
+        if closed_error(exc) or tab.page.is_closed():
+            return DriverError(ErrorCode.NO_TAB, f"No tab with id {tab.tab_id}")
+        return DriverError(ErrorCode.INTERNAL, f"{what} failed: {first_line(exc)}")
+
+    async def create_tab(self, url: str, focus: bool, group: str | None, workspace: str | None) -> int:
+        tab_id = await self._open_page(workspace)
+        tab = self._tab(tab_id)
+        tab.fresh = True
+        if focus:
+            await self._focus(tab_id)
+        self._spawn(self._first_navigation(tab, url))
+        return tab_id
+
+    async def _first_navigation(self, tab: HostTab, url: str) -> None:
+        """The new tab's navigation: its outcome comes as events (a refusal at once as an ``error``)."""
+        try:
+            await self.cdp(tab.tab_id, "Page.navigate", {"url": url})
+        except DriverError as exc:
+            if exc.code != ErrorCode.NO_TAB:
+                self._navigation(tab, MAIN_FRAME, "error", url, exc.message)
+
+    async def tab_url(self, tab_id: int) -> tuple[str, str, bool]:
+        tab = self._tab(tab_id)
+        try:
+            title = await tab.page.title()
+        except PlaywrightError as exc:
+            raise self._error(tab, exc, "Reading the title") from None
+        url, loading = self._url(tab_id)
+        return url, title, loading
+
+    async def tab_info(self, tab_id: int) -> Tab:
+        await self.tab_url(tab_id)  # the title read now
+        return self._describe(tab_id)
+
+    async def close_tab(self, tab_id: int) -> None:
+        self._tab(tab_id)
+        await self._close(tab_id)
+
+    async def frames(self, tab_id: int) -> list[FrameInfo]:
+        tab = self._tab(tab_id)
+        listed = []
+        for frame in tab.page.frames:
+            parent = frame.parent_frame
+            parent_id = tab.frame_id(parent) if parent is not None else None
+            listed.append(FrameInfo(tab.frame_id(frame), parent_id, frame.url))
+        return listed
+
+    async def call_agent(
+        self, tab_id: int, frame_ids: Sequence[int] | None, method: str, arg: Any = None
+    ) -> dict[int, Any]:
+        tab = self._tab(tab_id)
+        if frame_ids is None:
+            targets = [(tab.frame_id(f), f) for f in tab.page.frames]
+        else:
+            targets = [(i, tab.frames[i]) for i in frame_ids if i in tab.frames]
+        if len(targets) == 1:  # the usual case: no gather
+            frame_id, frame = targets[0]
+            value = await self._call_in(tab, frame, method, arg)
+            return {} if value is None else {frame_id: value}
+        answers = await asyncio.gather(*(self._call_in(tab, f, method, arg) for _, f in targets))
+        return {i: a for (i, _), a in zip(targets, answers, strict=True) if a is not None}
+
+    async def _call_in(self, tab: HostTab, frame: Frame, method: str, arg: Any) -> Any:
+        """agent[method](arg) in one frame, injecting the agent where it is missing; None when the frame
+        could not answer."""
+        value = await self._evaluate(tab, frame, method, arg)
+        if isinstance(value, dict) and value.get("__missing"):
+            for source in (self.hooks, self.agent):
+                try:
+                    await frame.evaluate(source)
+                except PlaywrightError as exc:
+                    if closed_error(exc) or tab.page.is_closed():
+                        raise DriverError(ErrorCode.NO_TAB, f"No tab with id {tab.tab_id}") from None
+                    log.debug("the agent could not be injected into %s: %s", frame.url, first_line(exc))
+                    return None
+            value = await self._evaluate(tab, frame, method, arg)
+        if isinstance(value, dict) and value.get("__missing"):
+            return None
+        return value
+
+    async def _evaluate(self, tab: HostTab, frame: Frame, method: str, arg: Any) -> Any:
+        try:
+            raw = await frame.evaluate(AGENT_ENTRY, [method, arg])
+        except PlaywrightError as exc:
+            if closed_error(exc) or tab.page.is_closed():
+                raise DriverError(ErrorCode.NO_TAB, f"No tab with id {tab.tab_id}") from None
+            log.debug("frame %s did not answer %s: %s", frame.url, method, first_line(exc))
+            return None
+        if isinstance(raw, dict) and isinstance(raw.get("__json"), str):
+            return json.loads(raw["__json"])
+        return raw
+
+    async def cdp(self, tab_id: int, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        tab = self._tab(tab_id)
+        try:
+            if tab.session is None:
+                tab.session = await tab.page.context.new_cdp_session(tab.page)
+            return await tab.session.send(method, dict(params or {}))
+        except PlaywrightError as exc:
+            raise self._error(tab, exc, method) from None
+
+    async def capture_viewport(self, tab_id: int, fmt: Literal["png", "jpeg"], quality: int | None) -> str:
+        params: dict[str, Any] = {"format": fmt}
+        if quality is not None:
+            params["quality"] = quality
+        return str((await self.cdp(tab_id, "Page.captureScreenshot", params))["data"])
+
+    async def goto(self, tab_id: int, url: str) -> None:
+        try:
+            answer = await self.cdp(tab_id, "Page.navigate", {"url": url})
+        except DriverError as exc:
+            if re.search(r"invalid URL|Cannot navigate to", exc.message, re.I):
+                raise DriverError(ErrorCode.INVALID_URL, f"Cannot open {url}: {exc.message}") from None
+            raise
+        if answer.get("errorText"):
+            raise DriverError(ErrorCode.NAVIGATION_FAILED, f"Could not load {url}: {answer['errorText']}")
+
+    async def go(self, tab_id: int, where: Literal["back", "forward", "reload"]) -> None:
+        if where == "reload":
+            await self.cdp(tab_id, "Page.reload")
+            return
+        history = await self.cdp(tab_id, "Page.getNavigationHistory")
+        index = history["currentIndex"] + (-1 if where == "back" else 1)
+        which = "previous" if where == "back" else "next"
+        if not 0 <= index < len(history["entries"]):
+            raise DriverError(
+                ErrorCode.NAVIGATION_FAILED, f"Cannot go {where}: there is no {which} page in this tab's history"
+            )
+        await self.cdp(tab_id, "Page.navigateToHistoryEntry", {"entryId": history["entries"][index]["id"]})
+
+
+def _frame_of(request: Request) -> Frame | None:
+    try:
+        return request.frame
+    except PlaywrightError:
+        return None  # a service worker's request

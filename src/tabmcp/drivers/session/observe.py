@@ -1,0 +1,220 @@
+"""Reading a page: capture and snapshot, screenshots (viewport, full page, one element), the console
+buffer, and evaluating an expression."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import logging
+import math
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image
+
+from tabmcp import protocol as p
+from tabmcp.drivers.base import DriverError
+from tabmcp.drivers.session.limits import CONSOLE_CAPACITY, CONSOLE_TEXT_MAX, MAX_CAPTURE_SIDE, MAX_EVALUATE_CHARS
+from tabmcp.page.capture import PageCapture
+
+if TYPE_CHECKING:
+    from tabmcp.drivers.session.session import PageSession
+
+log = logging.getLogger(__name__)
+CONSOLE_LEVELS = {"debug", "log", "info", "warning", "error", "dialog"}
+VIEWPORT = "({width: innerWidth, height: innerHeight, x: scrollX, y: scrollY})"
+
+
+@dataclass
+class ConsoleBuffer:
+    """The tab's console ring buffer (docs/page-agent.md §5), across its navigations."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    next_seq: int = 1
+
+    def add(self, entry: object) -> None:
+        if not isinstance(entry, dict):
+            return
+        level = entry.get("level")
+        level = "warning" if level == "warn" else level if level in CONSOLE_LEVELS else "log"
+        text = str(entry.get("text", ""))
+        if len(text) > CONSOLE_TEXT_MAX:
+            text = text[: CONSOLE_TEXT_MAX - 1] + "…"
+        stamp = entry.get("time")
+        source = entry.get("source")
+        self.entries.append(
+            {
+                "seq": self.next_seq,
+                "level": level,
+                "text": text,
+                "time": stamp if isinstance(stamp, int | float) else int(time.time() * 1000),
+                "source": source[:500] if isinstance(source, str) else "",
+            }
+        )
+        self.next_seq += 1
+        del self.entries[:-CONSOLE_CAPACITY]
+
+    def read(self, after_seq: int, levels: set[str] | None) -> dict[str, Any]:
+        entries = [e for e in self.entries if e["seq"] > after_seq and (levels is None or e["level"] in levels)]
+        oldest = self.entries[0]["seq"] if self.entries else self.next_seq
+        return {"entries": entries, "lastSeq": self.next_seq - 1, "dropped": max(0, oldest - max(after_seq + 1, 1))}
+
+
+async def capture(session: PageSession, tab_id: int, max_chars: int, if_changed: str | None) -> PageCapture | None:
+    await session.wait_while_loading(tab_id)
+    data = await session.tab(tab_id).agent.call("capture", {"maxChars": max_chars, "ifChanged": if_changed})
+    if data.get("unchanged") and if_changed is not None:
+        return None
+    webmcp = data.get("webmcp", [])
+    return PageCapture(
+        url=str(data.get("url", "")),
+        title=str(data.get("title", "")),
+        html=str(data.get("html", "")),
+        truncated=bool(data.get("truncated", False)),
+        version=str(data.get("version", "")),
+        webmcp=tuple(t for t in webmcp if isinstance(t, dict)) if isinstance(webmcp, list) else (),
+    )
+
+
+async def snapshot(session: PageSession, tab_id: int, mode: str) -> dict[str, Any]:
+    await session.wait_while_loading(tab_id)
+    return await session.tab(tab_id).agent.snapshot(mode)
+
+
+def image_result(data: str, fmt: str) -> dict[str, Any]:
+    with Image.open(io.BytesIO(base64.b64decode(data))) as image:
+        width, height = image.size
+    return {"data": data, "mimeType": "image/jpeg" if fmt == "jpeg" else "image/png", "width": width, "height": height}
+
+
+async def _capture_cdp(
+    session: PageSession, tab_id: int, fmt: str, quality: int | None, clip: dict[str, float] | None
+) -> dict[str, Any]:
+    """CDP's Page.captureScreenshot; ``clip`` in page (document) CSS px, or None for the viewport."""
+    params: dict[str, Any] = {"format": fmt}
+    if quality is not None:
+        params["quality"] = quality
+    if clip is not None:
+        params.update(clip={**clip, "scale": 1}, captureBeyondViewport=True)
+    return image_result((await session.host.cdp(tab_id, "Page.captureScreenshot", params))["data"], fmt)
+
+
+async def screenshot(
+    session: PageSession, tab_id: int, kind: str, target: dict[str, Any] | None, fmt: str, quality: int | None
+) -> dict[str, Any]:
+    if kind == "full":
+        metrics = await session.host.cdp(tab_id, "Page.getLayoutMetrics")
+        size = metrics.get("cssContentSize") or metrics["contentSize"]
+        width = max(1, math.ceil(size["width"]))
+        height = max(1, min(math.ceil(size["height"]), MAX_CAPTURE_SIDE))
+        return await _capture_cdp(session, tab_id, fmt, quality, {"x": 0, "y": 0, "width": width, "height": height})
+    if kind == "element":
+        return await _element(session, tab_id, target or {}, fmt, quality)
+    return image_result(await session.host.capture_viewport(tab_id, fmt, quality), fmt)  # type: ignore[arg-type]
+
+
+async def _element(
+    session: PageSession, tab_id: int, target: dict[str, Any], fmt: str, quality: int | None
+) -> dict[str, Any]:
+    """The viewport image with ``clip`` (image px) when the element is in view, else the element's
+    region rendered wherever it is on the page."""
+    agent = session.tab(tab_id).agent
+    resolved = await agent.resolve(target)
+    answer = await agent.call_frame(resolved.frame, "rect", {"target": resolved.target}, resolved.label)
+    rect, dpr = answer["rect"], float(answer.get("dpr") or 0)
+    cx, cy = rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2
+    tx, ty = await agent.point_in_tab(resolved.frame, cx, cy)
+    box = {"x": rect["x"] + tx - cx, "y": rect["y"] + ty - cy, "width": rect["width"], "height": rect["height"]}
+    if not (box["width"] > 0 and box["height"] > 0):
+        raise DriverError(p.ErrorCode.ELEMENT_NOT_INTERACTABLE, f"{resolved.label} has no size on screen")
+    view = await _evaluate_value(session, tab_id, VIEWPORT)
+    image = image_result(await session.host.capture_viewport(tab_id, fmt, quality), fmt)  # type: ignore[arg-type]
+    # the captured pixels per CSS px; the image can be smaller than innerWidth × innerHeight when the
+    # viewport is emulated, so its size is what counts
+    scale = dpr if dpr > 0 else image["width"] / view["width"]
+    visible_w = min(view["width"], image["width"] / scale)
+    visible_h = min(view["height"], image["height"] / scale)
+    fits = (
+        box["x"] >= -0.5
+        and box["y"] >= -0.5
+        and box["x"] + box["width"] <= visible_w + 0.5
+        and box["y"] + box["height"] <= visible_h + 0.5
+    )
+    if not fits:  # larger than the viewport (or not quite in it): rendered wherever it is
+        clip = {
+            "x": max(0.0, box["x"] + view["x"]),
+            "y": max(0.0, box["y"] + view["y"]),
+            "width": max(1.0, box["width"]),
+            "height": max(1.0, min(box["height"], MAX_CAPTURE_SIDE)),
+        }
+        return await _capture_cdp(session, tab_id, fmt, quality, clip)
+    x = min(image["width"] - 1, max(0, math.floor(box["x"] * scale)))
+    y = min(image["height"] - 1, max(0, math.floor(box["y"] * scale)))
+    width = max(1, min(image["width"], math.ceil((box["x"] + box["width"]) * scale)) - x)
+    height = max(1, min(image["height"], math.ceil((box["y"] + box["height"]) * scale)) - y)
+    return {**image, "clip": {"x": x, "y": y, "width": width, "height": height}}
+
+
+async def _evaluate_value(session: PageSession, tab_id: int, expression: str) -> Any:
+    answer = await session.host.cdp(tab_id, "Runtime.evaluate", {"expression": expression, "returnByValue": True})
+    return answer["result"]["value"]
+
+
+async def console(
+    session: PageSession, tab_id: int, after_seq: int, levels: Sequence[p.ConsoleLevel] | None
+) -> dict[str, Any]:
+    state = session.tab(tab_id)
+    try:  # what the agents logged in the last 100 ms is not in the buffer yet
+        for answer in (await state.agent.call_all("takeConsole")).values():
+            for entry in answer.get("entries") or [] if isinstance(answer, dict) else []:
+                state.console.add(entry)
+    except DriverError as exc:
+        if exc.code == p.ErrorCode.NO_TAB:
+            raise
+        log.debug("console read without the latest batch: %s", exc.message)
+    return state.console.read(after_seq, set(levels) if levels else None)
+
+
+async def evaluate(session: PageSession, tab_id: int, expression: str, timeout_ms: int) -> dict[str, Any]:
+    """The expression in the page's main world (CDP Runtime.evaluate, awaiting a promise); ``{type, json?}``."""
+    params = {
+        "expression": expression,
+        "awaitPromise": True,
+        "returnByValue": True,
+        "userGesture": True,
+        "timeout": timeout_ms,
+    }
+    started = time.monotonic()
+    stopped = DriverError(p.ErrorCode.TIMEOUT, f"The expression did not finish within {timeout_ms} ms")
+    try:
+        answer = await asyncio.wait_for(session.host.cdp(tab_id, "Runtime.evaluate", params), timeout_ms / 1000 + 0.05)
+    except TimeoutError:
+        raise stopped from None
+    except DriverError as exc:
+        if exc.code not in (p.ErrorCode.NO_TAB, p.ErrorCode.DISCONNECTED) and (
+            time.monotonic() - started
+        ) * 1000 >= timeout_ms:
+            raise DriverError(p.ErrorCode.TIMEOUT, f"{stopped.message} (stopped)") from None
+        raise
+    if answer.get("exceptionDetails"):
+        details = answer["exceptionDetails"]
+        text = (details.get("exception") or {}).get("description") or details.get("text") or "the expression threw"
+        if re.search("Execution was terminated", text, re.I):
+            raise stopped
+        raise DriverError(p.ErrorCode.SCRIPT_ERROR, text if len(text) <= 2000 else text[:1999] + "…")
+    result = answer["result"]
+    value: dict[str, Any] = {"type": result.get("subtype") or result.get("type")}
+    if "unserializableValue" in result:
+        value["json"] = result["unserializableValue"]
+    elif result.get("type") != "undefined" and "value" in result:
+        value["json"] = result["value"]
+    if "json" in value and len(json.dumps(value["json"])) > MAX_EVALUATE_CHARS:
+        raise DriverError(
+            p.ErrorCode.SCRIPT_ERROR, f"The result is larger than {MAX_EVALUATE_CHARS} characters of JSON: return less"
+        )
+    return value

@@ -1,0 +1,294 @@
+"""The page session: the Driver's page requests over a ``PageHost``, written once for every backend.
+
+``PageSession(host, policy, on_event)`` answers open_tab, capture, snapshot, act, navigate, wait_for,
+screenshot, console, evaluate and run_steps as the Driver interface says (drivers/base.py). It
+follows the host's events as they arrive: navigations (for its watchers), requests (for
+``networkidle`` and plans), and the agents' messages (console, dialogs, ``toolsChanged``, which it
+hands to ``on_event`` as ``PageChanged``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from tabmcp import protocol as p
+from tabmcp.drivers.base import DriverError, NoAnswer, OpenedTab, PageChanged
+from tabmcp.drivers.host import (
+    MAIN_FRAME,
+    AgentMessage,
+    FrameNavigation,
+    PageEvent,
+    PageHost,
+    PopupOpened,
+    RequestEnded,
+    RequestStarted,
+)
+from tabmcp.drivers.session import actions, observe, plans, tabs, waits
+from tabmcp.drivers.session.frames import Agent, TabFrames
+from tabmcp.drivers.session.limits import (
+    DEFAULT_ACT_TIMEOUT_MS,
+    DIALOG_FLUSH_S,
+    LOADING_WAIT_S,
+    MARGIN_S,
+    NAVIGATION_TIMEOUT_S,
+    POPUP_SETTLE_S,
+    POPUP_WATCH_S,
+    RECENT_DIALOGS,
+    REQUEST_TIMEOUT_S,
+    SCREENSHOT_TIMEOUT_S,
+    plan_timeout,
+    wire_request,
+)
+from tabmcp.drivers.session.navigation import NavigationWatcher, Network
+from tabmcp.drivers.session.observe import ConsoleBuffer
+from tabmcp.page.capture import PageCapture
+from tabmcp.policy import NavigationPolicy
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+TOOLS_CHANGED_REASONS = ("mutation", "history", "webmcp")
+
+
+@dataclass
+class TabState:
+    """What the session keeps per tab, across its navigations."""
+
+    agent: Agent
+    network: Network = field(default_factory=Network)
+    console: ConsoleBuffer = field(default_factory=ConsoleBuffer)
+    dialogs: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
+    loading: bool = False  # as the main frame's events say (a hint: the host is asked before waiting)
+
+    def note_dialog(self, dialog: object) -> None:
+        if not isinstance(dialog, dict):
+            return
+        answer = dialog.get("answer")
+        kept = {"type": str(dialog.get("type", "")), "message": str(dialog.get("message", "")), "answer": answer}
+        self.dialogs = [*self.dialogs, (time.monotonic(), kept)][-RECENT_DIALOGS:]
+
+    def dialogs_since(self, since: float) -> list[dict[str, Any]]:
+        return [d for at, d in self.dialogs if at >= since]
+
+
+@dataclass
+class Popup:
+    opened: float
+    watcher: NavigationWatcher
+
+
+class PageSession:
+    def __init__(
+        self,
+        host: PageHost,
+        policy: NavigationPolicy | None = None,
+        on_event: Callable[[object], None] | None = None,
+    ) -> None:
+        """``policy``: the navigation policy the browser enforces (its reasons name a blocked
+        navigation's rule). ``on_event``: gets the driver events the session raises (``PageChanged``)."""
+        self.host = host
+        self.policy = policy if policy is not None and (policy.allow or policy.block) else None
+        self.on_event = on_event or (lambda _event: None)
+        self._tabs: dict[int, TabState] = {}
+        self._watchers: set[NavigationWatcher] = set()
+        self._popups: dict[int, list[Popup]] = {}  # opener tab -> its recent popups
+        self._unsubscribe = host.subscribe(self._on_event)
+
+    def close(self) -> None:
+        self._unsubscribe()
+        for watcher in list(self._watchers):
+            watcher.dispose()
+        self._watchers.clear()
+
+    # ------------------------------------------------------------- state and events
+
+    def tab(self, tab_id: int) -> TabState:
+        state = self._tabs.get(tab_id)
+        if state is None:
+            state = TabState(Agent(self.host, tab_id, TabFrames()))
+            self._tabs[tab_id] = state
+        return state
+
+    def watch(self, tab_id: int | None, frame_id: int = MAIN_FRAME) -> NavigationWatcher:
+        """A watcher of the frame's navigations from now on (``tab_id`` None: the tab is not known
+        yet, the events are buffered until ``set_tab``)."""
+        watcher = NavigationWatcher(tab_id, frame_id, self._still_loading)
+        self._watchers.add(watcher)
+        return watcher
+
+    def unwatch(self, watcher: NavigationWatcher | None) -> None:
+        if watcher is not None:
+            self._watchers.discard(watcher)
+            watcher.dispose()
+
+    async def _still_loading(self, tab_id: int) -> bool:
+        return (await self.host.tab_url(tab_id))[2]
+
+    def _on_event(self, event: PageEvent) -> None:
+        if isinstance(event, FrameNavigation):
+            for watcher in list(self._watchers):
+                watcher.receive(event)
+            state = self._tabs.get(event.tab_id)
+            if event.frame_id != MAIN_FRAME:
+                if event.kind == "removed" and state is not None:
+                    state.agent.frames.forget(event.frame_id)
+            elif event.kind == "removed":
+                self._tabs.pop(event.tab_id, None)
+                self._popups.pop(event.tab_id, None)
+            elif state is not None or event.kind in ("start", "loading"):
+                self.tab(event.tab_id).loading = event.kind in ("start", "loading", "commit", "dom_content_loaded")
+        elif isinstance(event, RequestStarted | RequestEnded):
+            state = self._tabs.get(event.tab_id)
+            if isinstance(event, RequestStarted) or state is not None:
+                self.tab(event.tab_id).network.receive(event)
+        elif isinstance(event, AgentMessage):
+            self._on_agent_message(event)
+        elif isinstance(event, PopupOpened):
+            self._on_popup(event)
+
+    def _on_agent_message(self, event: AgentMessage) -> None:
+        message = event.message
+        kind = message.get("type")
+        if kind == "console" and isinstance(message.get("entries"), list):
+            console = self.tab(event.tab_id).console
+            for entry in message["entries"]:
+                console.add(entry)
+        elif kind == "dialog":
+            self.tab(event.tab_id).note_dialog(message.get("dialog"))
+        elif kind == "toolsChanged" and event.frame_id == MAIN_FRAME:
+            # only the top frame's tools are page tools; the server re-introspects and decides
+            reason = message.get("reason") if message.get("reason") in TOOLS_CHANGED_REASONS else "mutation"
+            version = message.get("version")
+            self.on_event(PageChanged(event.tab_id, str(reason), version[:64] if isinstance(version, str) else ""))
+
+    def _on_popup(self, event: PopupOpened) -> None:
+        """A popup's first navigation is watched for a while: the action that opened it answers once it
+        loaded or was blocked (briefly), so a blocked popup is reported with that action."""
+        watcher = self.watch(event.tab_id)
+        popup = Popup(time.monotonic(), watcher)
+        self._popups.setdefault(event.opener_id, []).append(popup)
+
+        def done() -> None:
+            self.unwatch(watcher)
+            left = [q for q in self._popups.get(event.opener_id, []) if q is not popup]
+            if left:
+                self._popups[event.opener_id] = left
+            else:
+                self._popups.pop(event.opener_id, None)
+
+        asyncio.get_running_loop().call_later(POPUP_WATCH_S, done)
+
+    async def popups_settled(self, tab_id: int, since: float) -> None:
+        """Until each popup the tab's page opened since ``since`` has a document or was blocked (bounded)."""
+        opened = [q.watcher for q in self._popups.get(tab_id, []) if q.opened >= since]
+
+        def settled(w: NavigationWatcher) -> bool:
+            return w.count > 0 and (w.outcome is not None or w.dom_content_loaded)
+
+        if opened:
+            await asyncio.gather(*(w.wait(lambda w=w: settled(w), POPUP_SETTLE_S) for w in opened))
+
+    async def wait_while_loading(self, tab_id: int) -> None:
+        """A request on a loading tab waits (at most LOADING_WAIT_S) for its load: the agent then reads
+        the page as loaded. NO_TAB for a tab that is gone."""
+        state = self._tabs.get(tab_id)
+        if state is None or not state.loading:
+            return
+        watcher = self.watch(tab_id)
+        try:
+            if (await self.host.tab_url(tab_id))[2]:
+                await watcher.wait(lambda: watcher.loaded, LOADING_WAIT_S)
+        finally:
+            self.unwatch(watcher)
+
+    async def dialogs_shown(self, tab_id: int, since: float) -> list[dict[str, Any]]:
+        """The dialogs the tab's page showed since ``since`` (as an action reports them): one bounded
+        round trip to the page first, so the agent's reports of them have arrived."""
+        state = self.tab(tab_id)
+        try:  # a busy page: what has arrived
+            await asyncio.wait_for(self.host.call_agent(tab_id, [MAIN_FRAME], "holdsFocus"), DIALOG_FLUSH_S)
+        except (TimeoutError, DriverError) as exc:  # a busy or navigating page: read what arrived
+            log.debug("dialog flush: %s", exc)
+        return state.dialogs_since(since)
+
+    @staticmethod
+    async def bounded(work: Awaitable[T], seconds: float) -> T:
+        """``work``, or NoAnswer when it outlives ``seconds`` (the page may be stuck)."""
+        try:
+            return await asyncio.wait_for(work, seconds)
+        except TimeoutError:
+            raise NoAnswer(f"The browser did not answer within {seconds:g} s") from None
+
+    # ------------------------------------------------------------- the Driver's page requests
+
+    async def open_tab(
+        self,
+        url: str,
+        focus: bool,
+        group: str | None = None,
+        workspace: str | None = None,
+        timeout_ms: int = 15_000,
+    ) -> OpenedTab:
+        work = tabs.open_tab(self, url, focus, group, workspace, timeout_ms)
+        return await self.bounded(work, timeout_ms / 1000 + MARGIN_S)
+
+    async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
+        return await self.bounded(observe.capture(self, tab_id, max_chars, if_changed), REQUEST_TIMEOUT_S)
+
+    async def snapshot(self, tab_id: int, mode: p.SnapshotMode = "interactive") -> dict[str, Any]:
+        wire_request(p.Snapshot, tabId=tab_id, mode=mode)
+        return await self.bounded(observe.snapshot(self, tab_id, mode), REQUEST_TIMEOUT_S)
+
+    async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: p.WaitUntil = "load") -> dict[str, Any]:
+        frame = wire_request(p.Act, **{**action, "tabId": tab_id, "waitUntil": wait_until})
+        timeout = (frame.timeoutMs if frame.timeoutMs is not None else DEFAULT_ACT_TIMEOUT_MS) / 1000
+        return await self.bounded(actions.act(self, tab_id, frame), timeout + NAVIGATION_TIMEOUT_S + MARGIN_S)
+
+    async def navigate(
+        self,
+        tab_id: int,
+        url: str | None = None,
+        go: Literal["back", "forward", "reload"] | None = None,
+        wait_until: p.WaitUntil = "load",
+        timeout_ms: int = 15_000,
+    ) -> dict[str, Any]:
+        frame = wire_request(p.Navigate, tabId=tab_id, url=url, go=go, waitUntil=wait_until, timeoutMs=timeout_ms)
+        work = tabs.navigate(self, tab_id, frame.url, frame.go, frame.waitUntil, frame.timeoutMs)
+        return await self.bounded(work, frame.timeoutMs / 1000 + MARGIN_S)
+
+    async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
+        frame = wire_request(p.WaitFor, **{**condition, "tabId": tab_id, "timeoutMs": timeout_ms})
+        longest = max(frame.timeoutMs, frame.timeMs or 0)
+        return await self.bounded(waits.wait_for(self, tab_id, frame), longest / 1000 + MARGIN_S)
+
+    async def screenshot(
+        self,
+        tab_id: int,
+        kind: Literal["viewport", "full", "element"] = "viewport",
+        target: Mapping[str, Any] | None = None,
+        fmt: Literal["png", "jpeg"] = "png",
+        quality: int | None = None,
+    ) -> dict[str, Any]:
+        jpeg_quality = quality if fmt == "jpeg" else None  # PNG has no quality: dropped, not refused
+        wire_request(p.Screenshot, tabId=tab_id, kind=kind, target=target, format=fmt, quality=jpeg_quality)
+        work = observe.screenshot(self, tab_id, kind, dict(target) if target else None, fmt, jpeg_quality)
+        return await self.bounded(work, SCREENSHOT_TIMEOUT_S + MARGIN_S)
+
+    async def console(
+        self, tab_id: int, after_seq: int = 0, levels: Sequence[p.ConsoleLevel] | None = None
+    ) -> dict[str, Any]:
+        wire_request(p.Console, tabId=tab_id, afterSeq=after_seq, levels=list(levels) if levels else None)
+        return await self.bounded(observe.console(self, tab_id, after_seq, levels), REQUEST_TIMEOUT_S)
+
+    async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
+        frame = wire_request(p.Evaluate, tabId=tab_id, expression=expression, timeoutMs=timeout_ms)
+        limit = frame.timeoutMs or 10_000
+        return await self.bounded(observe.evaluate(self, tab_id, frame.expression, limit), limit / 1000 + MARGIN_S)
+
+    async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[p.Step]) -> dict[str, Any]:
+        log.debug("callTool %s: %d steps", tool_name, len(steps))
+        return await self.bounded(plans.run_plan(self, tab_id, list(steps)), plan_timeout(steps))
