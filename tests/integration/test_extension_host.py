@@ -14,6 +14,7 @@ import pytest
 import pytest_asyncio
 
 from tabmcp.demo.sites import SiteServer
+from tabmcp.drivers.extension import ExtensionDriver
 from tabmcp.drivers.extension.host import ExtensionHost
 from tabmcp.drivers.host import (
     MAIN_FRAME,
@@ -66,8 +67,8 @@ def _nav(event: PageEvent, tab: int, kind: str, frame: int = MAIN_FRAME) -> bool
 async def env() -> AsyncIterator[Env]:
     with tempfile.TemporaryDirectory(prefix="tabmcp-host-") as scratch, SiteServer(PAGES) as sites:
         async with linked_browser(Path(scratch), sites.base_url) as linked:
-            assert linked.bridge is not None
-            host = ExtensionHost(linked.bridge)
+            assert isinstance(linked.driver, ExtensionDriver)
+            host = linked.driver.host  # the driver's own: its page session listens beside this test
             env = Env(linked, host)
             host.subscribe(env.events.append)
             yield env

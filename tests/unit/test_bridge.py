@@ -191,17 +191,17 @@ async def test_no_answer_times_out(bridge: Bridge) -> None:
         loop = asyncio.get_running_loop()
         started = loop.time()
         with pytest.raises(DriverError) as info:
-            await bridge.request(p.Capture(tabId=7), timeout=0.2)
+            await bridge.request(p.TabUrl(tabId=7), timeout=0.2)
         elapsed = loop.time() - started
     assert info.value.code == p.ErrorCode.TIMEOUT
     assert 0.15 <= elapsed < 2.5  # the request's own 0.2 s, generously; not the bridge's 5 s default
-    assert "capture" in info.value.message
+    assert "tabUrl" in info.value.message
 
 
 async def test_a_late_answer_is_dropped(bridge: Bridge) -> None:
     async with connect(bridge.url) as ws:
         await say_hello(bridge, ws)
-        late = asyncio.create_task(bridge.request(p.Capture(tabId=7), timeout=0.2))
+        late = asyncio.create_task(bridge.request(p.TabUrl(tabId=7), timeout=0.2))
         frame = await recv(ws)
         with pytest.raises(DriverError):
             await late

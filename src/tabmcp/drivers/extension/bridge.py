@@ -43,7 +43,7 @@ from tabmcp import __version__, pairing
 from tabmcp import protocol as p
 from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
-from tabmcp.drivers.base import DriverError, NoAnswer
+from tabmcp.drivers.base import DriverError, NoAnswer, PageChanged
 from tabmcp.drivers.host import FrameGone
 from tabmcp.logthrottle import LogThrottle
 from tabmcp.native import socket_path
@@ -118,8 +118,10 @@ class LinkLost:
     reason: str
 
 
+# PageChanged: put here by the extension driver (its page session's), to keep one ordered stream
 BridgeEvent = (
     LinkUp | LinkLost | p.TabCreated | p.TabUpdated | p.TabClosed | p.TabFocused | p.TabCrashed | p.UserSettings
+    | p.NavigationBlocked | PageChanged
 )
 
 
@@ -500,7 +502,7 @@ class Bridge:
                 await conn.send(p.encode(p.Pong(maxFrameBytes=self.max_frame_bytes)))
             case p.Hello():
                 log.warning("ignored a second hello on a linked connection")
-            case p.Connected() | p.Result() | p.ToolResult() | p.Error():
+            case p.Connected() | p.Result() | p.Error():
                 self._resolve(message)
             case p.Disconnected():
                 log.info("the browser says it is shutting down")

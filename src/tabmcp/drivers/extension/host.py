@@ -67,6 +67,8 @@ def page_event(event: p.PageEventFrame) -> PageEvent:
 
 
 class ExtensionHost:
+    """One per bridge: it takes the bridge's page-event hook (its listeners may be many)."""
+
     def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
         self._listeners = Listeners()
@@ -93,12 +95,12 @@ class ExtensionHost:
         reply = await self.bridge.request(_request(p.CreateTab, url=url, focus=focus, group=group))
         return _tab(reply)
 
-    async def tab(self, tab_id: int) -> s.Tab:
+    async def tab_info(self, tab_id: int) -> s.Tab:
         """The tab as it is now (NO_TAB when it is gone)."""
         return _tab(await self.bridge.request(p.TabUrl(tabId=tab_id)))
 
     async def tab_url(self, tab_id: int) -> tuple[str, str, bool]:
-        tab = await self.tab(tab_id)
+        tab = await self.tab_info(tab_id)
         return tab.url, tab.title, tab.status == "loading"
 
     async def close_tab(self, tab_id: int) -> None:
