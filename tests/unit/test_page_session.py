@@ -3,6 +3,7 @@ what follows an action (no navigation, same-document, a load, a failure, the tab
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -341,3 +342,27 @@ def test_agent_answers_become_protocol_errors() -> None:
         assert info.value.code == code
     assert prefix_ref(0, "e4") == "e4" and prefix_ref(3, "e4") == "f3e4" and prefix_ref(2, "") == ""
     assert split_token("doc-1:e7") == ("doc-1", "e7") and split_token("e7") is None and split_token(None) is None
+
+
+async def test_a_snapshot_of_a_loading_tab_waits_for_its_load() -> None:
+    host = FakeHost()
+    tab = framed_page(host)
+    session = PageSession(host)
+    host.navigation(tab, "start")
+    host.navigation(tab, "commit")
+    host.urls[tab] = ("http://a.test/", "Framed", True)
+
+    def loaded() -> None:
+        host.urls[tab] = ("http://a.test/", "Framed", False)
+        host.navigation(tab, "load")
+
+    asyncio.get_running_loop().call_later(0.15, loaded)
+    started = time.monotonic()
+    await session.snapshot(tab)
+    assert time.monotonic() - started >= 0.15
+    # the tab says it is not loading (a hint left over): no wait
+    host.navigation(tab, "start")
+    host.urls[tab] = ("http://a.test/", "Framed", False)
+    started = time.monotonic()
+    await session.snapshot(tab)
+    assert time.monotonic() - started < 0.1

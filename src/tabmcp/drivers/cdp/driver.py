@@ -478,8 +478,8 @@ class CdpDriver:
             raise DriverError(p.ErrorCode.NO_TAB, f"No tab with id {tab_id}")
         return record
 
-    async def _guarded(self, work: Awaitable[T], timeout: float | None = None) -> T:
-        """``work`` unless the link drops first (DISCONNECTED) or it outlives ``timeout`` (TIMEOUT)."""
+    async def _guarded(self, work: Awaitable[T]) -> T:
+        """``work`` unless the link drops first (DISCONNECTED); its own time limits are the session's."""
         if not self.linked:
             if asyncio.iscoroutine(work):
                 work.close()
@@ -487,7 +487,7 @@ class CdpDriver:
         task = asyncio.ensure_future(work)
         lost = asyncio.ensure_future(self._lost.wait())
         try:
-            done, _ = await asyncio.wait({task, lost}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait({task, lost}, return_when=asyncio.FIRST_COMPLETED)
         except BaseException:
             task.cancel()
             raise
@@ -499,12 +499,9 @@ class CdpDriver:
             except PlaywrightError as exc:
                 raise self._playwright_error(exc) from None
         task.cancel()
-        if lost in done:
-            raise DriverError(
-                p.ErrorCode.DISCONNECTED,
-                "the browser's DevTools connection closed during the call: call connect_browser",
-            )
-        raise DriverError(p.ErrorCode.TIMEOUT, f"The browser did not answer within {timeout:g} s")
+        raise DriverError(
+            p.ErrorCode.DISCONNECTED, "the browser's DevTools connection closed during the call: call connect_browser"
+        )
 
     def _playwright_error(self, exc: PlaywrightError) -> DriverError:
         if not self.linked:

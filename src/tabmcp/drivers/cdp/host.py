@@ -316,18 +316,19 @@ class CdpHost:
         tab_id = await self._open_page(workspace)
         tab = self._tab(tab_id)
         tab.fresh = True
+        self._spawn(self._first_navigation(tab, url))
         if focus:
             await self._focus(tab_id)
-        self._spawn(self._first_navigation(tab, url))
         return tab_id
 
     async def _first_navigation(self, tab: HostTab, url: str) -> None:
-        """The new tab's navigation: its outcome comes as events (a refusal at once as an ``error``)."""
+        """The new tab's navigation, through Playwright's own session (no other to open first): its
+        outcome comes as events; a refusal before any request (an invalid URL) as an ``error``."""
         try:
-            await self.cdp(tab.tab_id, "Page.navigate", {"url": url})
-        except DriverError as exc:
-            if exc.code != ErrorCode.NO_TAB:
-                self._navigation(tab, MAIN_FRAME, "error", url, exc.message)
+            await tab.page.goto(url, wait_until="commit", timeout=0)
+        except PlaywrightError as exc:
+            if not tab.page.is_closed() and "net::ERR_" not in str(exc):
+                self._navigation(tab, MAIN_FRAME, "error", url, first_line(exc))
 
     async def tab_url(self, tab_id: int) -> tuple[str, str, bool]:
         tab = self._tab(tab_id)

@@ -52,6 +52,10 @@ from tabmcp.policy import NavigationPolicy
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 TOOLS_CHANGED_REASONS = ("mutation", "history", "webmcp")
+# the main frame's events that say its tab is loading, or has loaded; the others (a same-document
+# step, an abort a new navigation may follow) leave the hint as it is, for the host to settle
+LOADING = ("start", "loading", "commit", "dom_content_loaded")
+LOADED = ("load", "error", "no_document")
 
 
 @dataclass
@@ -139,8 +143,10 @@ class PageSession:
             elif event.kind == "removed":
                 self._tabs.pop(event.tab_id, None)
                 self._popups.pop(event.tab_id, None)
-            elif state is not None or event.kind in ("start", "loading"):
-                self.tab(event.tab_id).loading = event.kind in ("start", "loading", "commit", "dom_content_loaded")
+            elif event.kind in LOADING:
+                self.tab(event.tab_id).loading = True
+            elif state is not None and event.kind in LOADED:
+                state.loading = False
         elif isinstance(event, RequestStarted | RequestEnded):
             state = self._tabs.get(event.tab_id)
             if isinstance(event, RequestStarted) or state is not None:
@@ -202,6 +208,8 @@ class PageSession:
         try:
             if (await self.host.tab_url(tab_id))[2]:
                 await watcher.wait(lambda: watcher.loaded, LOADING_WAIT_S)
+            else:
+                state.loading = False
         finally:
             self.unwatch(watcher)
 
@@ -219,7 +227,8 @@ class PageSession:
     async def bounded(work: Awaitable[T], seconds: float) -> T:
         """``work``, or NoAnswer when it outlives ``seconds`` (the page may be stuck)."""
         try:
-            return await asyncio.wait_for(work, seconds)
+            async with asyncio.timeout(seconds):  # no task of its own: the hot path stays one task
+                return await work
         except TimeoutError:
             raise NoAnswer(f"The browser did not answer within {seconds:g} s") from None
 
