@@ -1124,7 +1124,9 @@ async function handleCallAgent(msg) {
   }
   const parts = [];
   for (const [frameId, json] of answers) parts.push(`"${frameId}":${json}`);
-  return { type: 'result', rawData: `{"answers":{${parts.join(',')}}}` };
+  // the tab as the call left it: the server's next question after an action is its URL and title
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  return { type: 'result', rawData: `{"answers":{${parts.join(',')}}${tab ? `,"tab":${JSON.stringify(tabInfo(tab))}` : ''}}` };
 }
 
 /** One DevTools protocol command on the tab's page, through the debugger session (attached on use). */

@@ -142,6 +142,31 @@ async def test_a_frame_gone_error_raises_frame_gone(bridge: Bridge) -> None:
             await asyncio.wait_for(pending, WAIT)
 
 
+
+async def test_the_tab_an_agent_call_left_answers_until_news_of_the_tab(bridge: Bridge) -> None:
+    host = ExtensionHost(bridge)
+    async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
+        call = asyncio.create_task(host.call_agent(7, [0], "act", {"action": "click"}))
+        frame = await recv(ws)
+        await send(ws, {"type": "result", "id": frame["id"], "data": {"answers": {"0": {"ok": True}}, "tab": TAB}})
+        assert await asyncio.wait_for(call, WAIT) == {0: {"ok": True}}
+        # no request: the answer carried the tab
+        assert await asyncio.wait_for(host.tab_url(7), WAIT) == ("https://mail.test/", TAB["title"], False)
+        # a page event of the tab: it may have changed, so it is asked again
+        seen: list[object] = []
+        host.subscribe(seen.append)
+        await send(ws, {"type": "pageEvents", "events": [{"type": "requestEnded", "tabId": 7, "requestId": "1"}]})
+        async with asyncio.timeout(WAIT):
+            while not seen:
+                await asyncio.sleep(0.01)
+        asked = asyncio.create_task(host.tab_url(7))
+        frame = await recv(ws)
+        assert frame["type"] == "tabUrl"
+        await send(ws, {"type": "result", "id": frame["id"], "data": {"tab": {**TAB, "title": "Later"}}})
+        assert (await asyncio.wait_for(asked, WAIT))[1] == "Later"
+
+
 # ----------------------------------------------------------------- requests
 
 

@@ -166,8 +166,12 @@ class Bridge:
         self._refusal_summary: asyncio.TimerHandle | None = None
         self._clock = clock
         self.events: asyncio.Queue[BridgeEvent] = asyncio.Queue()
-        # called synchronously, in arrival order, with each pageEvents frame (must not block)
+        # the page host's hooks, called synchronously in arrival order (they must not block): each
+        # pageEvents frame, the id of each tab a tab event is about, each result (before its caller
+        # resumes)
         self.page_events: Callable[[p.PageEvents], None] | None = None
+        self.tab_news: Callable[[int], None] | None = None
+        self.results: Callable[[p.Result], None] | None = None
         self.hello: p.Hello | None = None
         # why nothing listens (connect_browser reports it); with the native socket up, a TCP failure
         # alone is only logged (``tcp_error``): that socket is for machines where TCP is blocked
@@ -502,6 +506,9 @@ class Bridge:
                 await conn.send(p.encode(p.Pong(maxFrameBytes=self.max_frame_bytes)))
             case p.Hello():
                 log.warning("ignored a second hello on a linked connection")
+            case p.Result() if self.results is not None:
+                self.results(message)
+                self._resolve(message)
             case p.Connected() | p.Result() | p.Error():
                 self._resolve(message)
             case p.Disconnected():
@@ -509,6 +516,14 @@ class Bridge:
             case p.PageEvents():
                 if self.page_events is not None:
                     self.page_events(message)
+            case p.TabCreated(tab=p.TabInfo(id=tab_id)) | p.TabUpdated(tab=p.TabInfo(id=tab_id)):
+                if self.tab_news is not None:
+                    self.tab_news(tab_id)
+                self.events.put_nowait(message)
+            case p.TabClosed(tabId=tab_id) | p.TabCrashed(tabId=tab_id):
+                if self.tab_news is not None:
+                    self.tab_news(tab_id)
+                self.events.put_nowait(message)
             case _:
                 self.events.put_nowait(message)
 

@@ -72,13 +72,33 @@ class ExtensionHost:
     def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
         self._listeners = Listeners()
+        # the tab as the extension read it right after an agent call, until any news of that tab (a
+        # page event, a tab event): the URL and title after an action without another round trip.
+        # News arrives before the answers that follow it, so this depends on the frames' order only.
+        self._after_call: dict[int, s.Tab] = {}
         bridge.page_events = self._receive
+        bridge.tab_news = self._forget
+        bridge.results = self._note_tab
 
     def subscribe(self, listener: Callable[[PageEvent], None]) -> Callable[[], None]:
         return self._listeners.add(listener)
 
+    def _forget(self, tab_id: int) -> None:
+        self._after_call.pop(tab_id, None)
+
+    def _note_tab(self, reply: p.Result) -> None:
+        """A callAgent answer carries the tab as the call left it."""
+        tab = reply.data.get("tab")
+        if "answers" in reply.data and isinstance(tab, dict):
+            try:
+                seen = tab_from_wire(p.TabInfo.model_validate(tab))
+            except ValidationError:
+                return  # the caller's own reading reports a malformed answer
+            self._after_call[seen.id] = seen
+
     def _receive(self, frame: p.PageEvents) -> None:
         for event in frame.events:
+            self._after_call.pop(event.tabId, None)
             try:
                 self._listeners.emit(page_event(event))
             except Exception:  # a listener's bug must not end the link's reader loop
@@ -97,7 +117,8 @@ class ExtensionHost:
 
     async def tab_info(self, tab_id: int) -> s.Tab:
         """The tab as it is now (NO_TAB when it is gone)."""
-        return _tab(await self.bridge.request(p.TabUrl(tabId=tab_id)))
+        seen = self._after_call.get(tab_id)
+        return seen if seen is not None else _tab(await self.bridge.request(p.TabUrl(tabId=tab_id)))
 
     async def tab_url(self, tab_id: int) -> tuple[str, str, bool]:
         tab = await self.tab_info(tab_id)
