@@ -93,3 +93,36 @@ async def test_a_main_frame_failure_waits_for_its_error_page() -> None:
     assert navigations[1].url == "http://b.test/" and navigations[1].error == "net::ERR_NAME_NOT_RESOLVED"
     for task in list(driver.host._tasks):
         task.cancel()
+
+
+async def test_a_navigation_request_without_a_document_ends_as_no_document() -> None:
+    """A 204 or a download: the request finishes and no commit follows; a history step needs no request."""
+    driver = CdpDriver(Settings())
+    seen: list[PageEvent] = []
+    driver.host.subscribe(seen.append)
+    main = FakeFrame("http://a.test/")
+    tab = HostTab(1, SimpleNamespace(main_frame=main))  # type: ignore[arg-type]
+    tab.frame_id(main)  # type: ignore[arg-type]
+    tab.seen_start = True
+    request = FakeRequest("http://a.test/204", "document", frame=main)
+    driver.host._on_request(tab, request)  # type: ignore[arg-type]
+    driver.host._on_request_end(tab, request, None)  # type: ignore[arg-type]
+    await asyncio.sleep(0.3)
+    driver.host._on_navigated(tab, main)  # type: ignore[arg-type]  # pushState, later
+    kinds = [e.kind for e in seen if isinstance(e, FrameNavigation)]
+    assert kinds == ["start", "no_document", "same_document"]
+
+
+async def test_a_new_tabs_first_page_without_a_request_is_followed_to_its_load() -> None:
+    driver = CdpDriver(Settings())
+    seen: list[PageEvent] = []
+    driver.host.subscribe(seen.append)
+    main = FakeFrame("about:blank")
+    tab = HostTab(1, SimpleNamespace(main_frame=main), fresh=True)  # type: ignore[arg-type]
+    tab.frame_id(main)  # type: ignore[arg-type]
+    driver.host._on_navigated(tab, main)  # type: ignore[arg-type]  # the blank page it opens with: no news
+    main.url = "chrome://settings/"
+    driver.host._on_navigated(tab, main)  # type: ignore[arg-type]
+    assert [e.kind for e in seen if isinstance(e, FrameNavigation)] == ["start", "commit"]
+    for task in list(driver.host._tasks):
+        task.cancel()

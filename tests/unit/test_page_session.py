@@ -172,7 +172,7 @@ async def test_an_action_without_navigation_answers_at_once() -> None:
     host.answer("act", {"ok": True, "dialogs": [{"type": "alert", "message": "hi", "answer": None}]})
     started = time.monotonic()
     done = await click(host, PageSession(host), tab)
-    assert time.monotonic() - started < 0.2
+    assert time.monotonic() - started < 0.35  # no grace period for a start (that is for trusted input)
     assert done["navigated"] is False and done["dialogs"] == [{"type": "alert", "message": "hi", "answer": None}]
 
 
@@ -187,19 +187,21 @@ async def test_a_cross_document_navigation_is_followed_to_its_load() -> None:
     host = FakeHost()
     tab = host.add_tab()
     session = PageSession(host)
+    load_at = {"s": 0.15}
 
     def navigating(t: int, _f: int, _a: Any) -> Any:
         host.later(0.05, (t, "start"), (t, "commit"), (t, "dom_content_loaded"))
-        host.later(0.15, (t, "load"))
+        host.later(load_at["s"], (t, "load"))
         return {"ok": True, "dialogs": [], "navigation": {"url": "http://a.test/next", "sameDocument": False}}
 
     host.answer("act", navigating)
     started = time.monotonic()
     assert (await click(host, session, tab))["navigated"] is True
     assert time.monotonic() - started >= 0.15  # waited for the load, not the commit
+    load_at["s"] = 2.0
     started = time.monotonic()
     assert (await click(host, session, tab, "domcontentloaded"))["navigated"] is True
-    assert time.monotonic() - started < 0.14
+    assert time.monotonic() - started < 1.5  # not the load
 
 
 async def test_a_navigation_the_agent_did_not_report_is_followed_too() -> None:
@@ -365,4 +367,4 @@ async def test_a_snapshot_of_a_loading_tab_waits_for_its_load() -> None:
     host.urls[tab] = ("http://a.test/", "Framed", False)
     started = time.monotonic()
     await session.snapshot(tab)
-    assert time.monotonic() - started < 0.1
+    assert time.monotonic() - started < 1

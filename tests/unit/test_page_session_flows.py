@@ -76,13 +76,17 @@ async def test_a_page_that_sends_itself_to_a_blocked_origin_as_it_loads_is_refus
     host = FakeHost()
     policy = NavigationPolicy.from_patterns(block=["http://blocked.test"])
 
-    def meta_refresh(tab: int) -> None:
+    def loads(tab: int) -> None:
         for kind in ("start", "commit", "load"):
             host.navigation(tab, kind)
-        host.later(0.05, (tab, "start"), (tab, "error", 0, "http://blocked.test/?meta", "net::ERR_BLOCKED_BY_CLIENT"))
 
-    host.on_create = meta_refresh
-    host.answer("holdsFocus", lambda *_: (time.sleep(0.06), {"ok": True, "focused": False})[1])
+    def meta_refresh(tab: int, _f: int, _a: Any) -> Any:  # the page leaves as its dialogs are read
+        host.navigation(tab, "start")
+        host.later(0.05, (tab, "error", 0, "http://blocked.test/?meta", "net::ERR_BLOCKED_BY_CLIENT"))
+        return {"ok": True, "focused": False}
+
+    host.on_create = loads
+    host.answer("holdsFocus", meta_refresh)
     with pytest.raises(DriverError) as info:
         await PageSession(host, policy).open_tab("http://a.test/meta", focus=True)
     assert info.value.code == "NAVIGATION_BLOCKED" and "?meta" in info.value.message

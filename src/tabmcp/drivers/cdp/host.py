@@ -252,6 +252,11 @@ class CdpHost:
         if frame_id == MAIN_FRAME and not tab.seen_start and frame.url == "about:blank":
             return  # a new page's blank document, before the navigation it was opened for
         nav = tab.nav_of(frame_id)
+        if frame_id == MAIN_FRAME and tab.fresh and not nav.pending:
+            # a new tab's first page that needed no request (a browser page the policy opts in)
+            nav.count += 1
+            nav.pending = tab.seen_start = True
+            self._navigation(tab, frame_id, "start", frame.url)
         if nav.error is not None:  # the failed navigation's error page
             (url, error), nav.error = nav.error, None
             self._navigation(tab, frame_id, "error", url, error)

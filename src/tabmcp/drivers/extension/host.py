@@ -29,6 +29,7 @@ from tabmcp.drivers.host import (
     RequestEnded,
     RequestStarted,
 )
+from tabmcp.drivers.session.limits import wire_request
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +113,7 @@ class ExtensionHost:
 
     async def create(self, url: str, focus: bool, group: str | None) -> s.Tab:
         """``create_tab`` with the new tab as the browser reports it."""
-        reply = await self.bridge.request(_request(p.CreateTab, url=url, focus=focus, group=group))
+        reply = await self.bridge.request(wire_request(p.CreateTab, url=url, focus=focus, group=group))
         return _tab(reply)
 
     async def tab_info(self, tab_id: int) -> s.Tab:
@@ -147,7 +148,7 @@ class ExtensionHost:
     ) -> dict[int, Any]:
         """``timeout`` (s): how long the bridge waits; by default the call's own ``timeoutMs`` (plus a
         margin) when ``arg`` has one, else the bridge's request timeout."""
-        frame = _request(
+        frame = wire_request(
             p.CallAgent, tabId=tab_id, frameIds=list(frame_ids) if frame_ids is not None else None, method=method
         )
         frame.arg = arg  # as given: the agent's arguments are the agent's to check
@@ -164,7 +165,7 @@ class ExtensionHost:
         self, tab_id: int, method: str, params: Mapping[str, Any] | None = None, timeout: float | None = None
     ) -> dict[str, Any]:
         """``timeout`` (s): by default ``params["timeout"]`` (ms, Runtime.evaluate's) plus a margin."""
-        frame = _request(p.Cdp, tabId=tab_id, method=method)
+        frame = wire_request(p.Cdp, tabId=tab_id, method=method)
         frame.params = dict(params or {})
         if timeout is None:
             timeout = _margin(frame.params.get("timeout"))
@@ -174,7 +175,7 @@ class ExtensionHost:
         return result
 
     async def capture_viewport(self, tab_id: int, fmt: Literal["png", "jpeg"], quality: int | None) -> str:
-        frame = _request(p.CaptureViewport, tabId=tab_id, format=fmt, quality=quality if fmt == "jpeg" else None)
+        frame = wire_request(p.CaptureViewport, tabId=tab_id, format=fmt, quality=quality if fmt == "jpeg" else None)
         image = _data(await self.bridge.request(frame), "image")
         if not isinstance(image, str) or not image:
             raise DriverError(p.ErrorCode.BAD_MESSAGE, "the extension's 'captureViewport' answer has no image")
@@ -183,25 +184,16 @@ class ExtensionHost:
     # ------------------------------------------------------------- navigation
 
     async def goto(self, tab_id: int, url: str) -> None:
-        await self.bridge.request(_request(p.Goto, tabId=tab_id, url=url))
+        await self.bridge.request(wire_request(p.Goto, tabId=tab_id, url=url))
 
     async def go(self, tab_id: int, where: Literal["back", "forward", "reload"]) -> None:
-        await self.bridge.request(_request(p.Go, tabId=tab_id, where=where))
+        await self.bridge.request(wire_request(p.Go, tabId=tab_id, where=where))
 
 
 def _margin(limit_ms: object) -> float | None:
     if isinstance(limit_ms, int | float) and not isinstance(limit_ms, bool) and limit_ms >= 0:
         return limit_ms / 1000 + BRIDGE_MARGIN
     return None
-
-
-def _request(model: type[p.Frame], **fields: Any) -> Any:
-    """A request; arguments the wire refuses are a BAD_MESSAGE, as a refusal by the extension would be."""
-    try:
-        return model.model_validate({k: v for k, v in fields.items() if v is not None})
-    except ValidationError as exc:
-        details = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'request'}: {e['msg']}" for e in exc.errors())
-        raise DriverError(p.ErrorCode.BAD_MESSAGE, f"invalid {model.__name__} request: {details}"[:500]) from None
 
 
 def _data(reply: p.Reply, key: str) -> Any:
