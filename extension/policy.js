@@ -5,8 +5,9 @@
 // writes it. Here the rules that can match web pages become declarativeNetRequest session rules
 // for main_frame and sub_frame requests, which the browser applies to every navigation of every
 // tab: links, forms, `location =` in scripts, server redirects, popups. A blocked main-frame
-// navigation is reported to the server (`navigationBlocked`), and the request that caused it
-// (openTab, navigate, act, a page-tool step) fails with NAVIGATION_BLOCKED (`blockedError`).
+// navigation is reported to the server (`navigationBlocked`); the server's page session, which sees
+// the navigation fail with net::ERR_BLOCKED_BY_CLIENT, fails the call that caused it with
+// NAVIGATION_BLOCKED.
 // The rules outlive the link and the worker: declarativeNetRequest session rules survive a worker
 // restart, and the policy they came from is kept in chrome.storage.session, so a page that
 // navigates while the worker restarts or relinks is still held to them. They go when the server
@@ -191,18 +192,6 @@ const tabmcpPolicy = (() => {
     return null;
   }
 
-  /**
-   * The error for a navigation that failed because the policy blocked it (webNavigation's
-   * net::ERR_BLOCKED_BY_CLIENT for a URL the policy refuses), or null: another extension's block
-   * stays NAVIGATION_FAILED.
-   */
-  function blockedError(outcome) {
-    if (!outcome || outcome.error !== BLOCKED_BY_CLIENT) return null;
-    const reason = explain(outcome.url);
-    if (!reason) return null;
-    return new ProtocolError('NAVIGATION_BLOCKED', `The browser did not load ${outcome.url}, which is ${reason}`);
-  }
-
   /** Whether an allow pattern opts this browser page / file / extension page in (and no block pattern refuses it). */
   function optsIn(url) {
     let parsed;
@@ -236,5 +225,5 @@ const tabmcpPolicy = (() => {
     else ready.then(() => reportBlocked(details));
   });
 
-  return { apply, clear, explain, blockedError, optsIn, ready };
+  return { apply, clear, explain, optsIn, ready };
 })();

@@ -118,10 +118,6 @@ class Result(Frame):
     data: dict[str, Any] = {}
 
 
-class ToolResult(Frame):
-    type: Literal["toolResult"]
-    id: str
-    result: dict[str, Any] = {}
 
 
 class Error(Frame):
@@ -129,21 +125,13 @@ class Error(Frame):
     id: str | None = None
     code: str = ErrorCode.INTERNAL
     message: str = ""
+    frameGone: bool = False  # NOT_SCRIPTABLE because the frame asked went away (a ref into it is stale)
 
 
 class Disconnected(Frame):
     type: Literal["disconnected"]
 
 
-class ToolsChanged(Frame):
-    """The top frame of a tab changed in a way that may change its page tools (a DOM mutation that
-    touched controls, an SPA route change, a WebMCP registration). ``version`` is the agent's
-    ``docId:seq`` after the change; the server re-introspects the tab (debounced, coalesced)."""
-
-    type: Literal["toolsChanged"]
-    tabId: int
-    reason: Literal["mutation", "history", "webmcp"] = "mutation"
-    version: str = ""
 
 
 class NavigationBlocked(Frame):
@@ -166,6 +154,66 @@ class UserSettings(Frame):
     followTabSwitches: bool = False
 
 
+# Page events: what the browser saw of its tabs' pages, for the server's page session
+# (drivers/session/ over drivers/host.py). They come batched in ``pageEvents`` frames, always before
+# any frame the extension sends after them, and are handed to the page host as they arrive.
+NavigationEventKind = Literal[
+    "start", "loading", "commit", "same_document", "dom_content_loaded", "load", "error", "aborted", "removed"
+]
+
+
+class FrameNavigationEvent(Frame):
+    """A webNavigation event of one frame (``removed``: the frame, or with frame 0 the tab, went away)."""
+
+    type: Literal["frameNavigation"]
+    tabId: int
+    frameId: int = Field(ge=0)
+    kind: NavigationEventKind
+    url: str = ""
+    error: str = ""
+
+
+class RequestStartedEvent(Frame):
+    """A request of a tab's page began (websockets are not reported: they never end)."""
+
+    type: Literal["requestStarted"]
+    tabId: int
+    requestId: str
+    kind: str = ""  # webRequest's resource type: main_frame, sub_frame, script, xmlhttprequest, …
+
+
+class RequestEndedEvent(Frame):
+    type: Literal["requestEnded"]
+    tabId: int
+    requestId: str
+
+
+class AgentMessageEvent(Frame):
+    """What a frame's page agent posted on its port: console entries, a dialog, toolsChanged."""
+
+    type: Literal["agentMessage"]
+    tabId: int
+    frameId: int = Field(0, ge=0)
+    message: dict[str, Any]
+
+
+class PopupOpenedEvent(Frame):
+    type: Literal["popupOpened"]
+    tabId: int
+    openerId: int
+
+
+PageEventFrame = Annotated[
+    FrameNavigationEvent | RequestStartedEvent | RequestEndedEvent | AgentMessageEvent | PopupOpenedEvent,
+    Field(discriminator="type"),
+]
+
+
+class PageEvents(Frame):
+    type: Literal["pageEvents"]
+    events: list[PageEventFrame] = []
+
+
 ExtensionMessage = Annotated[
     Hello
     | Ping
@@ -176,18 +224,14 @@ ExtensionMessage = Annotated[
     | TabFocused
     | TabCrashed
     | Result
-    | ToolResult
     | Error
     | Disconnected
-    | ToolsChanged
     | NavigationBlocked
-    | UserSettings,
+    | UserSettings
+    | PageEvents,
     Field(discriminator="type"),
 ]
-TabEvent = (
-    TabCreated | TabUpdated | TabClosed | TabFocused | TabCrashed | Disconnected | ToolsChanged | NavigationBlocked
-)
-Reply = Connected | Result | ToolResult | Error
+Reply = Connected | Result | Error
 
 # ----------------------------------------------------------------- server -> extension
 
@@ -229,10 +273,10 @@ class Step(Frame):
       is visible the wait ends with ``PAGE_ERROR`` and that text, instead of a ``TIMEOUT`` later.
     - extract: ``target.css`` names every element to read (all matches, not one); ``fields`` maps an output
       key to a CSS selector inside each match (the item is then an object); ``label`` is the key of the
-      result in ``toolResult.result.extracted``; at most ``limit`` items.
+      result in the plan result's ``extracted``; at most ``limit`` items.
     - navigate: ``value`` is the URL (absolute, or relative to the page).
     - webmcp: ``name`` of a tool the page declared, ``args`` its input; the page's result comes back in
-      ``toolResult.result.webmcp``.
+      the plan result's ``webmcp``.
     """
 
     action: StepAction
@@ -309,13 +353,6 @@ class Connect(Frame):
     policy: PolicyRules | None = None
 
 
-class OpenTab(Frame):
-    type: Literal["openTab"] = "openTab"
-    id: str = ""
-    url: str
-    focus: bool = True
-    group: str | None = Field(None, max_length=40)  # put the tab in the tab group of this title
-    timeoutMs: int | None = Field(None, ge=0, le=MAX_TIMEOUT_MS)  # the wait for its load (15 s when absent)
 
 
 class FocusTab(Frame):
@@ -337,28 +374,9 @@ class CloseTab(Frame):
     tabId: int
 
 
-class Capture(Frame):
-    """``ifChanged``: the version of the last capture the server holds; when the page's version is still
-    that, the answer is ``{unchanged: true, version}`` with no HTML (a second read of the same page is free)."""
-
-    type: Literal["capture"] = "capture"
-    id: str = ""
-    tabId: int
-    maxChars: int = 1_000_000
-    ifChanged: str | None = None
-
-
-class CallTool(Frame):
-    type: Literal["callTool"] = "callTool"
-    id: str = ""
-    tabId: int
-    toolName: str
-    steps: list[Step]
-
-
-# Page-agent requests (docs/page-agent.md §7). Every request carries the limits the extension
-# enforces itself (timeoutMs), so its TIMEOUT, which says what was being waited for, arrives
-# before the bridge's generic one.
+# ----------------------------------------------------------------- page calls
+# The arguments of the Driver's page calls (docs/page-agent.md §7), checked by the page session
+# (drivers/session/) before it runs them: a call the models refuse is a BAD_MESSAGE naming the field.
 
 # locate: full, plus per row a ``hint`` (placeholder, title…) and ``context`` (its group's text): docs/nl-tools.md
 SnapshotMode = Literal["interactive", "full", "locate"]
@@ -492,6 +510,95 @@ class Evaluate(Frame):
     timeoutMs: int = Field(10_000, ge=1, le=MAX_TIMEOUT_MS)
 
 
+# ----------------------------------------------------------------- page primitives
+# One browser call each, for the server's page session (drivers/extension/host.py): it does the
+# orchestration (waits, frames and refs, settling) and asks the browser only for these.
+
+
+class CreateTab(Frame):
+    """A new tab that starts loading ``url``; answered with its ``tab`` at once (not after its load)."""
+
+    type: Literal["createTab"] = "createTab"
+    id: str = ""
+    url: str
+    focus: bool = True
+    group: str | None = Field(None, max_length=40)
+
+
+class TabUrl(Frame):
+    """The tab as it is now: answered with its ``tab``."""
+
+    type: Literal["tabUrl"] = "tabUrl"
+    id: str = ""
+    tabId: int
+
+
+class Frames(Frame):
+    """The tab's frames: answered with ``frames``, a list of ``FrameData``, the main frame first."""
+
+    type: Literal["frames"] = "frames"
+    id: str = ""
+    tabId: int
+
+
+class CallAgent(Frame):
+    """``agent[method](arg)`` in ``frameIds`` (every frame when absent), the agent injected where it is
+    missing: answered with ``answers``, an object from frame id to the agent's answer as it gave it; a
+    frame that could not answer is left out."""
+
+    type: Literal["callAgent"] = "callAgent"
+    id: str = ""
+    tabId: int
+    frameIds: list[int] | None = None
+    method: str = Field(min_length=1, max_length=64)
+    arg: Any = None
+
+
+class Cdp(Frame):
+    """A DevTools protocol command on the tab's page (the debugger attached on use, detached when idle):
+    answered with its ``result``."""
+
+    type: Literal["cdp"] = "cdp"
+    id: str = ""
+    tabId: int
+    method: str = Field(min_length=1, max_length=128)
+    params: dict[str, Any] = {}
+
+
+class CaptureViewport(Frame):
+    """The visible part of the tab: answered with ``image``, the base64 image data."""
+
+    type: Literal["captureViewport"] = "captureViewport"
+    id: str = ""
+    tabId: int
+    format: Literal["png", "jpeg"] = "png"
+    quality: int | None = Field(None, ge=0, le=100)
+
+
+class Goto(Frame):
+    """Start loading ``url`` in the tab (web pages only); answered once it started."""
+
+    type: Literal["goto"] = "goto"
+    id: str = ""
+    tabId: int
+    url: str = Field(min_length=1)
+
+
+class Go(Frame):
+    """One history step (exactly one entry, through the debugger) or a reload; answered once it started."""
+
+    type: Literal["go"] = "go"
+    id: str = ""
+    tabId: int
+    where: Literal["back", "forward", "reload"]
+
+
+class FrameData(Frame):
+    frameId: int = Field(ge=0)
+    parentFrameId: int | None = None
+    url: str = ""
+
+
 class ControlledTab(Frame):
     tabId: int
     group: str = Field("", max_length=40)  # the tab group of the client it works for (OpenTab.group)
@@ -516,135 +623,32 @@ class ServerError(Frame):
 ServerMessage = Annotated[
     Pong
     | Connect
-    | OpenTab
     | FocusTab
     | ActiveTab
     | CloseTab
-    | Capture
-    | CallTool
-    | Snapshot
-    | Act
-    | Navigate
-    | WaitFor
-    | Screenshot
-    | Console
-    | Evaluate
+    | CreateTab
+    | TabUrl
+    | Frames
+    | CallAgent
+    | Cdp
+    | CaptureViewport
+    | Goto
+    | Go
     | Controlled
     | ServerError,
     Field(discriminator="type"),
 ]
 ServerRequest = (
-    Connect | OpenTab | FocusTab | ActiveTab | CloseTab | Capture | CallTool | Snapshot | Act | Navigate | WaitFor
-    | Screenshot | Console | Evaluate
+    Connect | FocusTab | ActiveTab | CloseTab | CreateTab | TabUrl | Frames | CallAgent | Cdp | CaptureViewport
+    | Goto | Go
 )
-
-# ----------------------------------------------------------------- page-agent answers
-# The `data` of the `result` answering each page-agent request. The bridge only checks that a
-# result is an object; the driver validates the data against these, so a malformed answer is a
-# BAD_MESSAGE naming the field instead of a KeyError in a tool.
-
-
-class SnapshotData(Frame):
-    url: str = ""
-    title: str = ""
-    docId: str = ""  # the main frame's document: a new one means a new page, even at the same URL
-    # Rows stay plain dicts here: a big page sends tens of thousands, and validating them into
-    # models only to dump them again costs more than the rest of the snapshot (150 ms for 17k rows).
-    # ``page.snapshot.Node.from_wire`` checks each row ({ref, role, name, value, states, depth}) when used.
-    nodes: list[dict[str, Any]]
-    frames: int = Field(1, ge=0)
-
-
-class Dialog(Frame):
-    type: str
-    message: str = ""
-    answer: str | bool | None = None
-
-
-class ScrollPosition(Frame):
-    x: float = 0
-    y: float = 0
-
-
-class ActionData(Frame):
-    navigated: bool = False
-    url: str = ""
-    title: str = ""
-    dialogs: list[Dialog] = []
-    sensitive: bool = False  # fill/type hit a password field: the server's audit log redacts the text
-    scroll: ScrollPosition | None = None  # scroll: where the page (or the element it scrolled) is now
-
-
-class PageData(Frame):
-    url: str = ""
-    title: str = ""
-    dialogs: list[Dialog] = []  # what the page's load showed (answered by the page hooks)
-
-
-class OpenTabDialogs(Frame):
-    """The ``openTab`` answer's ``dialogs`` (beside its ``tab``): what the new page's load showed."""
-
-    dialogs: list[Dialog] = []
-
-
-class WaitData(Frame):
-    met: bool
-    elapsedMs: int = Field(0, ge=0)
-
-
-class Clip(Frame):
-    x: int = Field(ge=0)
-    y: int = Field(ge=0)
-    width: int = Field(ge=1)
-    height: int = Field(ge=1)
-
-
-class ImageData(Frame):
-    data: str = Field(min_length=1)
-    mimeType: Literal["image/png", "image/jpeg"]
-    width: int = Field(ge=1)
-    height: int = Field(ge=1)
-    clip: Clip | None = None
-
-
-class ConsoleEntry(Frame):
-    seq: int = Field(ge=1)
-    level: ConsoleLevel
-    text: str = ""
-    time: float = 0
-    source: str = ""
-
-
-class ConsoleData(Frame):
-    entries: list[ConsoleEntry]
-    lastSeq: int = Field(ge=0)
-    dropped: int = Field(0, ge=0)
-
-
-class EvaluateValue(Frame):
-    """``json`` is absent for ``undefined`` (and values JSON has no form for: functions, symbols)."""
-
-    type: str
-    json_: Any = Field(None, alias="json")
-
-
-# Which key of `data` answers which request, and the model that key's value must match.
-RESULT_DATA: dict[str, tuple[str, type[Frame]]] = {
-    "snapshot": ("snapshot", SnapshotData),
-    "act": ("action", ActionData),
-    "navigate": ("page", PageData),
-    "waitFor": ("wait", WaitData),
-    "screenshot": ("image", ImageData),
-    "console": ("console", ConsoleData),
-    "evaluate": ("value", EvaluateValue),
-}
 
 _extension_adapter: TypeAdapter[ExtensionMessage] = TypeAdapter(ExtensionMessage)
 _server_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 EXTENSION_TYPES = frozenset(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in (Hello, Ping, Connected, TabCreated, TabUpdated, TabClosed, TabFocused, TabCrashed,
-              Result, ToolResult, Error, Disconnected, ToolsChanged, NavigationBlocked, UserSettings)
+              Result, Error, Disconnected, NavigationBlocked, UserSettings, PageEvents)
 )
 
 

@@ -28,7 +28,7 @@ from tabmcp.runtime import Runtime
 log = logging.getLogger(__name__)
 LOCAL = "local"
 WORKSPACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
-MAX_LABEL = 40  # a tab group's title (protocol.OpenTab.group)
+MAX_LABEL = 40  # a tab group's title (protocol.CreateTab.group)
 NotifyFor = Callable[[str], Callable[[], Awaitable[None]]]
 NotifyResourcesFor = Callable[[str], Callable[[frozenset[str]], Awaitable[None]]]
 
@@ -65,7 +65,7 @@ def workspace_key(name: str | None, session_id: str | None) -> tuple[str, bool]:
 
 
 def label_for(key: str, client_name: str | None) -> str:
-    """A short tab-group title (at most ``MAX_LABEL`` characters, as ``OpenTab.group`` takes): the
+    """A short tab-group title (at most ``MAX_LABEL`` characters, as ``CreateTab.group`` takes): the
     workspace name, else the client's name and its session's start."""
     kind, _, rest = key.partition(":")
     if kind == "name":

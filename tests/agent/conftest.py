@@ -1,6 +1,6 @@
 """The page agent in a real Chromium: the repo's extension loaded, fixture pages served over http.
 
-The agent is called the way background.js calls it: from the extension's service worker with
+The agent is called the way background.js's callAgent does: from the extension's service worker with
 ``chrome.scripting.executeScript`` running ``globalThis.__tabmcpAgent[method](arg)`` in a frame.
 One browser for the whole package (launching is the slow part); a fresh page per test.
 The service worker points at a dead port, so it never reaches a tabmcp server and just retries.
@@ -39,15 +39,6 @@ CALL_AGENT = """async ([tabId, frameIds, allFrames, method, arg]) => {
     args: [method, arg],
   });
   return results.map((r) => ({ frameId: r.frameId, result: r.result }));
-}"""
-
-# Runs a page-tool plan the way the bridge's callTool does (background.js handleCallTool).
-CALL_TOOL = """async ([tabId, steps]) => {
-  try {
-    return await handleCallTool({ type: 'callTool', id: 't', tabId, toolName: 'test', steps });
-  } catch (e) {
-    return { error: { code: e.code, message: e.message } };
-  }
 }"""
 
 FIND_TAB = """async (url) => {

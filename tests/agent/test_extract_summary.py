@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tests.agent.conftest import CALL_TOOL, AgentPage, Browser, eventually
+from tests.agent.conftest import AgentPage, Browser, eventually
 
 OpenPage = Callable[..., AgentPage]
 
@@ -155,27 +155,3 @@ def test_no_watch_after_the_summary_and_text_only_once(browser: Browser, open_pa
     # the watch ended with its summary: a second read has nothing to report, and is not navigated
     again = page.call("summary", {"token": watch["token"], "results": False})
     assert again["navigated"] is False and "changed" not in again
-
-
-def test_a_failed_plan_ends_its_watch(browser: Browser, open_page: OpenPage) -> None:
-    page = open_page("extract-plain.html")
-    before = page.call("watchChanges")["token"]
-    doc_id, n = before.split(":")
-    page.call("unwatch", {"token": before})
-    steps = [
-        {"action": "click", "target": {"css": "#save"}},
-        {"action": "click", "target": {"css": "#no-such-button"}, "timeoutMs": 0},
-    ]
-    failed = browser.worker.evaluate(CALL_TOOL, [page.tab_id, steps])
-    assert failed["error"]["code"] == "ELEMENT_NOT_FOUND" and failed["error"]["message"].startswith("step 2 (click):")
-    # the plan's watch (the next one handed out) ended with the plan: though step 1 changed the
-    # page, nothing is recorded for a summary
-    plans = f"{doc_id}:{int(n) + 1}"
-    summary = page.call("summary", {"token": plans, "results": False})
-    assert summary["navigated"] is False and "changed" not in summary
-    assert "Saved 3 items" in summary["text"]
-    # a watch still running is stopped once, and a token of another document names none of this one's
-    live = page.call("watchChanges")["token"]
-    assert page.call("unwatch", {"token": "otherdoc:1"}) == {"ok": True, "stopped": False}
-    assert page.call("unwatch", {"token": live}) == {"ok": True, "stopped": True}
-    assert page.call("unwatch", {"token": live}) == {"ok": True, "stopped": False}

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from tabmcp.demo.sites import SiteServer
-from tests.agent.conftest import CALL_TOOL, FIND_TAB, AgentPage, Browser, agent_browser, eventually
+from tests.agent.conftest import FIND_TAB, AgentPage, Browser, agent_browser, eventually
 
 OpenPage = Callable[..., AgentPage]
 
@@ -377,39 +377,6 @@ def test_a_tool_change_is_reported_as_tools_changed(browser: Browser, open_page:
     eventually(lambda: len(reports()) > before, "a toolsChanged report with reason webmcp")
     after = page.call("capture", {"maxChars": 100})["version"]
     assert after != version and after.split(":")[0] == version.split(":")[0]
-
-
-# -------------------------------------------------------------------------------------------------
-# The service worker's plan runner: a `webmcp` step
-
-
-def test_a_webmcp_step_returns_the_pages_result(browser: Browser, open_page: OpenPage) -> None:
-    page = open_page("webmcp.html")
-    steps = [{"action": "webmcp", "name": "set_out", "args": {"text": "from a plan"}}]
-    answer = browser.worker.evaluate(CALL_TOOL, [page.tab_id, steps])
-    result = answer["result"]
-    assert result["steps"] == [{"action": "webmcp", "ok": True}]
-    assert result["webmcp"] == "out is now from a plan"
-    assert "from a plan" in result["page"]["text"]
-
-
-def test_a_failing_webmcp_step_is_an_error(browser: Browser, open_page: OpenPage) -> None:
-    page = open_page("webmcp.html")
-    thrown = browser.worker.evaluate(CALL_TOOL, [page.tab_id, [{"action": "webmcp", "name": "throws", "args": {}}]])
-    assert thrown["error"] == {"code": "SCRIPT_ERROR", "message": "step 1 (webmcp): Error: the page says no"}
-    slow = [{"action": "webmcp", "name": "never", "args": {}, "timeoutMs": 200}]
-    assert browser.worker.evaluate(CALL_TOOL, [page.tab_id, slow])["error"]["code"] == "TIMEOUT"
-    gone = browser.worker.evaluate(CALL_TOOL, [page.tab_id, [{"action": "webmcp", "name": "gone", "args": {}}]])
-    assert gone["error"]["code"] == "TOOL_NOT_FOUND"
-
-
-def test_a_webmcp_step_that_navigates_waits_for_the_new_page(browser: Browser, open_page: OpenPage) -> None:
-    page = open_page("webmcp.html")
-    steps = [{"action": "webmcp", "name": "navigate_away", "args": {}}]
-    result = browser.worker.evaluate(CALL_TOOL, [page.tab_id, steps])["result"]
-    assert result["webmcp"] is None
-    assert "navigation-target.html?by=webmcp" in result["page"]["url"]
-    assert result["page"]["title"] == "Navigation target"
 
 
 # -------------------------------------------------------------------------------------------------

@@ -643,15 +643,14 @@ async def test_the_extension_refuses_invalid_frames_itself(extension_env: Env) -
     assert env.bridge is not None
     bridge = env.bridge
     for frame in (
-        p.Act.model_construct(type="act", id="", tabId=tab, action="fill", target={"css": "a"}),
-        p.Act.model_construct(type="act", id="", tabId=tab, action="explode", target={"css": "a"}),
-        p.Act.model_construct(type="act", id="", tabId=tab, action="click", target={"css": "a", "ref": "e1"}),
-        p.Navigate.model_construct(type="navigate", id="", tabId=tab, url="https://a.test/", go="back"),
-        p.WaitFor.model_construct(type="waitFor", id="", tabId=tab),
-        p.Screenshot.model_construct(type="screenshot", id="", tabId=tab, kind="element"),
-        p.Console.model_construct(type="console", id="", tabId=tab, afterSeq=-3),
-        p.Evaluate.model_construct(type="evaluate", id="", tabId=tab, expression=""),
-        p.Snapshot.model_construct(type="snapshot", id="", tabId="seven"),
+        p.CallAgent.model_construct(type="callAgent", id="", tabId=tab, method=""),
+        p.CallAgent.model_construct(type="callAgent", id="", tabId=tab, method="snapshot", frameIds=["main"]),
+        p.Cdp.model_construct(type="cdp", id="", tabId=tab, method="Runtime.evaluate", params=[1]),
+        p.Goto.model_construct(type="goto", id="", tabId=tab),
+        p.Go.model_construct(type="go", id="", tabId=tab, where="sideways"),
+        p.CaptureViewport.model_construct(type="captureViewport", id="", tabId=tab, format="gif"),
+        p.CreateTab.model_construct(type="createTab", id="", url=7),
+        p.Frames.model_construct(type="frames", id="", tabId="seven"),
     ):
         await fails(bridge.request(frame), "BAD_MESSAGE")
     await env.driver.close_tab(tab)

@@ -2,7 +2,7 @@
 extension, ``ExtensionDriver.run_steps`` called directly (docs/protocol.md, "Step").
 
 The plan steps (wait_for, extract, navigate, fill + submit, check/uncheck, a step's
-timeoutMs), the toolResult they answer (``extracted``, ``page.changed/text/results/navigated``), the
+timeoutMs), the plan result they answer (``extracted``, ``page.changed/text/results/navigated``), the
 failures (prefixed ``step N (action):``), and the ``toolsChanged`` event a DOM change sends to the
 bridge. The pages are tests/fixtures/pages (see its README), served on 127.0.0.1.
 """
@@ -251,4 +251,62 @@ async def test_a_dom_change_reaches_the_bridge_as_tools_changed(env: Env) -> Non
     await env.driver.evaluate(tab, "history.pushState({}, '', '?route=next'); 1", 5000)
     event = await next_tools_changed(env, tab)
     assert (event.reason, event.version) == ("history", f"{doc_id}:2")
+    await env.driver.close_tab(tab)
+
+
+# ----------------------------------------------------------------- webmcp steps and a failed plan's watch
+
+
+async def test_a_webmcp_step_returns_the_pages_result(env: Env) -> None:
+    tab = await env.open("webmcp.html")
+    result = await env.run(tab, {"action": "webmcp", "name": "set_out", "args": {"text": "from a plan"}})
+    assert result["steps"] == [{"action": "webmcp", "ok": True}]
+    assert result["webmcp"] == "out is now from a plan"
+    assert "from a plan" in result["page"]["text"]
+    await env.driver.close_tab(tab)
+
+
+async def test_a_failing_webmcp_step_is_an_error(env: Env) -> None:
+    tab = await env.open("webmcp.html")
+    message = await fails(env.run(tab, {"action": "webmcp", "name": "throws", "args": {}}), "SCRIPT_ERROR")
+    assert message == "step 1 (webmcp): Error: the page says no"
+    await fails(env.run(tab, {"action": "webmcp", "name": "never", "args": {}, "timeoutMs": 200}), "TIMEOUT")
+    await fails(env.run(tab, {"action": "webmcp", "name": "gone", "args": {}}), "TOOL_NOT_FOUND")
+    await env.driver.close_tab(tab)
+
+
+async def test_a_webmcp_step_that_navigates_waits_for_the_new_page(env: Env) -> None:
+    tab = await env.open("webmcp.html")
+    result = await env.run(tab, {"action": "webmcp", "name": "navigate_away", "args": {}})
+    assert result["webmcp"] is None
+    assert "navigation-target.html?by=webmcp" in result["page"]["url"]
+    assert result["page"]["title"] == "Navigation target"
+    await env.driver.close_tab(tab)
+
+
+async def test_a_failed_plan_ends_its_watch(env: Env) -> None:
+    tab = await env.open("extract-plain.html")
+
+    async def agent(method: str, arg: object = None) -> Any:
+        return (await env.driver.host.call_agent(tab, [0], method, arg))[0]
+
+    before = (await agent("watchChanges"))["token"]
+    doc_id, n = before.split(":")
+    await agent("unwatch", {"token": before})
+    message = await fails(
+        env.run(
+            tab,
+            {"action": "click", "target": {"css": "#save"}},
+            {"action": "click", "target": {"css": "#no-such-button"}, "timeoutMs": 0},
+        ),
+        "ELEMENT_NOT_FOUND",
+    )
+    assert message.startswith("step 2 (click):")
+    # the plan's watch (the next one handed out) ended with the plan: though step 1 changed the
+    # page, nothing is recorded for a summary, and it is stopped already
+    plans = f"{doc_id}:{int(n) + 1}"
+    summary = await agent("summary", {"token": plans, "results": False})
+    assert summary["navigated"] is False and "changed" not in summary
+    assert "Saved 3 items" in summary["text"]
+    assert await agent("unwatch", {"token": plans}) == {"ok": True, "stopped": False}
     await env.driver.close_tab(tab)

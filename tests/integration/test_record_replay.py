@@ -65,10 +65,10 @@ async def test_a_recorded_session_replays_as_a_scenario_and_a_tampered_one_fails
         assert await replay(recording, era) == notices(entries), era
 
     # the server asked the browser for another URL than the recording says
-    sent = next(i for i, e in enumerate(entries) if e["kind"] == "send" and e["frame"]["type"] == "openTab")
+    sent = next(i for i, e in enumerate(entries) if e["kind"] == "send" and e["frame"]["type"] == "createTab")
     wrong_url = [dict(e) for e in entries]
     wrong_url[sent] = {**entries[sent], "frame": {**entries[sent]["frame"], "url": pages.url("nl.html")}}
-    with pytest.raises(ReplayMismatch, match="openTab"):
+    with pytest.raises(ReplayMismatch, match="createTab"):
         await replay(write(tmp_path / "wrong_url.jsonl", wrong_url), "legacy")
 
     # a failed call recorded as a success

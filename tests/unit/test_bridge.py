@@ -20,6 +20,8 @@ from tabmcp import pairing
 from tabmcp import protocol as p
 from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.extension.bridge import Bridge, LinkLost, LinkUp
+from tabmcp.drivers.extension.host import ExtensionHost
+from tabmcp.drivers.host import FrameGone, FrameNavigation, PopupOpened
 
 WAIT = 2.0  # upper bound for anything that should happen "at once"
 TOKEN = "unit-test-pairing-token-0123456789"
@@ -109,6 +111,62 @@ async def test_tab_events_are_queued_in_order(bridge: Bridge) -> None:
     assert closed.tabId == 7
 
 
+
+async def test_page_events_reach_the_host_before_the_answer_that_followed_them(bridge: Bridge) -> None:
+    host = ExtensionHost(bridge)
+    seen: list[object] = []
+    host.subscribe(seen.append)
+    async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
+        pending = asyncio.create_task(host.tab_url(7))
+        frame = await recv(ws)
+        navigation = {"type": "frameNavigation", "tabId": 7, "frameId": 0, "kind": "load", "url": "https://mail.test/"}
+        popup = {"type": "popupOpened", "tabId": 8, "openerId": 7}
+        await send(ws, {"type": "pageEvents", "events": [navigation, popup]})
+        await send(ws, {"type": "result", "id": frame["id"], "data": {"tab": TAB}})
+        assert await asyncio.wait_for(pending, WAIT) == ("https://mail.test/", TAB["title"], False)
+        # the events were the host's before the call resumed, and none went to the runtime's queue
+        assert seen == [FrameNavigation(7, 0, "load", "https://mail.test/"), PopupOpened(8, 7)]
+        assert bridge.events.empty()  # say_hello took the LinkUp
+
+
+async def test_a_frame_gone_error_raises_frame_gone(bridge: Bridge) -> None:
+    async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
+        pending = asyncio.create_task(ExtensionHost(bridge).call_agent(7, [3], "snapshot"))
+        frame = await recv(ws)
+        assert (frame["type"], frame["frameIds"], frame["method"]) == ("callAgent", [3], "snapshot")
+        error = {"type": "error", "id": frame["id"], "code": "NOT_SCRIPTABLE", "message": "No frame with id 3"}
+        await send(ws, {**error, "frameGone": True})
+        with pytest.raises(FrameGone):
+            await asyncio.wait_for(pending, WAIT)
+
+
+
+async def test_the_tab_an_agent_call_left_answers_until_news_of_the_tab(bridge: Bridge) -> None:
+    host = ExtensionHost(bridge)
+    async with connect(bridge.url) as ws:
+        await say_hello(bridge, ws)
+        call = asyncio.create_task(host.call_agent(7, [0], "act", {"action": "click"}))
+        frame = await recv(ws)
+        await send(ws, {"type": "result", "id": frame["id"], "data": {"answers": {"0": {"ok": True}}, "tab": TAB}})
+        assert await asyncio.wait_for(call, WAIT) == {0: {"ok": True}}
+        # no request: the answer carried the tab
+        assert await asyncio.wait_for(host.tab_url(7), WAIT) == ("https://mail.test/", TAB["title"], False)
+        # a page event of the tab: it may have changed, so it is asked again
+        seen: list[object] = []
+        host.subscribe(seen.append)
+        await send(ws, {"type": "pageEvents", "events": [{"type": "requestEnded", "tabId": 7, "requestId": "1"}]})
+        async with asyncio.timeout(WAIT):
+            while not seen:
+                await asyncio.sleep(0.01)
+        asked = asyncio.create_task(host.tab_url(7))
+        frame = await recv(ws)
+        assert frame["type"] == "tabUrl"
+        await send(ws, {"type": "result", "id": frame["id"], "data": {"tab": {**TAB, "title": "Later"}}})
+        assert (await asyncio.wait_for(asked, WAIT))[1] == "Later"
+
+
 # ----------------------------------------------------------------- requests
 
 
@@ -158,17 +216,17 @@ async def test_no_answer_times_out(bridge: Bridge) -> None:
         loop = asyncio.get_running_loop()
         started = loop.time()
         with pytest.raises(DriverError) as info:
-            await bridge.request(p.Capture(tabId=7), timeout=0.2)
+            await bridge.request(p.TabUrl(tabId=7), timeout=0.2)
         elapsed = loop.time() - started
     assert info.value.code == p.ErrorCode.TIMEOUT
     assert 0.15 <= elapsed < 2.5  # the request's own 0.2 s, generously; not the bridge's 5 s default
-    assert "capture" in info.value.message
+    assert "tabUrl" in info.value.message
 
 
 async def test_a_late_answer_is_dropped(bridge: Bridge) -> None:
     async with connect(bridge.url) as ws:
         await say_hello(bridge, ws)
-        late = asyncio.create_task(bridge.request(p.Capture(tabId=7), timeout=0.2))
+        late = asyncio.create_task(bridge.request(p.TabUrl(tabId=7), timeout=0.2))
         frame = await recv(ws)
         with pytest.raises(DriverError):
             await late

@@ -321,7 +321,7 @@ async def test_an_oversized_frame_cuts_the_link_and_fails_pending_calls(
 ) -> None:
     async with extension(bridge) as ws:
         await link(bridge, ws)
-        pending = asyncio.create_task(bridge.request(p.Capture(tabId=3), timeout=30))
+        pending = asyncio.create_task(bridge.request(p.TabUrl(tabId=3), timeout=30))
         asked = await recv(ws)
         big = {"type": "result", "id": asked["id"], "data": {"capture": "x" * (65 * 1024)}}
         await send(ws, big)
@@ -330,7 +330,7 @@ async def test_an_oversized_frame_cuts_the_link_and_fails_pending_calls(
     with pytest.raises(DriverError) as info:
         await asyncio.wait_for(pending, WAIT)
     assert info.value.code == p.ErrorCode.DISCONNECTED
-    assert "frame over 65536 bytes" in info.value.message and "capture" in info.value.message
+    assert "frame over 65536 bytes" in info.value.message and "tabUrl" in info.value.message
     lost = await asyncio.wait_for(bridge.events.get(), WAIT)
     assert isinstance(lost, LinkLost) and "65536 bytes" in lost.reason
     assert any("frame over 65536 bytes" in m for m in refusals(caplog))
@@ -341,9 +341,9 @@ async def test_a_request_over_the_frame_limit_fails_alone_and_is_never_sent(brid
     async with extension(bridge) as ws:
         await link(bridge, ws)
         with pytest.raises(DriverError) as info:
-            await bridge.request(p.WaitFor(tabId=3, text="é" * (33 * 1024)))  # 66 KiB as UTF-8, 33 K characters
+            await bridge.request(p.Goto(tabId=3, url="https://a.test/" + "é" * (33 * 1024)))  # 66 KiB as UTF-8
         assert info.value.code == p.ErrorCode.FRAME_TOO_LARGE
-        assert "'waitFor' request is 67," in info.value.message and "65,536-byte frame limit" in info.value.message
+        assert "'goto' request is 67," in info.value.message and "65,536-byte frame limit" in info.value.message
         await round_trip(bridge, ws)  # the next frame the extension sees is the next request
         assert bridge.linked
 
@@ -366,7 +366,7 @@ async def test_before_hello_only_small_frames_are_read_and_after_it_large_ones(c
         assert not bridge.linked and bridge.events.empty()
         async with extension(bridge) as ws:
             await link(bridge, ws)
-            pending = asyncio.create_task(bridge.request(p.Capture(tabId=3), timeout=30))
+            pending = asyncio.create_task(bridge.request(p.TabUrl(tabId=3), timeout=30))
             asked = await recv(ws)
             large = "y" * 2**20  # 16 times the hello limit, half the linked one
             await send(ws, {"type": "result", "id": asked["id"], "data": {"capture": large}})

@@ -130,12 +130,13 @@ async def test_a_server_frame_over_one_mib_arrives_in_chunks(bridge: Bridge, soc
     host = await linked_host(bridge, socket)
     try:
         expression = "'" + "é" * 700_000 + "'"  # 1.4 MB of UTF-8
-        request = asyncio.create_task(bridge.request(p.Evaluate(tabId=1, expression=expression)))
+        cdp = p.Cdp(tabId=1, method="Runtime.evaluate", params={"expression": expression})
+        request = asyncio.create_task(bridge.request(cdp))
         first = await host.recv()
         assert first["type"] == "nativeChunk" and first["part"] == 0 and first["parts"] > 1
         parts = [first] + [await host.recv() for _ in range(first["parts"] - 1)]
         frame = json.loads(b"".join(base64.b64decode(c["data"]) for c in parts).decode("utf-8"))
-        assert frame["type"] == "evaluate" and frame["expression"] == expression
+        assert frame["type"] == "cdp" and frame["params"]["expression"] == expression
         # the other way has no 1 MiB limit: a 2 MB answer goes through whole
         await host.send({"type": "result", "id": frame["id"], "data": {"value": "x" * 2_000_000}})
         reply = await asyncio.wait_for(request, WAIT)

@@ -40,28 +40,32 @@ EXTENSION_FRAMES: dict[str, tuple[dict[str, Any], type[p.Frame]]] = {
     "tabFocused": ({"type": "tabFocused", "tabId": 7}, p.TabFocused),
     "tabCrashed": ({"type": "tabCrashed", "tabId": 7}, p.TabCrashed),
     "result": ({"type": "result", "id": "r2", "data": {"tab": TAB}}, p.Result),
-    "toolResult": (
-        {
-            "type": "toolResult",
-            "id": "r3",
-            "result": {
-                "steps": [{"action": "fill", "ok": True}, {"action": "submit", "ok": True}],
-                "page": {"url": "https://mail.test/?q=x", "title": "Results", "text": "2 results"},
-            },
-        },
-        p.ToolResult,
-    ),
     "error": (
         {"type": "error", "id": "r4", "code": "ELEMENT_NOT_FOUND", "message": "Ref e9 is stale"},
         p.Error,
     ),
     "disconnected": ({"type": "disconnected"}, p.Disconnected),
-    "toolsChanged": ({"type": "toolsChanged", "tabId": 7, "reason": "history", "version": "d1:3"}, p.ToolsChanged),
     "navigationBlocked": (
         {"type": "navigationBlocked", "tabId": 7, "url": "https://b.test/", "reason": "blocked by tabmcp's …"},
         p.NavigationBlocked,
     ),
     "settings": ({"type": "settings", "followTabSwitches": True}, p.UserSettings),
+    "pageEvents": (
+        {
+            "type": "pageEvents",
+            "events": [
+                {"type": "frameNavigation", "tabId": 7, "frameId": 0, "kind": "start", "url": "https://a.test/"},
+                {"type": "frameNavigation", "tabId": 7, "frameId": 3, "kind": "error", "url": "https://b.test/",
+                 "error": "net::ERR_NAME_NOT_RESOLVED"},
+                {"type": "requestStarted", "tabId": 7, "requestId": "41", "kind": "xmlhttprequest"},
+                {"type": "requestEnded", "tabId": 7, "requestId": "41"},
+                {"type": "agentMessage", "tabId": 7, "frameId": 0,
+                 "message": {"type": "console", "entries": [{"level": "log", "text": "hi"}]}},
+                {"type": "popupOpened", "tabId": 9, "openerId": 7},
+            ],
+        },
+        p.PageEvents,
+    ),
 }
 
 
@@ -195,40 +199,18 @@ def test_an_unknown_tab_status_is_a_bad_message() -> None:
 SERVER_MESSAGES: list[p.Frame] = [
     p.Pong(),
     p.Connect(id="r1"),
-    p.OpenTab(id="r2", url="https://flights.test/", focus=False),
     p.FocusTab(id="r3", tabId=7),
     p.CloseTab(id="r4", tabId=7),
-    p.Capture(id="r5", tabId=7, maxChars=50_000),
-    p.CallTool(
-        id="r6",
-        tabId=7,
-        toolName="search_flights",
-        steps=[
-            p.Step(action="fill", target=p.Target(ref="e4"), value="SFO"),
-            p.Step(action="select", target=p.Target(css="#cabin"), value="business"),
-            p.Step(action="check", target=p.Target(ref="e9"), value=False),
-            p.Step(action="press", key="Enter"),
-            p.Step(action="submit", target=p.Target(ref="e1")),
-        ],
-    ),
-    p.Snapshot(id="r7", tabId=7, mode="full"),
-    p.Act(id="r8", tabId=7, action="click", target=p.Target(ref="f2e3"), trusted=True, waitUntil="networkidle"),
-    p.Act(id="r9", tabId=7, action="fill", target=p.Target(role="textbox", name="Email"), text="ada@example.com"),
-    p.Act(id="r10", tabId=7, action="select", target=p.Target(css="#cabin"), values=["a", "b"], timeoutMs=0),
-    p.Snapshot(id="r11", tabId=7, mode="locate"),
     p.ActiveTab(id="r12"),
-    p.Act(id="r11", tabId=7, action="press", key="Control+A"),
-    p.Act(id="r12", tabId=7, action="scroll", direction="down", amount=300),
-    p.Act(id="r13", tabId=7, action="click", target=p.Target(role="button"), dialog="accept", promptText="yes"),
-    p.Navigate(id="r14", tabId=7, url="https://flights.test/", waitUntil="domcontentloaded", timeoutMs=5000),
-    p.Navigate(id="r15", tabId=7, go="back"),
-    p.WaitFor(id="r16", tabId=7, text="Results"),
-    p.WaitFor(id="r17", tabId=7, target=p.Target(ref="e4"), state="hidden", timeoutMs=1000),
-    p.WaitFor(id="r18", tabId=7, timeMs=250),
-    p.Screenshot(id="r19", tabId=7, kind="element", target=p.Target(css="#chart"), format="jpeg", quality=70),
-    p.Screenshot(id="r20", tabId=7, kind="full"),
-    p.Console(id="r21", tabId=7, afterSeq=12, levels=["error", "warning"]),
-    p.Evaluate(id="r22", tabId=7, expression="document.title", timeoutMs=2000),
+    p.CreateTab(id="r23", url="https://flights.test/", focus=False, group="tabmcp"),
+    p.TabUrl(id="r24", tabId=7),
+    p.Frames(id="r25", tabId=7),
+    p.CallAgent(id="r26", tabId=7, frameIds=[0, 4], method="act", arg={"action": "click", "target": {"ref": "e3"}}),
+    p.CallAgent(id="r27", tabId=7, method="snapshot", arg={"mode": "interactive"}),
+    p.Cdp(id="r28", tabId=7, method="Input.dispatchMouseEvent", params={"type": "mousePressed", "x": 4, "y": 5}),
+    p.CaptureViewport(id="r29", tabId=7, format="jpeg", quality=60),
+    p.Goto(id="r30", tabId=7, url="https://flights.test/search"),
+    p.Go(id="r31", tabId=7, where="back"),
     p.Controlled(tabs=[p.ControlledTab(tabId=7, group="tabmcp"), p.ControlledTab(tabId=9, group="claude 1f2e")]),
     p.Controlled(),
     p.ServerError(id="x1", code=p.ErrorCode.UNKNOWN_TYPE, message="unknown frame type 'teleport'"),
@@ -242,25 +224,24 @@ def test_encode_round_trips_through_parse_server_message(message: p.Frame) -> No
 
 
 def test_encode_uses_the_wire_field_names() -> None:
-    frame = json.loads(p.encode(p.CallTool(id="r6", tabId=7, toolName="t", steps=[])))
-    assert frame == {"type": "callTool", "id": "r6", "tabId": 7, "toolName": "t", "steps": []}
-    assert json.loads(p.encode(p.Capture(id="r5", tabId=7)))["maxChars"] == 1_000_000
+    frame = json.loads(p.encode(p.CallAgent(id="r6", tabId=7, frameIds=[0], method="summary")))
+    assert frame == {"type": "callAgent", "id": "r6", "tabId": 7, "frameIds": [0], "method": "summary"}
+    assert json.loads(p.encode(p.CaptureViewport(id="r5", tabId=7)))["format"] == "png"
 
 
-def test_encode_omits_none_fields() -> None:
+def test_encode_omits_none_fields_but_not_inside_the_agents_and_the_debuggers_arguments() -> None:
     error = json.loads(p.encode(p.ServerError(code=p.ErrorCode.BAD_MESSAGE, message="bad")))
     assert error == {"type": "error", "code": "BAD_MESSAGE", "message": "bad"}
 
-    call = json.loads(p.encode(SERVER_MESSAGES[6]))
-    assert call["steps"][0] == {"action": "fill", "target": {"ref": "e4"}, "value": "SFO"}
-    assert call["steps"][3] == {"action": "press", "key": "Enter"}
-    assert call["steps"][4] == {"action": "submit", "target": {"ref": "e1"}}
+    call = json.loads(p.encode(p.CallAgent(id="r1", tabId=7, method="act", arg={"text": None, "n": [None]})))
+    assert call == {"type": "callAgent", "id": "r1", "tabId": 7, "method": "act", "arg": {"text": None, "n": [None]}}
+    cdp = json.loads(p.encode(p.Cdp(id="r2", tabId=7, method="Page.navigate", params={"referrer": None})))
+    assert cdp["params"] == {"referrer": None}
 
 
 def test_encode_keeps_false_values() -> None:
-    call = json.loads(p.encode(SERVER_MESSAGES[6]))
-    assert call["steps"][2]["value"] is False
-    assert json.loads(p.encode(SERVER_MESSAGES[2]))["focus"] is False
+    assert json.loads(p.encode(SERVER_MESSAGES[5]))["focus"] is False
+    assert json.loads(p.encode(p.CallAgent(id="r1", tabId=7, method="act", arg=False)))["arg"] is False
 
 
 def documented_server_types() -> set[str]:
@@ -276,19 +257,17 @@ def test_every_server_type_is_documented_and_has_an_example() -> None:
         for m in (
             p.Pong,
             p.Connect,
-            p.OpenTab,
             p.FocusTab,
             p.ActiveTab,
             p.CloseTab,
-            p.Capture,
-            p.CallTool,
-            p.Snapshot,
-            p.Act,
-            p.Navigate,
-            p.WaitFor,
-            p.Screenshot,
-            p.Console,
-            p.Evaluate,
+            p.CreateTab,
+            p.TabUrl,
+            p.Frames,
+            p.CallAgent,
+            p.Cdp,
+            p.CaptureViewport,
+            p.Goto,
+            p.Go,
             p.Controlled,
             p.ServerError,
         )
@@ -303,7 +282,7 @@ def test_the_new_error_codes_exist() -> None:
     assert p.ErrorCode("SCRIPT_ERROR") is p.ErrorCode.SCRIPT_ERROR
 
 
-def test_page_agent_requests_encode_with_wire_names_and_defaults() -> None:
+def test_page_call_arguments_keep_their_names_and_defaults() -> None:
     act = json.loads(p.encode(p.Act(id="r1", tabId=3, action="click", target=p.Target(role="link", name="Home"))))
     assert act == {
         "type": "act",
@@ -364,99 +343,27 @@ BAD_SERVER_FRAMES: list[tuple[dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("frame", "says"), BAD_SERVER_FRAMES, ids=lambda v: v if isinstance(v, str) else v["type"])
-def test_invalid_page_agent_requests_are_refused(frame: dict[str, Any], says: str) -> None:
-    with pytest.raises(ValidationError) as info:
-        p.parse_server_message(json.dumps(frame))
-    assert says in str(info.value)
-
-
-# One realistic answer per page-agent request, as the extension sends it.
-RESULT_DATA_EXAMPLES: dict[str, dict[str, Any]] = {
-    "snapshot": {
-        "url": "http://127.0.0.1:8000/login",
-        "title": "Login",
-        "nodes": [
-            {"ref": "e1", "role": "heading", "name": "Welcome", "value": "", "states": ["level=1"], "depth": 0},
-            {"ref": "", "role": "text", "name": "Hello", "value": "", "states": [], "depth": 1},
-            {"ref": "f1e2", "role": "button", "name": "Pay", "value": "", "states": [], "depth": 2},
-        ],
-        "frames": 2,
-    },
-    "act": {
-        "navigated": True,
-        "url": "http://127.0.0.1:8000/next",
-        "title": "Next",
-        "dialogs": [
-            {"type": "confirm", "message": "Sure?", "answer": False},
-            {"type": "alert", "message": "Hi", "answer": None},
-        ],
-        "scroll": {"x": 0, "y": 340},
-    },
-    "navigate": {"url": "http://127.0.0.1:8000/", "title": "Home"},
-    "waitFor": {"met": True, "elapsedMs": 120},
-    "screenshot": {
-        "data": "iVBORw0KGgo=",
-        "mimeType": "image/png",
-        "width": 1280,
-        "height": 720,
-        "clip": {"x": 10, "y": 20, "width": 30, "height": 40},
-    },
-    "console": {
-        "entries": [{"seq": 4, "level": "warning", "text": "careful", "time": 1700000000000.5, "source": "a.js:1:2"}],
-        "lastSeq": 4,
-        "dropped": 0,
-    },
-    "evaluate": {"type": "object", "json": {"a": [1, None]}},
+PAGE_CALLS: dict[str, type[p.Frame]] = {
+    m.model_fields["type"].default: m
+    for m in (p.Snapshot, p.Act, p.Navigate, p.WaitFor, p.Screenshot, p.Console, p.Evaluate)
 }
 
 
-def test_every_page_agent_request_has_a_result_model() -> None:
-    assert set(p.RESULT_DATA) == set(RESULT_DATA_EXAMPLES)
-    assert set(p.RESULT_DATA) == {m.type for m in SERVER_MESSAGES} - {
-        "pong",
-        "connect",
-        "openTab",
-        "focusTab",
-        "activeTab",
-        "closeTab",
-        "capture",
-        "callTool",
-        "error",
-        "controlled",
-    }
+@pytest.mark.parametrize(("frame", "says"), BAD_SERVER_FRAMES, ids=lambda v: v if isinstance(v, str) else v["type"])
+def test_invalid_page_call_arguments_are_refused(frame: dict[str, Any], says: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        PAGE_CALLS[frame["type"]].model_validate(frame)
+    assert says in str(info.value)
 
 
-@pytest.mark.parametrize("kind", sorted(RESULT_DATA_EXAMPLES))
-def test_result_data_validates_and_keeps_its_values(kind: str) -> None:
-    _, model = p.RESULT_DATA[kind]
-    data = RESULT_DATA_EXAMPLES[kind]
-    assert model.model_validate(data).model_dump(mode="json", by_alias=True, exclude_unset=True) == data
-
-
-@pytest.mark.parametrize(
-    ("kind", "data"),
-    [
-        ("snapshot", {"url": "u", "title": "t"}),
-        ("act", {"navigated": "maybe"}),
-        ("waitFor", {"elapsedMs": 3}),
-        ("screenshot", {"data": "", "mimeType": "image/png", "width": 1, "height": 1}),
-        ("screenshot", {"data": "x", "mimeType": "image/gif", "width": 1, "height": 1}),
-        ("screenshot", {"data": "x", "mimeType": "image/png", "width": 0, "height": 1}),
-        ("console", {"entries": [{"seq": 1, "level": "shout"}], "lastSeq": 1}),
-        ("console", {"entries": []}),
-        ("evaluate", {"json": 1}),
-    ],
-)
-def test_malformed_result_data_is_refused(kind: str, data: dict[str, Any]) -> None:
-    _, model = p.RESULT_DATA[kind]
+@pytest.mark.parametrize("kind", sorted(PAGE_CALLS))
+def test_page_calls_are_not_wire_frames(kind: str) -> None:
     with pytest.raises(ValidationError):
-        model.model_validate(data)
+        p.parse_server_message(json.dumps({"type": kind, "id": "r1", "tabId": 1}))
 
 
 def test_snapshot_rows_are_checked_where_they_are_used() -> None:
     from tabmcp.page.snapshot import Node
 
-    data = p.SnapshotData.model_validate({"nodes": [{"ref": "e1"}]})  # passed on as it came (speed)
     with pytest.raises(ValueError, match="role"):
-        Node.from_wire(data.nodes[0])
+        Node.from_wire({"ref": "e1"})  # the agent's rows are passed on as they came (speed)

@@ -2,8 +2,11 @@
 
 It correlates requests with answers by id, gives every request a timeout, answers ``ping``, and
 turns every other frame into an item on ``events`` (consumed in order by the runtime), so that
-nothing that awaits a browser answer ever runs on the reader loop itself. When the socket goes,
-every pending request fails with ``DISCONNECTED`` and a ``LinkLost`` event is queued.
+nothing that awaits a browser answer ever runs on the reader loop itself. Page events (``pageEvents``
+frames) are the exception: they go at once, on the reader loop, to ``page_events`` (the page host),
+so that an event that arrived before an answer is applied before the call awaiting that answer
+resumes. When the socket goes, every pending request fails with ``DISCONNECTED`` and a ``LinkLost``
+event is queued.
 
 Only tabmcp's extension may link (docs/security.md): the handshake's ``Origin`` must be an allowed
 ``chrome-extension://`` origin, and the first frame must be a ``hello`` carrying the pairing token
@@ -40,7 +43,8 @@ from tabmcp import __version__, pairing
 from tabmcp import protocol as p
 from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
-from tabmcp.drivers.base import DriverError, NoAnswer
+from tabmcp.drivers.base import DriverError, NoAnswer, PageChanged
+from tabmcp.drivers.host import FrameGone
 from tabmcp.logthrottle import LogThrottle
 from tabmcp.native import socket_path
 from tabmcp.native.listener import ListenError, LocalSocket
@@ -114,8 +118,10 @@ class LinkLost:
     reason: str
 
 
+# PageChanged: put here by the extension driver (its page session's), to keep one ordered stream
 BridgeEvent = (
     LinkUp | LinkLost | p.TabCreated | p.TabUpdated | p.TabClosed | p.TabFocused | p.TabCrashed | p.UserSettings
+    | p.NavigationBlocked | PageChanged
 )
 
 
@@ -142,6 +148,8 @@ class Bridge:
         if not token:
             raise ValueError("the bridge needs a pairing token")
         self.recorder = recorder or NullRecorder()
+        # a frame is dumped for the recorder only when one records (a large answer's dump costs ms)
+        self._recording = not isinstance(self.recorder, NullRecorder)
         self.host = host
         self.port = port
         self.request_timeout = request_timeout
@@ -158,6 +166,12 @@ class Bridge:
         self._refusal_summary: asyncio.TimerHandle | None = None
         self._clock = clock
         self.events: asyncio.Queue[BridgeEvent] = asyncio.Queue()
+        # the page host's hooks, called synchronously in arrival order (they must not block): each
+        # pageEvents frame, the id of each tab a tab event is about, each result (before its caller
+        # resumes)
+        self.page_events: Callable[[p.PageEvents], None] | None = None
+        self.tab_news: Callable[[int], None] | None = None
+        self.results: Callable[[p.Result], None] | None = None
         self.hello: p.Hello | None = None
         # why nothing listens (connect_browser reports it); with the native socket up, a TCP failure
         # alone is only logged (``tcp_error``): that socket is for machines where TCP is blocked
@@ -297,7 +311,8 @@ class Bridge:
         self._pending[message.id] = (future, message.type)
         wait = self.request_timeout if timeout is None else timeout
         try:
-            self.recorder.write("send", frame=message.model_dump(exclude_none=True))
+            if self._recording:
+                self.recorder.write("send", frame=message.model_dump(exclude_none=True))
             await conn.send(text)
             reply = await asyncio.wait_for(future, wait)
         except TimeoutError:
@@ -307,7 +322,7 @@ class Bridge:
         finally:
             self._pending.pop(message.id, None)
         if isinstance(reply, p.Error):
-            raise DriverError(reply.code, reply.message)
+            raise FrameGone(reply.message) if reply.frameGone else DriverError(reply.code, reply.message)
         return reply
 
     async def notify(self, message: p.Controlled) -> bool:
@@ -484,17 +499,31 @@ class Bridge:
             log.warning("rejected frame from extension: %s", exc.message)
             await conn.send(p.encode(p.ServerError(id=exc.frame_id, code=exc.code, message=exc.message)))
             return
-        if not isinstance(message, p.Ping | p.Hello):
+        if self._recording and not isinstance(message, p.Ping | p.Hello):
             self.recorder.write("recv", frame=message.model_dump(exclude_none=True))
         match message:
             case p.Ping():
                 await conn.send(p.encode(p.Pong(maxFrameBytes=self.max_frame_bytes)))
             case p.Hello():
                 log.warning("ignored a second hello on a linked connection")
-            case p.Connected() | p.Result() | p.ToolResult() | p.Error():
+            case p.Result() if self.results is not None:
+                self.results(message)
+                self._resolve(message)
+            case p.Connected() | p.Result() | p.Error():
                 self._resolve(message)
             case p.Disconnected():
                 log.info("the browser says it is shutting down")
+            case p.PageEvents():
+                if self.page_events is not None:
+                    self.page_events(message)
+            case p.TabCreated(tab=p.TabInfo(id=tab_id)) | p.TabUpdated(tab=p.TabInfo(id=tab_id)):
+                if self.tab_news is not None:
+                    self.tab_news(tab_id)
+                self.events.put_nowait(message)
+            case p.TabClosed(tabId=tab_id) | p.TabCrashed(tabId=tab_id):
+                if self.tab_news is not None:
+                    self.tab_news(tab_id)
+                self.events.put_nowait(message)
             case _:
                 self.events.put_nowait(message)
 

@@ -1,4 +1,6 @@
-"""The extension driver: the Driver interface over the WebSocket bridge."""
+"""The extension driver: the link, the navigation policy's push, tab events, the user's settings and
+the controlled tabs over the WebSocket bridge; the page requests are the page session's
+(``drivers/session/``) over ``ExtensionHost``."""
 
 from __future__ import annotations
 
@@ -20,40 +22,39 @@ from tabmcp.drivers.base import (
     UserSettings,
 )
 from tabmcp.drivers.extension.bridge import Bridge, LinkLost, LinkUp
-from tabmcp.drivers.session.limits import plan_timeout, wire_request
-from tabmcp.drivers.session.limits import validation_errors as _errors
+from tabmcp.drivers.extension.host import ExtensionHost, tab_from_wire
+from tabmcp.drivers.session import PageSession
+from tabmcp.drivers.session.limits import OPEN_TAB_TIMEOUT_MS
 from tabmcp.page.capture import PageCapture
+from tabmcp.policy import NavigationPolicy
 
 log = logging.getLogger(__name__)
-OPEN_TAB_TIMEOUT_MS = 15_000  # the extension's own default wait for the new tab's load
-# The bridge waits this much longer than the request's own timeoutMs, so the extension's TIMEOUT
-# (which says what it was waiting for) arrives first.
-BRIDGE_MARGIN = 5.0
-ACT_TIMEOUT_MS = 5_000  # the extension's default for actionability checks
-ACT_NAVIGATION_S = 15.0  # an action that navigates then waits up to this for the page
 POLICY_PUSH_TIMEOUT = 10.0  # connect: the rules installed and the tabs listed
-SCREENSHOT_TIMEOUT = 30.0  # element screenshots wait for actionability (5 s), CDP captures of long pages take time
 
 
-def tab_from_wire(info: p.TabInfo) -> s.Tab:
-    return s.Tab(
-        id=info.id,
-        title=info.title,
-        url=info.url,
-        status=info.status,
-        window_id=info.windowId,
-        opener_id=info.openerTabId,
-    )
+def navigation_policy(policy: NavigationPolicy | Mapping[str, Any] | None) -> NavigationPolicy | None:
+    """The policy itself, or rebuilt from its wire rules (``NavigationPolicy.wire()``: each rule
+    carries its pattern)."""
+    if policy is None or isinstance(policy, NavigationPolicy):
+        return policy
+    rules = p.PolicyRules.model_validate(policy)
+    return NavigationPolicy.from_patterns([r.pattern for r in rules.allow], [r.pattern for r in rules.block])
 
 
 class ExtensionDriver:
-    def __init__(self, bridge: Bridge, policy: Mapping[str, Any] | None = None) -> None:
-        """``policy``: the navigation policy's rules (``NavigationPolicy.wire()``), sent with every
-        ``connect`` so the extension enforces them in the browser from then on. No rules: the frame
-        has no ``policy`` at all (and the extension keeps no rules)."""
+    def __init__(self, bridge: Bridge, policy: NavigationPolicy | Mapping[str, Any] | None = None) -> None:
+        """``policy``: the navigation policy (or its wire rules), sent with every ``connect`` so the
+        extension enforces it in the browser from then on; the page session names its rules when a
+        navigation fails on them. No rules: the frame has no ``policy`` at all."""
         self.bridge = bridge
-        rules = p.PolicyRules.model_validate(policy or {})
-        self.policy = rules if rules.block or rules.allow else None
+        nav = navigation_policy(policy)
+        self.policy = p.PolicyRules.model_validate(nav.wire()) if nav is not None and (nav.allow or nav.block) else None
+        self.host = ExtensionHost(bridge)
+        self.session = PageSession(self.host, nav, self._on_session_event)
+
+    def _on_session_event(self, event: object) -> None:
+        if isinstance(event, PageChanged):  # joins the link's own events, in order
+            self.bridge.events.put_nowait(event)
 
     @property
     def linked(self) -> bool:
@@ -83,8 +84,8 @@ class ExtensionDriver:
                 return s.TabCrashed(tab_id)
             case p.TabFocused(tabId=tab_id):
                 return UserFocusedTab(tab_id)
-            case p.ToolsChanged(tabId=tab_id, reason=reason, version=version):
-                return PageChanged(tab_id, reason, version)
+            case PageChanged() as changed:
+                return changed
             case p.NavigationBlocked(tabId=tab_id, url=url, reason=reason):
                 return NavigationBlocked(tab_id, url, reason)
             case p.UserSettings(followTabSwitches=follow):
@@ -108,24 +109,6 @@ class ExtensionDriver:
         browser = s.Browser(name=reply.browser.name, version=reply.browser.version)
         return browser, [tab_from_wire(t) for t in reply.tabs]
 
-    async def open_tab(
-        self,
-        url: str,
-        focus: bool,
-        group: str | None = None,
-        workspace: str | None = None,
-        timeout_ms: int = OPEN_TAB_TIMEOUT_MS,
-    ) -> OpenedTab:
-        # ``workspace`` is not used: the extension has the user's one profile (docs/scaling.md)
-        frame = wire_request(p.OpenTab, url=url, focus=focus, group=group, timeoutMs=timeout_ms)
-        reply = await self.bridge.request(frame, timeout=timeout_ms / 1000 + BRIDGE_MARGIN)
-        tab = tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
-        try:
-            dialogs = p.OpenTabDialogs.model_validate(reply.data if isinstance(reply, p.Result) else {}).dialogs
-        except ValidationError as exc:
-            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"the extension's 'openTab' answer: {_errors(exc)}") from None
-        return OpenedTab(tab, tuple(d.model_dump(mode="json") for d in dialogs))
-
     async def release_workspace(self, workspace: str) -> None:
         """Nothing is kept per workspace in the user's browser (its tabs are closed by the caller)."""
 
@@ -143,50 +126,34 @@ class ExtensionDriver:
         try:
             return tab_from_wire(p.TabInfo.model_validate(tab))
         except ValidationError as exc:
-            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"the extension's active tab: {_errors(exc)}") from None
+            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"the extension's active tab: {exc}"[:300]) from None
 
     async def close_tab(self, tab_id: int) -> None:
-        await self.bridge.request(p.CloseTab(tabId=tab_id))
+        await self.host.close_tab(tab_id)
+
+    # ------------------------------------------------------------- the page session's
+
+    async def open_tab(
+        self,
+        url: str,
+        focus: bool,
+        group: str | None = None,
+        workspace: str | None = None,
+        timeout_ms: int = OPEN_TAB_TIMEOUT_MS,
+    ) -> OpenedTab:
+        return await self.session.open_tab(url, focus, group, workspace, timeout_ms)
 
     async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
-        reply = await self.bridge.request(p.Capture(tabId=tab_id, maxChars=max_chars, ifChanged=if_changed))
-        data = _data(reply, "capture")
-        if data.get("unchanged") and if_changed is not None:
-            return None
-        webmcp = data.get("webmcp", [])
-        return PageCapture(
-            url=data.get("url", ""),
-            title=data.get("title", ""),
-            html=data.get("html", ""),
-            truncated=bool(data.get("truncated", False)),
-            version=str(data.get("version", "")),
-            webmcp=tuple(t for t in webmcp if isinstance(t, dict)) if isinstance(webmcp, list) else (),
-        )
+        return await self.session.capture(tab_id, max_chars, if_changed)
 
     async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[p.Step]) -> dict[str, Any]:
-        reply = await self.bridge.request(
-            p.CallTool(tabId=tab_id, toolName=tool_name, steps=list(steps)), timeout=plan_timeout(steps)
-        )
-        if not isinstance(reply, p.ToolResult):
-            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"expected a toolResult, got {reply.type!r}")
-        return reply.result
-
-    # ------------------------------------------------------------- page agent
+        return await self.session.run_steps(tab_id, tool_name, steps)
 
     async def snapshot(self, tab_id: int, mode: p.SnapshotMode = "interactive") -> dict[str, Any]:
-        frame = wire_request(p.Snapshot, tabId=tab_id, mode=mode)
-        reply = await self.bridge.request(frame)
-        try:
-            data = p.SnapshotData.model_validate(_data(reply, "snapshot"))
-        except ValidationError as exc:
-            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"the extension's 'snapshot' answer: {_errors(exc)}") from None
-        # not dumped back through the model: the rows are passed on as they came (see SnapshotData)
-        return {"url": data.url, "title": data.title, "docId": data.docId, "nodes": data.nodes, "frames": data.frames}
+        return await self.session.snapshot(tab_id, mode)
 
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: p.WaitUntil = "load") -> dict[str, Any]:
-        frame = wire_request(p.Act, **{**action, "tabId": tab_id, "waitUntil": wait_until})
-        timeout = (frame.timeoutMs if frame.timeoutMs is not None else ACT_TIMEOUT_MS) / 1000
-        return await self._ask(frame, timeout + ACT_NAVIGATION_S + BRIDGE_MARGIN)
+        return await self.session.act(tab_id, action, wait_until)
 
     async def navigate(
         self,
@@ -196,13 +163,10 @@ class ExtensionDriver:
         wait_until: p.WaitUntil = "load",
         timeout_ms: int = 15_000,
     ) -> dict[str, Any]:
-        frame = wire_request(p.Navigate, tabId=tab_id, url=url, go=go, waitUntil=wait_until, timeoutMs=timeout_ms)
-        return await self._ask(frame, frame.timeoutMs / 1000 + BRIDGE_MARGIN)
+        return await self.session.navigate(tab_id, url, go, wait_until, timeout_ms)
 
     async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
-        frame = wire_request(p.WaitFor, **{**condition, "tabId": tab_id, "timeoutMs": timeout_ms})
-        longest = max(frame.timeoutMs, frame.timeMs or 0)
-        return await self._ask(frame, longest / 1000 + BRIDGE_MARGIN)
+        return await self.session.wait_for(tab_id, condition, timeout_ms)
 
     async def screenshot(
         self,
@@ -212,40 +176,15 @@ class ExtensionDriver:
         fmt: Literal["png", "jpeg"] = "png",
         quality: int | None = None,
     ) -> dict[str, Any]:
-        # PNG has no quality setting: dropped here rather than refused on the wire
-        jpeg_quality = quality if fmt == "jpeg" else None
-        frame = wire_request(p.Screenshot, tabId=tab_id, kind=kind, target=target, format=fmt, quality=jpeg_quality)
-        return await self._ask(frame, SCREENSHOT_TIMEOUT + BRIDGE_MARGIN)
+        return await self.session.screenshot(tab_id, kind, target, fmt, quality)
 
     async def console(
         self, tab_id: int, after_seq: int = 0, levels: Sequence[p.ConsoleLevel] | None = None
     ) -> dict[str, Any]:
-        frame = wire_request(p.Console, tabId=tab_id, afterSeq=after_seq, levels=list(levels) if levels else None)
-        return await self._ask(frame)
+        return await self.session.console(tab_id, after_seq, levels)
 
     async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
-        frame = wire_request(p.Evaluate, tabId=tab_id, expression=expression, timeoutMs=timeout_ms)
-        return await self._ask(frame, frame.timeoutMs / 1000 + BRIDGE_MARGIN)
-
-    async def _ask(self, frame: p.ServerRequest, timeout: float | None = None) -> dict[str, Any]:
-        """Send a page-agent request; its answer's data, validated against the request's model."""
-        reply = await self.bridge.request(frame, timeout=timeout)
-        key, model = p.RESULT_DATA[frame.type]
-        try:
-            data = model.model_validate(_data(reply, key))
-        except ValidationError as exc:
-            what = f"the extension's {frame.type!r} answer"
-            raise DriverError(p.ErrorCode.BAD_MESSAGE, f"{what}: {_errors(exc)}") from None
-        dumped = data.model_dump(mode="json", by_alias=True)
-        if isinstance(data, p.ImageData) and data.clip is None:
-            del dumped["clip"]
-        if isinstance(data, p.PageData) and not data.dialogs:
-            del dumped["dialogs"]  # a load that showed none: as on the CDP driver
-        if isinstance(data, p.ActionData) and data.scroll is None:
-            del dumped["scroll"]  # only a scroll says where it ended, as on the CDP driver
-        if isinstance(data, p.EvaluateValue) and "json_" not in data.model_fields_set:
-            del dumped["json"]  # undefined: absent, which is not the same as null
-        return dumped
+        return await self.session.evaluate(tab_id, expression, timeout_ms)
 
 
 def _data(reply: p.Reply, key: str) -> Any:

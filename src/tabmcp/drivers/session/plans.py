@@ -1,6 +1,6 @@
 """A page tool's plan: its steps in order, each the agent's own action, wait, extract, navigation or
 WebMCP call; between steps a navigation a step started is waited for, and the answer ends with the
-page summary the agent writes (docs/protocol.md, callTool)."""
+page summary the agent writes (docs/protocol.md, Step)."""
 
 from __future__ import annotations
 

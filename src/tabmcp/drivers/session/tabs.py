@@ -40,7 +40,8 @@ async def open_tab(
     try:
         tab_id = await session.host.create_tab(url, focus, group, workspace)
         watcher.set_tab(tab_id)
-        session.tab(tab_id).loading = True
+        if not watcher.loaded:  # its load may have come before the answer that named the tab
+            session.tab(tab_id).loading = True
         if not await watcher.wait_for_outcome(timeout_ms / 1000):
             log.info("open_tab: %s still loading after %d ms", url, timeout_ms)  # answered as loading
         outcome = watcher.outcome
