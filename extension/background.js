@@ -1151,7 +1151,7 @@ async function handleGoto(msg) {
   const tabId = requireTabId(msg);
   const url = optional(msg, 'url', isText, 'a URL string as');
   if (url === undefined) throw badField(msg, 'url', 'a URL string as');
-  checkNavigableUrl(url);
+  refuseScriptUrl(url);
   try {
     await chrome.tabs.update(tabId, { url });
   } catch (e) {
@@ -1313,14 +1313,19 @@ async function goInHistory(tabId, go) {
 }
 
 /** Only web pages: chrome.tabs.update would also run javascript: URLs and open extension pages. */
-function checkNavigableUrl(url) {
+/**
+ * What this primitive will not load whoever asks: a URL that is not absolute (tabs.update would
+ * resolve it against the extension's own pages) or one that runs script. Which pages a model may
+ * open is the server's page session's check (the navigation policy's opt-ins included).
+ */
+function refuseScriptUrl(url) {
   let parsed;
   try {
     parsed = new URL(url);
   } catch {
     throw new ProtocolError('INVALID_URL', `Not an absolute URL: ${url}`);
   }
-  if (!['http:', 'https:', 'about:'].includes(parsed.protocol) && !tabmcpPolicy.optsIn(url)) {
+  if (parsed.protocol === 'javascript:' || parsed.protocol === 'data:') {
     throw new ProtocolError('INVALID_URL', `Cannot navigate to a ${parsed.protocol} URL: ${url}`);
   }
 }

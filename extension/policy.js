@@ -26,7 +26,6 @@ const tabmcpPolicy = (() => {
   const PRIORITY = { blockAll: 1, allow: 2, block: 3 };
   const BLOCKED_BY_CLIENT = 'net::ERR_BLOCKED_BY_CLIENT';
   // Pages an allow pattern must name before a tab is sent there (the server checked first).
-  const OPT_IN_SCHEMES = new Set(['file:', 'chrome:', 'chrome-untrusted:', 'devtools:', 'chrome-extension:', 'view-source:']);
   const dnr = chrome.declarativeNetRequest;
   const NO_POLICY = Object.freeze({ block: [], allow: [], allowReason: '' });
   const STORED_KEY = 'navigationPolicy'; // the wire policy in force, for a restarted worker
@@ -192,22 +191,6 @@ const tabmcpPolicy = (() => {
     return null;
   }
 
-  /** Whether an allow pattern opts this browser page / file / extension page in (and no block pattern refuses it). */
-  function optsIn(url) {
-    let parsed;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return false;
-    }
-    if (!OPT_IN_SCHEMES.has(parsed.protocol)) return false;
-    // chrome://settings is chrome://settings/ to Chrome (and to the patterns); the URL parser
-    // leaves the path of these non-special schemes empty
-    const href = parsed.host && !parsed.pathname ? `${parsed.protocol}//${parsed.host}/${parsed.search}` : parsed.href;
-    if (current.block.some((rule) => rule.re.test(href))) return false;
-    return current.allow.some((rule) => !rule.web && rule.re.test(href));
-  }
-
   // Settled once the kept policy is read: background.js answers no request before that.
   let restored = false;
   const ready = serially(restore).then(() => { restored = true; });
@@ -225,5 +208,5 @@ const tabmcpPolicy = (() => {
     else ready.then(() => reportBlocked(details));
   });
 
-  return { apply, clear, explain, optsIn, ready };
+  return { apply, clear, explain, ready };
 })();
