@@ -11,9 +11,9 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Awaitable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, Request, Route, async_playwright
 from playwright.async_api import Error as PlaywrightError
@@ -22,15 +22,14 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from tabmcp import protocol as p
 from tabmcp import state as s
 from tabmcp.config import Settings
-from tabmcp.drivers.base import DriverError, LinkChanged, NavigationBlocked, OpenedTab, PageChanged
+from tabmcp.drivers.base import DriverError, LinkChanged, NavigationBlocked, PageChanged
 from tabmcp.drivers.cdp.host import HOST_BINDING, CdpHost, closed_error, first_line
 from tabmcp.drivers.cdp.object_cap import playwright_object_cap
 from tabmcp.drivers.cdp.source import LaunchedBrowser
 from tabmcp.drivers.host import AgentMessage, PageEvent
 from tabmcp.drivers.launch import LaunchError
 from tabmcp.drivers.session import PageSession
-from tabmcp.drivers.session.limits import OPEN_TAB_TIMEOUT_MS
-from tabmcp.page.capture import PageCapture
+from tabmcp.drivers.session.requests import PageRequests
 from tabmcp.policy import NavigationPolicy
 
 log = logging.getLogger(__name__)
@@ -78,7 +77,7 @@ class TabRecord:
         )
 
 
-class CdpDriver:
+class CdpDriver(PageRequests):
     def __init__(self, settings: Settings, policy: NavigationPolicy | None = None) -> None:
         """``policy``: enforced in the browser by routing navigation requests (the extension uses
         declarativeNetRequest rules for the same); None or empty: nothing is intercepted."""
@@ -559,58 +558,8 @@ class CdpDriver:
 
     # ------------------------------------------------------------- Driver: the page session's requests
 
-    async def open_tab(
-        self,
-        url: str,
-        focus: bool,
-        group: str | None = None,
-        workspace: str | None = None,
-        timeout_ms: int = OPEN_TAB_TIMEOUT_MS,
-    ) -> OpenedTab:
-        return await self._guarded(self.session.open_tab(url, focus, group, workspace, timeout_ms))
-
-    async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
-        return await self._guarded(self.session.capture(tab_id, max_chars, if_changed))
-
-    async def snapshot(self, tab_id: int, mode: p.SnapshotMode = "interactive") -> dict[str, Any]:
-        return await self._guarded(self.session.snapshot(tab_id, mode))
-
-    async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[p.Step]) -> dict[str, Any]:
-        return await self._guarded(self.session.run_steps(tab_id, tool_name, steps))
-
-    async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: p.WaitUntil = "load") -> dict[str, Any]:
-        return await self._guarded(self.session.act(tab_id, action, wait_until))
-
-    async def navigate(
-        self,
-        tab_id: int,
-        url: str | None = None,
-        go: Literal["back", "forward", "reload"] | None = None,
-        wait_until: p.WaitUntil = "load",
-        timeout_ms: int = 15_000,
-    ) -> dict[str, Any]:
-        return await self._guarded(self.session.navigate(tab_id, url, go, wait_until, timeout_ms))
-
-    async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
-        return await self._guarded(self.session.wait_for(tab_id, condition, timeout_ms))
-
-    async def screenshot(
-        self,
-        tab_id: int,
-        kind: Literal["viewport", "full", "element"] = "viewport",
-        target: Mapping[str, Any] | None = None,
-        fmt: Literal["png", "jpeg"] = "png",
-        quality: int | None = None,
-    ) -> dict[str, Any]:
-        return await self._guarded(self.session.screenshot(tab_id, kind, target, fmt, quality))
-
-    async def console(
-        self, tab_id: int, after_seq: int = 0, levels: Sequence[p.ConsoleLevel] | None = None
-    ) -> dict[str, Any]:
-        return await self._guarded(self.session.console(tab_id, after_seq, levels))
-
-    async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
-        return await self._guarded(self.session.evaluate(tab_id, expression, timeout_ms))
+    async def page_call(self, work: Awaitable[T]) -> T:
+        return await self._guarded(work)
 
 
 def _frame_of(request: Request) -> Any:

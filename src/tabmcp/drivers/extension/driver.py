@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -16,7 +16,6 @@ from tabmcp.drivers.base import (
     DriverError,
     LinkChanged,
     NavigationBlocked,
-    OpenedTab,
     PageChanged,
     UserFocusedTab,
     UserSettings,
@@ -24,8 +23,7 @@ from tabmcp.drivers.base import (
 from tabmcp.drivers.extension.bridge import Bridge, LinkLost, LinkUp
 from tabmcp.drivers.extension.host import ExtensionHost, tab_from_wire
 from tabmcp.drivers.session import PageSession
-from tabmcp.drivers.session.limits import OPEN_TAB_TIMEOUT_MS
-from tabmcp.page.capture import PageCapture
+from tabmcp.drivers.session.requests import PageRequests
 from tabmcp.policy import NavigationPolicy
 
 log = logging.getLogger(__name__)
@@ -41,7 +39,7 @@ def navigation_policy(policy: NavigationPolicy | Mapping[str, Any] | None) -> Na
     return NavigationPolicy.from_patterns([r.pattern for r in rules.allow], [r.pattern for r in rules.block])
 
 
-class ExtensionDriver:
+class ExtensionDriver(PageRequests):
     def __init__(self, bridge: Bridge, policy: NavigationPolicy | Mapping[str, Any] | None = None) -> None:
         """``policy``: the navigation policy (or its wire rules), sent with every ``connect`` so the
         extension enforces it in the browser from then on; the page session names its rules when a
@@ -130,61 +128,6 @@ class ExtensionDriver:
 
     async def close_tab(self, tab_id: int) -> None:
         await self.host.close_tab(tab_id)
-
-    # ------------------------------------------------------------- the page session's
-
-    async def open_tab(
-        self,
-        url: str,
-        focus: bool,
-        group: str | None = None,
-        workspace: str | None = None,
-        timeout_ms: int = OPEN_TAB_TIMEOUT_MS,
-    ) -> OpenedTab:
-        return await self.session.open_tab(url, focus, group, workspace, timeout_ms)
-
-    async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
-        return await self.session.capture(tab_id, max_chars, if_changed)
-
-    async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[p.Step]) -> dict[str, Any]:
-        return await self.session.run_steps(tab_id, tool_name, steps)
-
-    async def snapshot(self, tab_id: int, mode: p.SnapshotMode = "interactive") -> dict[str, Any]:
-        return await self.session.snapshot(tab_id, mode)
-
-    async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: p.WaitUntil = "load") -> dict[str, Any]:
-        return await self.session.act(tab_id, action, wait_until)
-
-    async def navigate(
-        self,
-        tab_id: int,
-        url: str | None = None,
-        go: Literal["back", "forward", "reload"] | None = None,
-        wait_until: p.WaitUntil = "load",
-        timeout_ms: int = 15_000,
-    ) -> dict[str, Any]:
-        return await self.session.navigate(tab_id, url, go, wait_until, timeout_ms)
-
-    async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
-        return await self.session.wait_for(tab_id, condition, timeout_ms)
-
-    async def screenshot(
-        self,
-        tab_id: int,
-        kind: Literal["viewport", "full", "element"] = "viewport",
-        target: Mapping[str, Any] | None = None,
-        fmt: Literal["png", "jpeg"] = "png",
-        quality: int | None = None,
-    ) -> dict[str, Any]:
-        return await self.session.screenshot(tab_id, kind, target, fmt, quality)
-
-    async def console(
-        self, tab_id: int, after_seq: int = 0, levels: Sequence[p.ConsoleLevel] | None = None
-    ) -> dict[str, Any]:
-        return await self.session.console(tab_id, after_seq, levels)
-
-    async def evaluate(self, tab_id: int, expression: str, timeout_ms: int = 10_000) -> dict[str, Any]:
-        return await self.session.evaluate(tab_id, expression, timeout_ms)
 
 
 def _data(reply: p.Reply, key: str) -> Any:
