@@ -29,9 +29,11 @@ def pages() -> Iterator[SiteServer]:
         yield server
 
 
-def sent_types(recording: Path) -> list[str]:
-    """The type of every frame the server sent the browser (the recording holds them all)."""
-    return [e["frame"]["type"] for e in load(recording) if e["kind"] == "send"]
+def sent_requests(recording: Path) -> list[str]:
+    """Every frame the server sent the browser (the recording holds them all): its type, and for a
+    DevTools command its method (``cdp:Runtime.evaluate``)."""
+    frames = [e["frame"] for e in load(recording) if e["kind"] == "send"]
+    return [f"cdp:{f.get('method')}" if f["type"] == "cdp" else f["type"] for f in frames]
 
 
 def chromium_processes(profile: Path) -> list[int]:
@@ -62,11 +64,11 @@ async def test_evaluate_reaches_the_browser_only_when_switched_on(
         snapshot = text_of(await client.call("snapshot", {}))
     if enabled:  # the probe sees an evaluate that happens: the request, and the page it changed
         assert not ran.is_error, text_of(ran)
-        assert "evaluate" in sent_types(recording)
+        assert "cdp:Runtime.evaluate" in sent_requests(recording)
         assert "evaluated" in snapshot
     else:
         assert ran.is_error and "Unknown tool 'evaluate'" in text_of(ran)
-        assert "evaluate" not in sent_types(recording)  # nothing was asked of the browser
+        assert "cdp:Runtime.evaluate" not in sent_requests(recording)  # nothing was asked of the browser
         assert title == "Actions" and "evaluated" not in snapshot
 
 

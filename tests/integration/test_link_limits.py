@@ -55,6 +55,6 @@ async def test_a_request_over_the_frame_limit_fails_that_call_alone(sites: SiteS
         tab = await env.open("a.html")
         big = env.driver.wait_for(tab, {"text": "z" * LIMIT}, 2_000)
         message = await fails(big, p.ErrorCode.FRAME_TOO_LARGE)
-        assert re.search("the 'waitFor' request " + OVER_THE_LIMIT, message), message
+        assert re.search("the 'callAgent' request " + OVER_THE_LIMIT, message), message
         assert (await env.driver.wait_for(tab, {"text": "Short page"}, 5_000))["met"] is True
         assert not link_lost(env.bridge) and env.bridge.linked

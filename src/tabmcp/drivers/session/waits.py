@@ -103,7 +103,7 @@ async def probe_tab(session: SessionCore, tab_id: int, probe: dict[str, Any]) ->
     try:
         answers = await agent.call_all("probe", arg, frames)
     except DriverError as exc:
-        if exc.code == p.ErrorCode.NO_TAB:
+        if exc.code in (p.ErrorCode.NO_TAB, p.ErrorCode.FRAME_TOO_LARGE):  # no later round would do better
             raise
         return False, f"the page cannot be read right now ({exc.message})"
     if frames is not None and not answers:
