@@ -11,6 +11,7 @@
 
 importScripts('policy.js'); // tabmcpPolicy: the navigation policy's browser rules (docs/security.md)
 importScripts('link_config.js'); // tabmcpLinkConfig: server address, transport, pairing token
+importScripts('agent_entry.js'); // tabmcpAgentEntry: how a page agent is called (either host)
 
 const NATIVE_HOST = 'com.tabmcp.bridge'; // written by `tabmcp install-native-host`
 const MAX_CHUNKED_BYTES = 64 * 1024 * 1024; // a server frame the native host had to cut in pieces
@@ -855,21 +856,6 @@ function requestEnded(details) {
 // ---------------------------------------------------------------------------------------------
 // Page agent
 
-// Runs in the page's isolated world. Must be self-contained: it is serialised by executeScript.
-function agentEntry(method, arg) {
-  const agent = globalThis.__tabmcpAgent;
-  if (!agent) return { __missing: true };
-  const describe = (e) => String((e && e.stack) || e);
-  // One JSON string crosses from the page to the worker far faster than the same data as
-  // structured-cloned objects (a 17k-row snapshot: ~20 ms instead of ~350 ms).
-  const pack = (value) => ({ __json: JSON.stringify(value === undefined ? null : value) });
-  try {
-    return Promise.resolve(agent[method](arg)).then(pack, (e) => ({ __error: describe(e) }));
-  } catch (e) {
-    return { __error: describe(e) };
-  }
-}
-
 /**
  * chrome.scripting.executeScript with its failures as protocol errors. `target` is the API's
  * ({tabId, frameIds?, allFrames?}). A frame that is gone throws NOT_SCRIPTABLE with `frameGone`
@@ -1113,11 +1099,11 @@ async function handleCallAgent(msg) {
     }
     return missing;
   };
-  const missing = take(await executeIn(frameIds ? { tabId, frameIds } : { tabId, allFrames: true }, { func: agentEntry, args }));
+  const missing = take(await executeIn(frameIds ? { tabId, frameIds } : { tabId, allFrames: true }, { func: tabmcpAgentEntry, args }));
   if (missing.length) {
     try {
       await injectAgent({ tabId, frameIds: missing });
-      take(await executeIn({ tabId, frameIds: missing }, { func: agentEntry, args }));
+      take(await executeIn({ tabId, frameIds: missing }, { func: tabmcpAgentEntry, args }));
     } catch (e) {
       if (e.code === 'NO_TAB') throw e;
       log('could not inject the agent into frames', missing, e.message); // they went away meanwhile

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tabmcp.drivers.launch import LaunchError
-from tabmcp.drivers.page_scripts import page_scripts
+from tabmcp.drivers.page_scripts import agent_entry, page_scripts
 
 REPO_EXTENSION = Path(__file__).resolve().parents[2] / "extension"
 MAX_LINES = 800
@@ -59,3 +60,22 @@ def test_a_manifest_without_the_agent_says_so(tmp_path: Path) -> None:
     write_extension(folder, [{"js": ["h.js"], "world": "MAIN"}])
     with pytest.raises(LaunchError, match="no content script"):
         page_scripts(folder)
+
+
+
+def test_the_agent_entry_calls_the_agent_packs_its_answer_and_reports_a_throw() -> None:
+    """The extension's own entry, as the CDP driver evaluates it, run by node against a stand-in agent."""
+    script = f"""
+const entry = {agent_entry()};
+(async () => {{
+  const out = [await entry(['ping', 1])];
+  globalThis.__tabmcpAgent = {{ echo: async (a) => ({{ ok: true, a }}), fail: () => {{ throw new Error('boom'); }} }};
+  out.push(await entry(['echo', {{ x: 2 }}]), await entry(['fail', null]));
+  console.log(JSON.stringify(out));
+}})();
+"""
+    done = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=30, check=True)
+    missing, echoed, failed = json.loads(done.stdout)
+    assert missing == {"__missing": True}
+    assert json.loads(echoed["__json"]) == {"ok": True, "a": {"x": 2}}
+    assert "boom" in failed["__error"]

@@ -28,3 +28,10 @@ def page_scripts(folder: Path | None = None) -> tuple[str, str]:
         return "\n".join((folder / name).read_text(encoding="utf-8") for name in names)
 
     return joined(worlds[True]), joined(worlds[False])
+
+
+def agent_entry(folder: Path | None = None) -> str:
+    """``agent_entry.js``'s function as an expression Playwright evaluates with ``[method, arg]``: the
+    same entry the extension's service worker hands to ``chrome.scripting``."""
+    source = ((folder or extension_source()) / "agent_entry.js").read_text(encoding="utf-8")
+    return f"([method, arg]) => ({source}\n)(method, arg)"

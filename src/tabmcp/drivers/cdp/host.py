@@ -35,7 +35,7 @@ from tabmcp.drivers.host import (
     RequestEnded,
     RequestStarted,
 )
-from tabmcp.drivers.page_scripts import page_scripts
+from tabmcp.drivers.page_scripts import agent_entry, page_scripts
 from tabmcp.protocol import ErrorCode
 from tabmcp.state import Tab
 
@@ -43,18 +43,6 @@ log = logging.getLogger(__name__)
 HOST_BINDING = "__tabmcpHostPost"  # the page agent posts its port messages here (console, dialogs, toolsChanged)
 NO_COMMIT_S = 0.2  # a navigation request that finished without a new document (204, a download)
 ERROR_PAGE_S = 2.0  # Chrome commits its error page just after a main-frame failure: the error waits for it
-
-# Runs in the page: one JSON string crosses faster than the same data as structured values.
-AGENT_ENTRY = """async ([method, arg]) => {
-  const agent = globalThis.__tabmcpAgent;
-  if (!agent) return { __missing: true };
-  try {
-    const value = await agent[method](arg);
-    return { __json: JSON.stringify(value === undefined ? null : value) };
-  } catch (e) {
-    return { __error: String((e && e.stack) || e) };
-  }
-}"""
 
 
 def closed_error(exc: BaseException) -> bool:
@@ -123,6 +111,7 @@ class CdpHost:
         self._close = close
         self._url = tab_url
         self.hooks, self.agent = page_scripts()
+        self.entry = agent_entry()
         self.listeners = Listeners()
         self._tabs: dict[int, HostTab] = {}
         self._request_ids: weakref.WeakKeyDictionary[Request, tuple[int, str, weakref.finalize]] = (
@@ -390,7 +379,7 @@ class CdpHost:
 
     async def _evaluate(self, tab: HostTab, frame: Frame, method: str, arg: Any) -> Any:
         try:
-            raw = await frame.evaluate(AGENT_ENTRY, [method, arg])
+            raw = await frame.evaluate(self.entry, [method, arg])
         except PlaywrightError as exc:
             if closed_error(exc) or tab.page.is_closed():
                 raise DriverError(ErrorCode.NO_TAB, f"No tab with id {tab.tab_id}") from None
