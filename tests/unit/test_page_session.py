@@ -204,6 +204,24 @@ async def test_a_cross_document_navigation_is_followed_to_its_load() -> None:
     assert time.monotonic() - started < 1.5  # not the load
 
 
+async def test_the_previous_documents_late_load_does_not_end_a_navigation_that_has_not_committed() -> None:
+    """The browser may report the old document's load after the next navigation started (a page the
+    server sent to about:blank a moment before): the navigation ends with its own commit and load."""
+    host = FakeHost()
+    tab = host.add_tab()
+    session = PageSession(host)
+
+    def navigating(t: int, _f: int, _a: Any) -> Any:
+        host.later(0.02, (t, "start"), (t, "load"))  # the old document's load, after the new start
+        host.later(0.2, (t, "commit"), (t, "dom_content_loaded"), (t, "load"))
+        return {"ok": True, "dialogs": [], "navigation": {"url": "http://a.test/next", "sameDocument": False}}
+
+    host.answer("act", navigating)
+    started = time.monotonic()
+    assert (await click(host, session, tab))["navigated"] is True
+    assert time.monotonic() - started >= 0.2  # the stale load did not end it
+
+
 async def test_a_navigation_the_agent_did_not_report_is_followed_too() -> None:
     host = FakeHost()
     tab = host.add_tab()

@@ -97,6 +97,8 @@ class NavigationWatcher:
                 return  # the old document's late news, or after the followed navigation ended
             self.started = self.same_document = self.committed = True
             self.outcome = Outcome("complete")
+        elif kind in ("dom_content_loaded", "load") and self.count > self._started_count and not self.committed:
+            return  # the previous document's late news: a navigation this watcher saw start has not committed
         elif kind == "dom_content_loaded":
             self.dom_content_loaded = True
         elif kind == "load":
