@@ -30,28 +30,55 @@
     window.dispatchEvent(new CustomEvent(POLICY_EVENT, { detail }));
   }
 
+  // A submitted form plans its navigation in a later task, queued apart from timers: its
+  // `navigate` event is awaited, bounded, rather than assumed to come within one timer tick.
+  const SUBMIT_NAVIGATION_MS = 1000;
+
   function beginAction(arg) {
-    const record = { dialogs: [], navigation: null };
+    const record = { dialogs: [], navigation: null, submits: [], navigated: null };
+    let navigated;
+    record.navigated = new Promise((resolve) => { navigated = resolve; });
     const onNavigate = (event) => {
       if (record.navigation) return;
       const destination = event.destination;
       record.navigation = { url: destination.url, sameDocument: destination.sameDocument };
+      navigated();
     };
+    const onSubmit = (event) => { record.submits.push(event); };
     const nav = globalThis.navigation;
     if (nav) nav.addEventListener('navigate', onNavigate);
+    window.addEventListener('submit', onSubmit, true);
     liveActions.add(record);
     setDialogPolicy(arg.dialog === 'accept' ? 'accept' : 'dismiss', arg.promptText);
     record.end = () => {
       if (nav) nav.removeEventListener('navigate', onNavigate);
+      window.removeEventListener('submit', onSubmit, true);
       liveActions.delete(record);
       if (!liveActions.size) setDialogPolicy('dismiss', null);
     };
     return record;
   }
 
-  // A navigation may be started by a handler a moment later: one setTimeout(0), no fixed grace.
+  /** A submit event that will navigate this window: not cancelled, not into another window, not a dialog form. */
+  function navigatesHere(event) {
+    if (event.defaultPrevented) return false;
+    const form = event.target;
+    const submitter = event.submitter;
+    const method = (submitter && submitter.hasAttribute('formmethod') ? submitter.formMethod : form.method) || '';
+    if (method.toLowerCase() === 'dialog') return false;
+    const target = submitter && submitter.hasAttribute('formtarget')
+      ? submitter.getAttribute('formtarget') : form.getAttribute('target');
+    return !target || target === '_self' || (target === '_top' && window === window.top)
+      || (target === '_parent' && window === window.parent);
+  }
+
+  // A navigation may be started by a handler a moment later: one setTimeout(0), no fixed grace;
+  // a submitted form's navigation is awaited until it starts (bounded).
   async function settleAction(record) {
     if (!record.navigation) await sleep(0);
+    if (!record.navigation && record.submits.some(navigatesHere) && globalThis.navigation) {
+      await Promise.race([record.navigated, sleep(SUBMIT_NAVIGATION_MS)]);
+    }
     const navigation = record.navigation;
     const nav = globalThis.navigation;
     // a same-origin router may have intercepted a cross-document navigation

@@ -63,6 +63,25 @@ def test_enter_in_a_get_form_navigates(nav: AgentPage) -> None:
     nav.page.wait_for_url("**/navigation-target.html?term=kiwi")
 
 
+def test_a_form_submitted_a_tick_after_the_click_reports_its_navigation(nav: AgentPage) -> None:
+    # the submission's navigation starts in a task after the timer that submitted it: awaited, not missed
+    nav.page.fill("#term", "plum")
+    result = nav.act("click", target={"css": "#submit-later"})
+    assert result["navigation"] == {
+        "url": nav.browser.site.url("navigation-target.html?term=plum"),
+        "sameDocument": False,
+    }
+    nav.page.wait_for_url("**/navigation-target.html?term=plum")
+
+
+def test_a_form_submit_the_page_cancels_reports_no_navigation(nav: AgentPage) -> None:
+    nav.page.fill("#filter", "pears")
+    result = nav.act("press", target={"css": "#filter"}, key="Enter")
+    assert result["ok"] is True
+    assert "navigation" not in result
+    assert nav.text("#out") == "filtered: pears"
+
+
 def test_confirm_is_dismissed_by_default_and_reported(dialogs: AgentPage) -> None:
     result = dialogs.act("click", target={"css": "#confirm"})
     assert result["dialogs"] == [{"type": "confirm", "message": "Are you sure?", "answer": False}]
