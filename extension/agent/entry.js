@@ -2,7 +2,7 @@
 //
 // background.js calls it through globalThis.__tabmcpAgent[method](arg). docs/page-agent.md is the
 // contract:
-// - snapshot / find / act / point / rect / probe / frameOffset: the page as rows with
+// - snapshot / findText / find / act / point / rect / probe / frameOffset: the page as rows with
 //   refs, element targets, actions with actionability checks, waits;
 // - capture / summary: the DOM as HTML for introspection, a page summary. Page-tool plan
 //   steps run through act, like interact.
@@ -18,7 +18,7 @@
   const shared = globalThis.__tabmcpParts;
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
-    IS_TOP, DOC_ID, watchChanges, unwatch, summary, extract, snapshot, frameOffset, find, probe, act, point, rect,
+    IS_TOP, DOC_ID, watchChanges, unwatch, summary, extract, snapshot, findText, frameOffset, find, probe, act, point, rect,
     openPort, takeConsoleQueue, flushConsole, startLiveUpdates, webmcpSync, webmcpCall, capture,
   } = shared;
 
@@ -28,6 +28,7 @@
     version: VERSION,
     docId: DOC_ID,
     snapshot,
+    findText,
     find,
     act,
     point,

@@ -1,5 +1,5 @@
-// tabmcp page agent: snapshot, the page as rows with refs; each iframe's document learns the
-// token of its <iframe> element in the parent.
+// tabmcp page agent: snapshot, the page (or one element's subtree) as rows with refs; each iframe's
+// document learns the token of its <iframe> element in the parent.
 (() => {
   'use strict';
 
@@ -8,11 +8,17 @@
   const {
     NAME_MAX, IS_TOP, SKIPPED_TAGS, INLINE_TAGS, LABELABLE_TAGS, FORM_CONTROL_TAGS, collapse, cut, DOC_ID, refFor,
     forEachChild, flatParent, deepActiveElement, isRendered, isVisible, PRUNED, VISIBLE, ZERO_SIZE, renderState,
-    visibilityOf, MARKED_SELECTOR, roleOf, isInteractive, accName, valueOf, statesOf, renderedText,
+    visibilityOf, MARKED_SELECTOR, roleOf, isInteractive, accName, valueOf, statesOf, renderedText, failure,
+    AgentError, hiddenReason,
   } = shared;
+  // Defined by a later file: called through `shared` (by then every file has run).
+  const resolveTarget = (target) => shared.resolveTarget(target);
 
   const VALUE_MAX = 120;
   const TEXT_ROW_MAX = 200;
+  // A region (snapshot of one element's subtree) is what the model asked to read: its texts are not
+  // cut but split into rows of at most this many characters, which the server's budget pages.
+  const REGION_TEXT_CHUNK = 500;
   // Roles that are not rows in full mode: their children move up.
   const GENERIC_ROLES = new Set(['', 'generic', 'none', 'presentation', 'rowgroup', 'caption']);
 
@@ -21,17 +27,39 @@
 
   let parentToken = null;
 
+  /** arg: {mode, root?}; with root (a Target) only that element's subtree, the element its first row. */
   function snapshot(arg) {
     // locate: full, plus what tells near-duplicates apart (hint, context) for the description locator
     const locate = !!arg && arg.mode === 'locate';
     const full = locate || (!!arg && arg.mode === 'full');
+    let region = null;
+    try {
+      if (arg && arg.root) region = regionRoot(arg.root);
+    } catch (e) {
+      return failure(e);
+    }
     // mute > 0: text is not gathered (it is already in a name or value, or does not show)
-    const state = { full, locate, rows: [], active: deepActiveElement(), owner: null, text: [], mute: 0 };
+    const state = {
+      full, locate, rows: [], active: deepActiveElement(), owner: null, text: [], mute: 0, region, textFrom: null,
+      textTo: null,
+    };
     if (locate) state.contexts = new Map(); // ancestor -> its context text (null: too long), once per snapshot
-    const root = document.documentElement;
-    if (root) walkChildren(root, 0, state);
+    if (region) {
+      walkElement(region, 0, state);
+    } else if (document.documentElement) {
+      walkChildren(document.documentElement, 0, state);
+    }
     if (full) flushText(state);
     return { url: location.href, title: document.title, docId: DOC_ID, parentToken, nodes: state.rows };
+  }
+
+  /** The element a region starts at; one that does not render at all is an error, not an empty region. */
+  function regionRoot(target) {
+    const el = resolveTarget(target);
+    if (SKIPPED_TAGS.has(el.localName) || visibilityOf(el) === PRUNED) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `${refFor(el)} shows nothing: ${hiddenReason(el)}`);
+    }
+    return el;
   }
 
   /** shown: whether parent is known to render visibly (saves a style read for its text). */
@@ -54,7 +82,11 @@
           return;
         }
         if (textVisible === undefined) textVisible = textShows(parent, shown);
-        if (textVisible) state.text.push(data);
+        if (textVisible) {
+          state.text.push(data);
+          if (!state.textFrom) state.textFrom = parent;
+          state.textTo = parent;
+        }
       }
     });
   }
@@ -75,9 +107,9 @@
     if (marked && el.getAttribute('aria-hidden') === 'true') return;
     if (tag === 'input' && el.type === 'hidden') return;
     const role = roleOf(el, tag, marked);
-    const include = state.full
+    const include = el === state.region || (state.full
       ? !GENERIC_ROLES.has(role) || isInteractive(el, role, tag, marked)
-      : isInteractive(el, role, tag, marked) || role === 'heading' || role === 'iframe';
+      : isInteractive(el, role, tag, marked) || role === 'heading' || role === 'iframe');
     let visibility = VISIBLE;
     let shown; // known to render visibly: its text shows
     if (include) {
@@ -115,8 +147,7 @@
     if (state.locate && isInteractive(el, role, tag, marked)) addLocateHints(row, el, tag, name, state);
     state.rows.push(row);
     if (isFrame) {
-      row.frameToken = `${DOC_ID}:${row.ref}`;
-      postFrameToken(el, row.frameToken);
+      row.frameToken = frameTokenOf(el, row.ref);
       return;
     }
     if (leaf) return;
@@ -125,7 +156,8 @@
       return;
     }
     const outer = state.owner;
-    state.owner = { name: name.toLowerCase(), depth: depth + 1 };
+    // in a region a text the cut name does not show in full is a text row too (there it is not cut)
+    state.owner = { name: (state.region ? row.name : name).toLowerCase(), depth: depth + 1 };
     const mute = role === 'textbox' || role === 'searchbox'; // the value shows the text
     if (mute) state.mute += 1;
     walkContent(el, depth + 1, state, true);
@@ -190,21 +222,65 @@
     if (block) state.text.push(' ');
   }
 
-  /** Full mode: the text gathered since the last row becomes a text row, unless its row's name says it. */
+  /**
+   * Full mode: the text gathered since the last row becomes a text row, unless its row's name says it.
+   * A long text is cut, and the cut says how much is left and which region holds all of it; in a
+   * region it is split into several rows instead.
+   */
   function flushText(state) {
+    const { textFrom, textTo } = state;
+    state.textFrom = null;
+    state.textTo = null;
     if (!state.text.length) return;
     const text = collapse(state.text.join(''));
     state.text = [];
     if (!text) return;
     const owner = state.owner;
     if (owner && owner.name.includes(text.toLowerCase())) return;
-    state.rows.push({
-      ref: '', role: 'text', name: cut(text, TEXT_ROW_MAX), value: '', states: [], depth: owner ? owner.depth : 0,
-    });
+    const depth = owner ? owner.depth : 0;
+    const row = (name) => state.rows.push({ ref: '', role: 'text', name, value: '', states: [], depth });
+    if (state.region) {
+      for (const chunk of chunks(text, REGION_TEXT_CHUNK)) row(chunk);
+    } else if (text.length <= TEXT_ROW_MAX || state.locate || !textFrom) {
+      row(cut(text, TEXT_ROW_MAX));
+    } else {
+      const holder = commonAncestor(textFrom, textTo);
+      const shown = text.slice(0, TEXT_ROW_MAX - 1);
+      row(`${shown}… (+${text.length - shown.length} chars: root=${refFor(holder)})`);
+    }
+  }
+
+  /** text in pieces of at most max characters, split after a space where there is one late enough. */
+  function chunks(text, max) {
+    const out = [];
+    let rest = text;
+    while (rest.length > max) {
+      const space = rest.lastIndexOf(' ', max);
+      const end = space > max / 2 ? space + 1 : max;
+      out.push(rest.slice(0, end).trimEnd());
+      rest = rest.slice(end);
+    }
+    if (rest) out.push(rest);
+    return out;
+  }
+
+  /** The nearest element holding both (flat tree). */
+  function commonAncestor(a, b) {
+    const above = new Set();
+    for (let n = a; n; n = flatParent(n)) above.add(n);
+    for (let n = b; n; n = flatParent(n)) if (above.has(n)) return n;
+    return a;
   }
 
   // -------------------------------------------------------------------------------------------
   // Frames: each iframe's document learns the token of its <iframe> element in the parent.
+
+  /** The token of a rendered iframe element, handed to its document now (it reports it as parentToken). */
+  function frameTokenOf(iframe, ref = refFor(iframe)) {
+    const token = `${DOC_ID}:${ref}`;
+    postFrameToken(iframe, token);
+    return token;
+  }
 
   function postFrameToken(iframe, token) {
     try {
@@ -224,6 +300,6 @@
   }, true);
 
   Object.assign(shared, {
-    snapshot,
+    snapshot, frameTokenOf, parentTokenOf: () => parentToken,
   });
 })();

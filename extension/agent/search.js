@@ -1,0 +1,166 @@
+// tabmcp page agent: findText, a bounded search of the rendered text (of the page or one element's
+// subtree) that answers each match with the ref of the element it is in and the text around it.
+(() => {
+  'use strict';
+
+  const shared = globalThis.__tabmcpParts;
+  if (globalThis.__tabmcpAgent || !shared) return;
+  const {
+    SKIPPED_TAGS, INLINE_TAGS, AgentError, failure, collapse, DOC_ID, refFor, forEachChild, flatParent, renderState,
+    PRUNED, VISIBLE, CONTENTS, MARKED_SELECTOR, roleOf, isInteractive, frameTokenOf, parentTokenOf,
+  } = shared;
+  // Defined by a later file: called through `shared` (by then every file has run).
+  const resolveTarget = (target) => shared.resolveTarget(target);
+
+  const QUERY_MAX = 200;
+  const KEEP_MAX = 100; // matches answered with their context; the rest are only counted
+  const AROUND = 60; // characters of context on each side of a match
+  // Their text is a value (shown by the snapshot), not page text.
+  const NOT_TEXT = new Set(['textarea', 'input', 'select', 'option', 'datalist']);
+
+  /**
+   * arg: {text, root?, limit?}. A match is case-insensitive, whitespace collapsed, within one block
+   * (a run of text between block elements: a paragraph, a cell, a list item). Answers
+   * {ok, url, title, docId, parentToken, nodes, total}: nodes are the first `limit` matches in page
+   * order, {ref, role, name: the text around it}, with a {frameToken, skip: true} node where a
+   * rendered iframe is (the page session searches that frame and splices its matches there);
+   * total counts every match of this document.
+   */
+  function findText(arg) {
+    try {
+      if (!arg || typeof arg.text !== 'string') throw new AgentError('BAD_MESSAGE', 'findText needs {text}');
+      const needle = collapse(arg.text).slice(0, QUERY_MAX);
+      if (!needle) throw new AgentError('BAD_MESSAGE', 'findText needs a text that is not blank');
+      const limit = Number.isInteger(arg.limit) && arg.limit > 0 ? Math.min(arg.limit, KEEP_MAX) : KEEP_MAX;
+      const pattern = new RegExp(needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
+      const search = { pattern, limit, nodes: [], kept: 0, total: 0 };
+      const root = arg.root ? resolveTarget(arg.root) : document.documentElement;
+      if (root && !SKIPPED_TAGS.has(root.localName) && renderState(root) !== PRUNED) walkRoot(root, search);
+      return {
+        ok: true, url: location.href, title: document.title, docId: DOC_ID, parentToken: parentTokenOf(),
+        nodes: search.nodes, total: search.total,
+      };
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  // A segment is the text of one block between its nested blocks: pieces (text nodes) joined with
+  // whitespace collapsed, and where each piece starts, to find the node a match is in.
+  function newSegment(block) {
+    return { block, text: '', starts: [], nodes: [] };
+  }
+
+  function walkRoot(root, search) {
+    if (root.localName === 'iframe' || root.localName === 'frame') {
+      search.nodes.push({ ref: refFor(root), role: 'iframe', frameToken: frameTokenOf(root), skip: true });
+      return;
+    }
+    const rootShown = renderState(root) !== PRUNED && root.checkVisibility({ visibilityProperty: true });
+    let segment = newSegment(root);
+    const close = (next) => {
+      searchSegment(segment, search);
+      segment = newSegment(next);
+    };
+    const add = (node, data) => {
+      let piece = data.replace(/\s+/g, ' ');
+      if (piece.startsWith(' ') && (!segment.text || segment.text.endsWith(' '))) piece = piece.slice(1);
+      if (!piece) return;
+      segment.starts.push(segment.text.length);
+      segment.nodes.push(node);
+      segment.text += piece;
+    };
+    const walk = (el, block, shown) => {
+      const onlySummary = el.localName === 'details' && !el.open;
+      forEachChild(el, false, (child) => {
+        if (child.nodeType === Node.TEXT_NODE) {
+          if (shown && !onlySummary) add(child, child.data);
+          return;
+        }
+        if (child.nodeType !== Node.ELEMENT_NODE) return;
+        const tag = child.localName;
+        if (SKIPPED_TAGS.has(tag) || NOT_TEXT.has(tag) || (onlySummary && tag !== 'summary')) return;
+        if (tag === 'br') {
+          add(child, ' ');
+          return;
+        }
+        const rendering = renderState(child);
+        if (rendering === PRUNED) return;
+        if (tag === 'iframe' || tag === 'frame') {
+          close(block);
+          search.nodes.push({ ref: refFor(child), role: 'iframe', frameToken: frameTokenOf(child), skip: true });
+          return;
+        }
+        // visibility:hidden: its own text does not show, its children's may
+        const childShown = rendering === VISIBLE || (rendering === CONTENTS && shown);
+        if (INLINE_TAGS.has(tag)) {
+          walk(child, block, childShown);
+          return;
+        }
+        close(child);
+        walk(child, child, childShown);
+        close(block);
+      });
+    };
+    walk(root, root, rootShown);
+    close(null);
+  }
+
+  function searchSegment(segment, search) {
+    const { text } = segment;
+    if (!text) return;
+    const { pattern } = search;
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+      search.total += 1;
+      if (search.kept < search.limit) {
+        search.kept += 1;
+        search.nodes.push(matchRow(segment, m.index, m[0].length));
+      }
+    }
+  }
+
+  function matchRow(segment, at, length) {
+    const { text, starts, nodes } = segment;
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) { // the last piece starting at or before the match
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle] <= at) low = middle;
+      else high = middle - 1;
+    }
+    const el = holder(nodes[low], segment.block);
+    const role = roleOf(el) || 'generic';
+    return { ref: refFor(el), role, name: around(text, at, length) };
+  }
+
+  /** The element a match is shown as: its nearest interactive ancestor (a link) within the block, else the block. */
+  function holder(node, block) {
+    for (let el = node.nodeType === Node.ELEMENT_NODE ? node : flatParent(node); el; el = flatParent(el)) {
+      const tag = el.localName;
+      const marked = el.matches(MARKED_SELECTOR);
+      if (isInteractive(el, roleOf(el, tag, marked), tag, marked)) return el;
+      if (el === block) break;
+    }
+    return block || flatParent(node);
+  }
+
+  /** The match with up to AROUND characters on each side, cut at a word where it can be, … where cut. */
+  function around(text, at, length) {
+    let from = Math.max(0, at - AROUND);
+    let to = Math.min(text.length, at + length + AROUND);
+    if (from > 0) {
+      const space = text.indexOf(' ', from);
+      if (space !== -1 && space < at) from = space + 1;
+    }
+    if (to < text.length) {
+      const space = text.lastIndexOf(' ', to);
+      if (space >= at + length) to = space;
+    }
+    return `${from > 0 ? '…' : ''}${text.slice(from, to).trim()}${to < text.length ? '…' : ''}`;
+  }
+
+  Object.assign(shared, {
+    findText,
+  });
+})();
