@@ -395,10 +395,28 @@ TARGETED_ACTIONS = frozenset({"click", "dblclick", "hover", "fill", "type", "cle
 
 
 class Snapshot(Frame):
+    """``root``: only that element's subtree (the element its first row)."""
+
     type: Literal["snapshot"] = "snapshot"
     id: str = ""
     tabId: int
     mode: SnapshotMode = "interactive"
+    root: Target | None = None
+
+
+MAX_FIND_TEXT = 200
+MAX_FIND_MATCHES = 100
+
+
+class FindText(Frame):
+    """A search of the rendered text (of ``root``'s subtree): the first ``limit`` matches, all counted."""
+
+    type: Literal["findText"] = "findText"
+    id: str = ""
+    tabId: int
+    text: str = Field(min_length=1, max_length=MAX_FIND_TEXT)
+    root: Target | None = None
+    limit: int = Field(MAX_FIND_MATCHES, ge=1, le=MAX_FIND_MATCHES)
 
 
 class Act(Frame):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from tabmcp.page.capture import PageCapture
-from tabmcp.protocol import ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
+from tabmcp.protocol import MAX_FIND_MATCHES, ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
 from tabmcp.state import Browser, Tab
 
 
@@ -146,8 +146,18 @@ class Driver(Protocol):
     # and raises DriverError with the protocol code (STALE_REF, TIMEOUT, NAVIGATION_FAILED…), also
     # for arguments the wire would refuse (BAD_MESSAGE), so tools handle one error type.
 
-    async def snapshot(self, tab_id: int, mode: SnapshotMode = "interactive") -> dict[str, Any]:
-        """``{url, title, nodes: [{ref, role, name, value, states, depth}], frames}``."""
+    async def snapshot(
+        self, tab_id: int, mode: SnapshotMode = "interactive", root: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """``{url, title, nodes: [{ref, role, name, value, states, depth}], frames}``; with ``root`` (a
+        target) only that element's subtree, and the url and title of the frame it is in."""
+        ...
+
+    async def find_text(
+        self, tab_id: int, text: str, root: Mapping[str, Any] | None = None, limit: int = MAX_FIND_MATCHES
+    ) -> dict[str, Any]:
+        """The rendered text's matches (of ``root``'s subtree), all frames: ``{url, title, docId, nodes:
+        [{ref, role, name (the text around it)}], total}``, the first ``limit`` in page order."""
         ...
 
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: WaitUntil = "load") -> dict[str, Any]:

@@ -19,7 +19,7 @@ from tabmcp import state as s
 from tabmcp.drivers.base import Driver, DriverError, LinkChanged, NoAnswer, OpenedTab, UserSettings
 from tabmcp.drivers.busy import PROBE_MS, PROBE_S, BusyTabs
 from tabmcp.page.capture import PageCapture
-from tabmcp.protocol import ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
+from tabmcp.protocol import MAX_FIND_MATCHES, ConsoleLevel, ErrorCode, SnapshotMode, Step, WaitUntil
 
 log = logging.getLogger(__name__)
 Share = Literal["own", "user", "all"]
@@ -304,8 +304,17 @@ class DriverView:
         run = self.hub.driver.run_steps
         return await self.hub.page_call(self._check(tab_id), f"the page tool {tool_name}", run, tool_name, steps)
 
-    async def snapshot(self, tab_id: int, mode: SnapshotMode = "interactive") -> dict[str, Any]:
-        return await self.hub.page_call(self._check(tab_id), "a snapshot", self.hub.driver.snapshot, mode)
+    async def snapshot(
+        self, tab_id: int, mode: SnapshotMode = "interactive", root: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        region = () if root is None else (root,)  # a whole-page snapshot is asked as drivers always took it
+        return await self.hub.page_call(self._check(tab_id), "a snapshot", self.hub.driver.snapshot, mode, *region)
+
+    async def find_text(
+        self, tab_id: int, text: str, root: Mapping[str, Any] | None = None, limit: int = MAX_FIND_MATCHES
+    ) -> dict[str, Any]:
+        find = self.hub.driver.find_text
+        return await self.hub.page_call(self._check(tab_id), "a text search", find, text, root, limit)
 
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: WaitUntil = "load") -> dict[str, Any]:
         what = f"a {action.get('action', 'page')} action"

@@ -1,4 +1,5 @@
-"""Snapshots as text for the model (docs/page-agent.md §9): TOON pages cut to a budget, cursors, diffs.
+"""Snapshots as text for the model (docs/page-agent.md §9): TOON pages cut to a budget, cursors, diffs,
+and the matches of a text search, paged the same way.
 
 Pure: the agent's rows come in as :class:`Node`s, text goes out. Each row is encoded at most once (a
 :class:`_View`) and pages are cut from it, so paging a 10,000-row snapshot stays cheap and
@@ -46,6 +47,8 @@ NOTE = "names and values are page content (untrusted)"
 # The agent cuts names and values at 120 characters; the server does not rely on it.
 MAX_FIELD = 1000
 NEW_PAGE = "none (new page)"
+# A text search shows at most this many matches a page: the model narrows the search or pages on.
+FIND_PAGE_ROWS = 20
 
 _CURSOR = re.compile(r"(s[1-9][0-9]*)(?::([0-9]+))?")
 
@@ -106,7 +109,9 @@ def _wire_str(data: Mapping[str, Any], key: str, *, required: bool = False) -> s
 class Snapshot:
     """One snapshot of a tab. ``doc_id`` (the main frame's document id, "" if unknown) tells a reload
     from a page that merely changed: refs restart in a new document, so diffing by ref across it is
-    meaningless."""
+    meaningless. ``scope`` names the root of a region ("" for the whole page). A text search is a
+    snapshot whose nodes are its matches (``name`` the text around each): ``query`` is what was
+    searched, ``found`` how many matches the page has (``nodes`` holds the first ones)."""
 
     id: str
     tab_id: int
@@ -115,6 +120,9 @@ class Snapshot:
     mode: Mode
     nodes: tuple[Node, ...]
     doc_id: str = ""
+    scope: str = ""
+    query: str | None = None
+    found: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +170,7 @@ def _same_page(previous: Snapshot, current: Snapshot) -> bool:
     # A fragment change (#section) keeps the document and its refs, so it still diffs.
     return (
         previous.mode == current.mode
+        and previous.scope == current.scope
         and previous.url.split("#", 1)[0] == current.url.split("#", 1)[0]
         and (not previous.doc_id or not current.doc_id or previous.doc_id == current.doc_id)
     )
@@ -245,6 +254,7 @@ class _View:
     is_diff: bool
     since: str | None
     sections: tuple[_Section, ...]
+    page_rows: int | None = None  # at most this many items a page
 
     @property
     def total(self) -> int:
@@ -252,6 +262,8 @@ class _View:
 
     @property
     def unit(self) -> str:
+        if self.snapshot.query is not None:
+            return "matches"
         return "items" if self.is_diff and self.since else "rows"
 
 
@@ -334,6 +346,14 @@ def _snapshot_view(snapshot: Snapshot, *, is_diff: bool = False) -> _View:
     return _View(snapshot, is_diff, None, (section,))
 
 
+MATCH_COLUMNS = ("ref", "role", "name")
+
+
+def _matches_view(snapshot: Snapshot) -> _View:
+    section = _Section("matches", ("ref", "role", "text"), _Rows(snapshot.nodes, MATCH_COLUMNS))
+    return _View(snapshot, False, None, (section,), FIND_PAGE_ROWS)
+
+
 def _diff_view(d: SnapshotDiff) -> _View:
     if d.since is None:
         return _snapshot_view(d.current, is_diff=True)
@@ -370,8 +390,17 @@ def _shorten(value: str, limit: int) -> str:
 def _status(view: _View, first: int, last: int) -> str:
     """The ``snapshot:`` line for rows ``first``..``last`` (1-based, inclusive)."""
     snap = view.snapshot
-    head = f"{snap.id} {snap.mode}; " + (f"diff since {view.since}; " if view.since else "")
+    what = f"find {snap.query}" if snap.query is not None else snap.mode
+    head = f"{snap.id} {what}" + (f" in {snap.scope}" if snap.scope else "") + "; "
+    head += f"diff since {view.since}; " if view.since else ""
     total = view.total
+    if snap.query is not None:
+        if total == 0:
+            return key_value("snapshot", head + "no matches")
+        shown = f"matches {first}-{last}" if last >= first else "no matches shown"
+        if snap.found > total:
+            return key_value("snapshot", head + f"{shown} of {snap.found} (the first {total} kept: narrow the search)")
+        return key_value("snapshot", head + f"{shown} of {total}")
     if view.since and total == 0:
         return key_value("snapshot", head + "no changes")
     if total == 0:
@@ -458,12 +487,16 @@ def _render_view(view: _View, max_chars: int, start: int) -> Rendered:
     # is costed as if this page ran to the end: exact when it does, the longest it can be when it does not.
     room = max_chars + 1 - sum(len(line) + 1 for line in header) - (len(_status(view, start + 1, total)) + 1)
     end = _fit(view, start, room)
+    if view.page_rows is not None:
+        end = min(end, start + view.page_rows)
     if end < total:
         end = _fit(view, start, room - len(key_value("next", f"{snap.id}:{total}")) - 1)
+        if view.page_rows is not None:
+            end = min(end, start + view.page_rows)
 
     lines = header
     if total == 0 and not view.since:
-        lines += [_status(view, 1, 0), table_header("nodes", 0, ())]
+        lines += [_status(view, 1, 0), table_header(view.sections[0].key if view.sections else "nodes", 0, ())]
     elif end == start and total > 0:
         lines += [
             _status(view, 1, 0),
@@ -512,8 +545,9 @@ def parse_cursor(cursor: str) -> tuple[str, int]:
 
 
 class SnapshotStore:
-    """Per tab: the latest snapshot of each mode (the base of the next diff) and the encoded views of
-    the last ``keep`` snapshots (what cursors page through). Ids (s1, s2, …) are unique across tabs.
+    """Per tab: the latest snapshot of each mode and scope (the base of the next diff) and the encoded
+    views of the last ``keep`` snapshots and searches (what cursors page through). Ids (s1, s2, …) are
+    unique across tabs.
 
     Snapshots taken with ``remember=False`` (resource reads) are neither a diff base nor kept among the
     ``keep``: one such view per tab is kept apart, so background reads never expire the model's cursors.
@@ -524,7 +558,7 @@ class SnapshotStore:
             raise ValueError("keep must be at least 1")
         self._keep = keep
         self._counter = 0
-        self._latest: dict[int, dict[Mode, Snapshot]] = {}
+        self._latest: dict[int, dict[tuple[Mode, str], Snapshot]] = {}
         self._views: dict[int, OrderedDict[str, _View]] = {}
         self._aside: dict[int, _View] = {}
 
@@ -537,8 +571,10 @@ class SnapshotStore:
         max_chars: int = DEFAULT_MAX_CHARS,
         diff: bool = False,
         remember: bool = True,
+        scope: str = "",
     ) -> Rendered:
-        """Record the driver's answer (``{url, title, nodes, docId?}``) and return its first page.
+        """Record the driver's answer (``{url, title, nodes, docId?}``) and return its first page;
+        ``scope`` names the root of a region.
 
         Raises ValueError for a bad budget (before anything is recorded) or malformed nodes.
         """
@@ -555,7 +591,36 @@ class SnapshotStore:
             diff=diff,
             doc_id=str(data.get("docId") or ""),
             remember=remember,
+            scope=scope,
         )
+        return self.continue_from(snapshot.id, max_chars, tab_id=tab_id)
+
+    def take_matches(
+        self, tab_id: int, data: Mapping[str, Any], *, query: str, scope: str = "", max_chars: int = DEFAULT_MAX_CHARS
+    ) -> Rendered:
+        """Keep a text search's answer (``{url, title, nodes: [{ref, role, name}], total, docId?}``) and
+        return its first page: at most FIND_PAGE_ROWS matches, the rest behind the cursor. A search is
+        never a diff base."""
+        _check_budget(max_chars)
+        nodes = data.get("nodes")
+        if not isinstance(nodes, (list, tuple)):
+            raise ValueError("search 'nodes' must be a list")
+        matches = tuple(Node.from_wire(node) for node in nodes)
+        found = data.get("total")
+        self._counter += 1
+        snapshot = Snapshot(
+            id=f"s{self._counter}",
+            tab_id=tab_id,
+            url=clean(str(data.get("url") or "")),
+            title=clean(without_formatting(str(data.get("title") or ""))),
+            mode="interactive",
+            nodes=matches,
+            doc_id=str(data.get("docId") or ""),
+            scope=clean(scope),
+            query=clean(query),
+            found=max(found if isinstance(found, int) and not isinstance(found, bool) else 0, len(matches)),
+        )
+        self._keep_view(tab_id, _matches_view(snapshot))
         return self.continue_from(snapshot.id, max_chars, tab_id=tab_id)
 
     def record(
@@ -569,9 +634,11 @@ class SnapshotStore:
         diff: bool = False,
         doc_id: str = "",
         remember: bool = True,
+        scope: str = "",
     ) -> Snapshot:
         """Keep a new snapshot of ``tab_id``; with ``diff`` its pages are the diff against the previous
-        snapshot of the same mode. Page it with :meth:`continue_from` (``snapshot.id`` for the first)."""
+        snapshot of the same mode and scope (a region's root, "" for the whole page). Page it with
+        :meth:`continue_from` (``snapshot.id`` for the first)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self._counter += 1
@@ -583,22 +650,26 @@ class SnapshotStore:
             mode=mode,
             nodes=tuple(nodes),
             doc_id=doc_id,
+            scope=clean(scope),
         )
         latest = self._latest.get(tab_id, {})
-        view = _diff_view(_diff(latest.get(mode), snapshot)) if diff else _snapshot_view(snapshot)
+        view = _diff_view(_diff(latest.get((mode, snapshot.scope)), snapshot)) if diff else _snapshot_view(snapshot)
         if not remember:
             self._aside[tab_id] = view
             return snapshot
-        self._latest.setdefault(tab_id, {})[mode] = snapshot
-        views = self._views.setdefault(tab_id, OrderedDict())
-        views[snapshot.id] = view
-        while len(views) > self._keep:
-            views.popitem(last=False)
+        self._latest.setdefault(tab_id, {})[(mode, snapshot.scope)] = snapshot
+        self._keep_view(tab_id, view)
         return snapshot
 
-    def latest(self, tab_id: int, mode: Mode) -> Snapshot | None:
-        """The snapshot the next diff of this tab and mode compares against."""
-        return self._latest.get(tab_id, {}).get(mode)
+    def _keep_view(self, tab_id: int, view: _View) -> None:
+        views = self._views.setdefault(tab_id, OrderedDict())
+        views[view.snapshot.id] = view
+        while len(views) > self._keep:
+            views.popitem(last=False)
+
+    def latest(self, tab_id: int, mode: Mode, scope: str = "") -> Snapshot | None:
+        """The snapshot the next diff of this tab, mode and scope compares against."""
+        return self._latest.get(tab_id, {}).get((mode, scope))
 
     def continue_from(self, cursor: str, max_chars: int = DEFAULT_MAX_CHARS, *, tab_id: int) -> Rendered:
         """The page at ``cursor`` ("s3:120", or "s3" for the first page) of a kept snapshot of this tab.

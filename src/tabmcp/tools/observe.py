@@ -5,15 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from tabmcp import state as s
 from tabmcp.drivers.base import DriverError
 from tabmcp.guard import origins
 from tabmcp.page import images
 from tabmcp.page import snapshot as snap
+from tabmcp.protocol import MAX_FIND_TEXT
 from tabmcp.tools.base import Args, Image, Text, ToolContext, ToolFailure, tool
-from tabmcp.tools.targets import TargetArgs, focused_tab_id, page_failure, toon
+from tabmcp.tools.targets import TargetArgs, focused_tab_id, page_failure, parse_target, toon
 
 FOCUSED = {s.Mode.FOCUSED}
 
@@ -21,10 +22,30 @@ FOCUSED = {s.Mode.FOCUSED}
 
 
 class SnapshotArgs(Args):
-    mode: Literal["interactive", "full"] = "interactive"  # full: every node with text
+    # full: every node with text; the default is interactive for the page, full for a region (root)
+    mode: Literal["interactive", "full"] | None = None
+    root: str | None = None  # a target: only that element's subtree
+    find: str | None = None  # a text search instead of rows (docs/page-agent.md §9)
     diff: bool = False
     max_chars: int | None = Field(None, alias="maxChars", ge=snap.MIN_BUDGET)
     cursor: str | None = None
+
+    @field_validator("root")
+    @classmethod
+    def _root_parses(cls, root: str | None) -> str | None:
+        if root is not None:
+            parse_target(root)
+        return root
+
+    @field_validator("find")
+    @classmethod
+    def _find_fits(cls, find: str | None) -> str | None:
+        # checked here, not in the schema: every model request carries the tool list
+        if find is not None and not find.strip():
+            raise ValueError("find needs some text to look for")
+        if find is not None and len(find) > MAX_FIND_TEXT:
+            raise ValueError(f"find is {len(find)} characters long (at most {MAX_FIND_TEXT}): search a shorter part")
+        return find
 
 
 async def take_snapshot(ctx: ToolContext, args: SnapshotArgs, *, remember: bool = True) -> str:
@@ -32,23 +53,37 @@ async def take_snapshot(ctx: ToolContext, args: SnapshotArgs, *, remember: bool 
     tab_id = focused_tab_id(ctx)
     store = ctx.runtime.snapshots
     budget = args.max_chars or ctx.settings.snapshot_max_chars
+    root = parse_target(args.root) if args.root is not None else None
+    scope = str(root) if root is not None else ""
+    mode = args.mode or ("full" if root is not None else "interactive")
+    what = "snapshot" + (f" of {scope}" if scope else "")
+    if args.find is not None and args.diff:
+        raise ToolFailure("diff does not go with find: a search is not compared with an earlier one.")
     try:
         if args.cursor is not None:
             return store.continue_from(args.cursor, budget, tab_id=tab_id).text
-        data = await ctx.runtime.driver.snapshot(tab_id, args.mode)
+        if args.find is not None:
+            found = await ctx.runtime.driver.find_text(tab_id, args.find, root.wire() if root else None)
+            return store.take_matches(tab_id, found, query=args.find, scope=scope, max_chars=budget).text
+        data = await ctx.runtime.driver.snapshot(tab_id, mode, root.wire() if root else None)
     except snap.CursorError as exc:
         raise ToolFailure(str(exc), {"code": "BAD_CURSOR"}) from None
     except DriverError as exc:
-        raise page_failure("snapshot", exc) from None
-    try:
-        return store.take(tab_id, data, mode=args.mode, max_chars=budget, diff=args.diff, remember=remember).text
+        raise page_failure("text search" if args.find is not None else what, exc) from None
     except ValueError as exc:  # a malformed answer from the page, or a budget setting below the minimum
-        raise ToolFailure(f"snapshot failed: {exc}", {"code": "INTERNAL"}) from None
+        raise ToolFailure(f"{what} failed: {exc}", {"code": "INTERNAL"}) from None
+    try:
+        return store.take(
+            tab_id, data, mode=mode, max_chars=budget, diff=args.diff, remember=remember, scope=scope
+        ).text
+    except ValueError as exc:  # a malformed answer from the page, or a budget setting below the minimum
+        raise ToolFailure(f"{what} failed: {exc}", {"code": "INTERNAL"}) from None
 
 
 @tool(title="Snapshot the page", available_in=FOCUSED, read_only=True, idempotent=True)
 async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> Text:
-    """Page as rows: ref, role, name, value, states. Cut off: pass next as cursor."""
+    """Page as rows: ref, role, name, value, states. root: one element's subtree;
+    find: text matches. Cut off: pass next as cursor."""
     return Text(await take_snapshot(ctx, args))
 
 

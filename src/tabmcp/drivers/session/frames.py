@@ -150,29 +150,83 @@ class Agent:
             raise
         return agent_ok(value, method)
 
-    # ------------------------------------------------------------- snapshot
+    # ------------------------------------------------------------- snapshot and text search
 
-    async def snapshot(self, mode: str) -> dict[str, Any]:
-        answers = _snapshots(await self.call_all("snapshot", {"mode": mode}))
-        if MAIN_FRAME not in answers:
-            raise DriverError(ErrorCode.NOT_SCRIPTABLE, "The page agent did not answer snapshot in the main frame")
-        # A child learns its token from a message its parent posts during the parent's snapshot; on a
-        # first snapshot it may not have it yet. Only when a listed iframe still waits for its child
-        # (a hidden iframe gets no token, and a page of hidden ad frames must not pay the wait).
+    async def snapshot(self, mode: str, root: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The rows of every frame spliced into one list; with ``root`` (a target) its subtree only."""
+        start, answers = await self._gather("snapshot", {"mode": mode}, root)
+        rows, included = self._splice(start, answers, LOCATE_FIELDS)
+        await self._prune()
+        top = answers[start]
+        return {
+            "url": str(top.get("url") or ""),
+            "title": str(top.get("title") or ""),
+            "docId": str(top.get("docId") or ""),
+            "nodes": rows,
+            "frames": len(included),
+        }
+
+    async def find_text(self, text: str, root: dict[str, Any] | None, limit: int) -> dict[str, Any]:
+        """The matches of every rendered frame (of ``root``'s subtree) in page order, the first ``limit``;
+        ``total`` counts them all."""
+        start, answers = await self._gather("findText", {"text": text, "limit": limit}, root)
+        rows, included = self._splice(start, answers, ())
+        await self._prune()
+        top = answers[start]
+        total = sum(int(answers[f].get("total") or 0) for f in included)
+        return {
+            "url": str(top.get("url") or ""),
+            "title": str(top.get("title") or ""),
+            "docId": str(top.get("docId") or ""),
+            "nodes": [{k: v for k, v in row.items() if k != "depth"} for row in rows[:limit]],
+            "total": max(total, len(rows)),
+        }
+
+    async def _gather(
+        self, method: str, arg: dict[str, Any], root: dict[str, Any] | None
+    ) -> tuple[int, dict[int, dict[str, Any]]]:
+        """(the frame the list starts in, each frame's answer): the main frame and every other frame, or
+        the root's frame, and the other frames only when an iframe is inside the root."""
+        if root is None:
+            start = MAIN_FRAME
+            answers = _snapshots(await self.call_all(method, arg))
+            if MAIN_FRAME not in answers:
+                raise DriverError(ErrorCode.NOT_SCRIPTABLE, f"The page agent did not answer {method} in the main frame")
+        else:
+            resolved = await self.resolve(root)
+            start = resolved.frame
+            first = await self.call_frame(start, method, {**arg, "root": resolved.target}, resolved.label)
+            if not isinstance(first.get("nodes"), list):
+                raise DriverError(ErrorCode.INTERNAL, f"Page agent {method} answered no nodes")
+            answers = {start: first}
+            if any(n.get("frameToken") for n in first["nodes"]):
+                others = [f.frame_id for f in await self.host.frames(self.tab_id) if f.frame_id != start]
+                if others:
+                    answers.update(_snapshots(await self.call_all(method, arg, others)))
+        # A child learns its token from a message its parent posts while the parent answers; the first
+        # time it may not have it yet. Only when a listed iframe still waits for its child (a hidden
+        # iframe gets no token, and a page of hidden ad frames must not pay the wait).
         listed = {n["frameToken"] for a in answers.values() for n in a["nodes"] if n.get("frameToken")}
         claimed = {a.get("parentToken") for a in answers.values()}
-        unmatched = [f for f, a in answers.items() if f != MAIN_FRAME and a.get("parentToken") not in listed]
+        unmatched = [f for f, a in answers.items() if f != start and a.get("parentToken") not in listed]
         if any(t not in claimed for t in listed) and unmatched:
             await asyncio.sleep(TOKEN_RETRY_S)
             try:
-                answers.update(_snapshots(await self.call_all("snapshot", {"mode": mode}, unmatched)))
+                answers.update(_snapshots(await self.call_all(method, arg, unmatched)))
             except DriverError as exc:
                 if exc.code == ErrorCode.NO_TAB:
                     raise
+        return start, answers
+
+    def _splice(
+        self, start: int, answers: dict[int, dict[str, Any]], extras: Sequence[str]
+    ) -> tuple[list[dict[str, Any]], set[int]]:
+        """The rows from ``start`` on, each child frame's right after its iframe's row (refs prefixed,
+        depths shifted); rows marked ``skip`` only place a frame. Frames are numbered in document order."""
         child_by_token: dict[str, int] = {}
         for frame, answer in answers.items():
             token = answer.get("parentToken")
-            if frame != MAIN_FRAME and token and token not in child_by_token:
+            if frame != start and token and token not in child_by_token:
                 child_by_token[token] = frame
         nodes: list[dict[str, Any]] = []
         included: set[int] = set()
@@ -192,32 +246,28 @@ class Agent:
                     "states": [str(s) for s in node.get("states") or []],
                     "depth": (depth if isinstance(depth, int) and depth >= 0 else 0) + base_depth,
                 }
-                for extra in LOCATE_FIELDS:  # locate mode only (docs/nl-tools.md)
+                for extra in extras:  # locate mode only (docs/nl-tools.md)
                     if node.get(extra):
                         row[extra] = str(node[extra])
-                nodes.append(row)
+                if not node.get("skip"):
+                    nodes.append(row)
                 child = child_by_token.get(node.get("frameToken") or "")
                 if child is not None and child not in included:
                     splice(child, row["depth"] + 1)
 
-        splice(MAIN_FRAME, 0)
+        splice(start, 0)
         for frame in sorted(answers):  # frames left out (hidden iframes) still get a number, for css/role targets
             if frame not in included:
                 info = self.frames.info(frame)
                 info.doc_id, info.parent_token = answers[frame].get("docId"), answers[frame].get("parentToken")
+        return nodes, included
+
+    async def _prune(self) -> None:
         try:
             self.frames.prune([f.frame_id for f in await self.host.frames(self.tab_id)])
         except DriverError as exc:
             if exc.code == ErrorCode.NO_TAB:
                 raise
-        top = answers[MAIN_FRAME]
-        return {
-            "url": str(top.get("url") or ""),
-            "title": str(top.get("title") or ""),
-            "docId": str(top.get("docId") or ""),
-            "nodes": nodes,
-            "frames": len(included),
-        }
 
     # ------------------------------------------------------------- targets
 

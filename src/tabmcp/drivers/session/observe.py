@@ -44,9 +44,16 @@ async def capture(session: SessionCore, tab_id: int, max_chars: int, if_changed:
     )
 
 
-async def snapshot(session: SessionCore, tab_id: int, mode: str) -> dict[str, Any]:
+async def snapshot(session: SessionCore, tab_id: int, mode: str, root: dict[str, Any] | None = None) -> dict[str, Any]:
     await session.wait_while_loading(tab_id)
-    return await session.tab(tab_id).agent.snapshot(mode)
+    return await session.tab(tab_id).agent.snapshot(mode, root)
+
+
+async def find_text(
+    session: SessionCore, tab_id: int, text: str, root: dict[str, Any] | None, limit: int
+) -> dict[str, Any]:
+    await session.wait_while_loading(tab_id)
+    return await session.tab(tab_id).agent.find_text(text, root, limit)
 
 
 def image_result(data: str, fmt: str) -> dict[str, Any]:

@@ -38,8 +38,15 @@ class PageRequests:
     async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
         return await self.page_call(self.session.capture(tab_id, max_chars, if_changed))
 
-    async def snapshot(self, tab_id: int, mode: p.SnapshotMode = "interactive") -> dict[str, Any]:
-        return await self.page_call(self.session.snapshot(tab_id, mode))
+    async def snapshot(
+        self, tab_id: int, mode: p.SnapshotMode = "interactive", root: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return await self.page_call(self.session.snapshot(tab_id, mode, root))
+
+    async def find_text(
+        self, tab_id: int, text: str, root: Mapping[str, Any] | None = None, limit: int = p.MAX_FIND_MATCHES
+    ) -> dict[str, Any]:
+        return await self.page_call(self.session.find_text(tab_id, text, root, limit))
 
     async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[p.Step]) -> dict[str, Any]:
         return await self.page_call(self.session.run_steps(tab_id, tool_name, steps))

@@ -47,9 +47,18 @@ class PageSession(SessionCore):
     async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
         return await self.bounded(observe.capture(self, tab_id, max_chars, if_changed), REQUEST_TIMEOUT_S)
 
-    async def snapshot(self, tab_id: int, mode: p.SnapshotMode = "interactive") -> dict[str, Any]:
-        wire_request(p.Snapshot, tabId=tab_id, mode=mode)
-        return await self.bounded(observe.snapshot(self, tab_id, mode), REQUEST_TIMEOUT_S)
+    async def snapshot(
+        self, tab_id: int, mode: p.SnapshotMode = "interactive", root: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        wire_request(p.Snapshot, tabId=tab_id, mode=mode, root=root)
+        return await self.bounded(observe.snapshot(self, tab_id, mode, dict(root) if root else None), REQUEST_TIMEOUT_S)
+
+    async def find_text(
+        self, tab_id: int, text: str, root: Mapping[str, Any] | None = None, limit: int = p.MAX_FIND_MATCHES
+    ) -> dict[str, Any]:
+        frame = wire_request(p.FindText, tabId=tab_id, text=text, root=root, limit=limit)
+        work = observe.find_text(self, tab_id, frame.text, dict(root) if root else None, frame.limit)
+        return await self.bounded(work, REQUEST_TIMEOUT_S)
 
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: p.WaitUntil = "load") -> dict[str, Any]:
         frame = wire_request(p.Act, **{**action, "tabId": tab_id, "waitUntil": wait_until})
