@@ -80,3 +80,11 @@ def test_snapshot_arguments() -> None:
     ):
         with pytest.raises(ValueError, match=said):
             SNAPSHOT_ARGS.model_validate(bad)
+
+
+def test_a_ref_is_named_from_the_page_snapshot_first_then_from_regions() -> None:
+    store = SnapshotStore()
+    store.take(1, page([{"ref": "e1", "role": "button", "name": "Save"}]), mode="interactive")
+    store.take(1, page([{"ref": "e9", "role": "button", "name": "Delete account"}]), mode="full", scope="css=#danger")
+    assert store.name_of(1, "e1") == "Save" and store.name_of(1, "e9") == "Delete account"
+    assert store.name_of(1, "e5") is None and store.name_of(2, "e1") is None

@@ -235,13 +235,7 @@ def _target_name(runtime: Runtime, target: Target | None) -> str | None:
     tab_id = runtime.state.focused_tab_id
     if ref is None or tab_id is None:
         return None
-    for mode in ("interactive", "full"):
-        snapshot = runtime.snapshots.latest(tab_id, mode)
-        if snapshot is not None:
-            row = next((n for n in snapshot.nodes if n.ref == ref), None)
-            if row is not None:
-                return row.name
-    return None
+    return runtime.snapshots.name_of(tab_id, ref)
 
 
 def _page_url(runtime: Runtime) -> str:

@@ -671,6 +671,15 @@ class SnapshotStore:
         """The snapshot the next diff of this tab, mode and scope compares against."""
         return self._latest.get(tab_id, {}).get((mode, scope))
 
+    def name_of(self, tab_id: int, ref: str) -> str | None:
+        """The name of ``ref``'s row in the latest snapshots of this tab (the page's first, then regions')."""
+        kept = self._latest.get(tab_id, {})
+        for key in sorted(kept, key=lambda k: (k[1] != "", k[0] != "interactive")):
+            row = next((n for n in kept[key].nodes if n.ref == ref), None)
+            if row is not None:
+                return row.name
+        return None
+
     def continue_from(self, cursor: str, max_chars: int = DEFAULT_MAX_CHARS, *, tab_id: int) -> Rendered:
         """The page at ``cursor`` ("s3:120", or "s3" for the first page) of a kept snapshot of this tab.
 
