@@ -7,7 +7,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     SKIPPED_TAGS, INLINE_TAGS, AgentError, failure, collapse, DOC_ID, refFor, forEachChild, flatParent, renderState,
-    PRUNED, VISIBLE, CONTENTS, MARKED_SELECTOR, roleOf, isInteractive, frameTokenOf, parentTokenOf,
+    PRUNED, VISIBLE, CONTENTS, MARKED_SELECTOR, roleOf, isInteractive, frameTokenOf, parentTokenOf, renderedText,
   } = shared;
   // Defined by a later file: called through `shared` (by then every file has run).
   const resolveTarget = (target) => shared.resolveTarget(target);
@@ -15,6 +15,10 @@
   const QUERY_MAX = 200;
   const KEEP_MAX = 100; // matches answered with their context; the rest are only counted
   const AROUND = 60; // characters of context on each side of a match
+  // A short block (a cell, an index entry) says little alone: its text is shown with its group's (the
+  // row, the entry with its sub-entries), the widest group up to this many characters.
+  const GROUP_MAX = 160;
+  const GROUP_LEVELS = 3;
   // Their text is a value (shown by the snapshot), not page text.
   const NOT_TEXT = new Set(['textarea', 'input', 'select', 'option', 'datalist']);
 
@@ -131,7 +135,27 @@
     }
     const el = holder(nodes[low], segment.block);
     const role = roleOf(el) || 'generic';
-    return { ref: refFor(el), role, name: around(text, at, length) };
+    const name = text.length < AROUND ? group(segment.block, text) : around(text, at, length);
+    return { ref: refFor(el), role, name };
+  }
+
+  /**
+   * The text of the widest of block and its nearest ancestors that is at most GROUP_MAX characters
+   * and holds the block's text. (renderedText stops reading past its limit: a text read with a
+   * wider limit that comes out short is whole.)
+   */
+  function group(block, text) {
+    let shown = text.trim();
+    const own = shown.toLowerCase();
+    let node = block;
+    for (let level = 0; node && level < GROUP_LEVELS; level += 1) {
+      if (node === document.body || node === document.documentElement) break;
+      const wider = renderedText(node, 4 * GROUP_MAX);
+      if (wider.length > GROUP_MAX || !wider.toLowerCase().includes(own)) break;
+      if (wider.length >= shown.length) shown = wider;
+      node = flatParent(node);
+    }
+    return shown;
   }
 
   /** The element a match is shown as: its nearest interactive ancestor (a link) within the block, else the block. */

@@ -96,9 +96,10 @@ def test_table_cells_are_read_from_the_table_region(page: AgentPage) -> None:
 def test_find_answers_matches_with_refs_and_context(page: AgentPage) -> None:
     top = find(page, "needle")
     matches = [n for n in top["nodes"] if not n.get("skip")]
+    haystack = "Haystack text before the Needle word and haystack text after it."
+    # a short block is shown with its group: the button with its section's text
     assert [(m["role"], m["name"]) for m in matches] == [
-        ("paragraph", "Haystack text before the Needle word and haystack text after it."),
-        ("button", "Needle button"),
+        ("paragraph", haystack), ("button", f"Notes {haystack} More notes Needle button"),
     ]
     assert top["total"] == 2  # hidden, invisible and closed-details text is not rendered text
     # the iframe is where the frame's matches go; its document searches itself
@@ -128,9 +129,11 @@ def test_find_windows_caps_and_roots(page: AgentPage) -> None:
     assert [(n["role"], n["name"]) for n in across] == [("paragraph", whole)]
     in_link = [n for n in find(page, "price table and")["nodes"] if not n.get("skip")]
     assert [(n["role"], n["name"]) for n in in_link] == [("link", whole)]
-    # the cap: 200 "Item" cells (and the header), the first `limit` kept, all counted
+    # the cap: 200 "Item" cells (and the header), the first `limit` kept, all counted; a cell is
+    # shown with its row
     items = find(page, "item", limit=5)
-    assert [n["name"] for n in items["nodes"] if not n.get("skip")] == ["Item", "Item 1", "Item 2", "Item 3", "Item 4"]
+    shown = [n["name"] for n in items["nodes"] if not n.get("skip")]
+    assert shown == ["Item Price Note", "Item 1 1.00", "Item 2 2.00", "Item 3 3.00", "Item 4 4.00"]
     assert items["total"] == 201
     assert len([n for n in find(page, "item")["nodes"] if not n.get("skip")]) == 100
     # within a root only

@@ -58,9 +58,10 @@ async def test_regions_searches_and_long_texts(server_log: object, tmp_path: Pat
         # a text search: matches in page order with refs and context, the frame's spliced where it is
         found = await page.snapshot(find="needle")
         assert found["snapshot"].endswith("find needle; matches 1-4 of 4")
+        haystack = "Haystack text before the Needle word and haystack text after it."
         assert [(m["role"], m["text"]) for m in found["matches"]] == [
-            ("paragraph", "Haystack text before the Needle word and haystack text after it."),
-            ("button", "Needle button"),
+            ("paragraph", haystack),
+            ("button", f"Notes {haystack} More notes Needle button"),  # a short block with its group
             ("heading", "Child frame needle"),
             ("button", "Frame button needle"),
         ]
@@ -72,9 +73,9 @@ async def test_regions_searches_and_long_texts(server_log: object, tmp_path: Pat
         # the cap: 20 a page, a cursor beyond; all of them counted
         items = await page.snapshot(find="item")
         assert items["snapshot"].endswith("find item; matches 1-20 of 201 (the first 100 kept: narrow the search)")
-        assert len(items["matches"]) == 20 and items["matches"][1]["text"] == "Item 1"
+        assert len(items["matches"]) == 20 and items["matches"][1]["text"] == "Item 1 1.00"  # a cell with its row
         more = await page.snapshot(cursor=items["next"])
-        assert more["matches"][0]["text"] == "Item 20"
+        assert more["matches"][0]["text"] == "Item 20"  # its row is too long to show: the cell alone
         # a search in one region
         notes = await page.snapshot(find="note 1", root="css=#prices")
         assert notes["snapshot"].endswith("find note 1 in css=#prices; matches 1-11 of 11")
