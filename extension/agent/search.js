@@ -8,6 +8,7 @@
   const {
     SKIPPED_TAGS, INLINE_TAGS, AgentError, failure, collapse, DOC_ID, refFor, forEachChild, flatParent, renderState,
     PRUNED, VISIBLE, CONTENTS, MARKED_SELECTOR, roleOf, isInteractive, frameTokenOf, parentTokenOf, renderedText,
+    connectedRoots, collectShadowRoots,
   } = shared;
   // Defined by a later file: called through `shared` (by then every file has run).
   const resolveTarget = (target) => shared.resolveTarget(target);
@@ -36,8 +37,9 @@
       const needle = collapse(arg.text).slice(0, QUERY_MAX);
       if (!needle) throw new AgentError('BAD_MESSAGE', 'findText needs a text that is not blank');
       const limit = Number.isInteger(arg.limit) && arg.limit > 0 ? Math.min(arg.limit, KEEP_MAX) : KEEP_MAX;
-      const pattern = new RegExp(needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
-      const search = { pattern, limit, nodes: [], kept: 0, total: 0 };
+      const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const pattern = new RegExp(escaped, 'gi');
+      const search = { pattern, limit, nodes: [], kept: 0, total: 0, skippable: skipTest(escaped) };
       const root = arg.root ? resolveTarget(arg.root) : document.documentElement;
       if (root && !SKIPPED_TAGS.has(root.localName) && renderState(root) !== PRUNED) walkRoot(root, search);
       return {
@@ -47,6 +49,31 @@
     } catch (e) {
       return failure(e);
     }
+  }
+
+  /**
+   * A test that tells a subtree holding no match from its textContent alone, or null when it cannot:
+   * textContent holds every rendered text node of a light-DOM subtree, without the spaces block
+   * boundaries add (so the spaces of the text are optional here). Shadow trees are not in it, and
+   * an iframe's matches must still be placed: subtrees with either are always walked. A common word
+   * passes the test at every level of nesting, each reading its whole subtree again: once the tests
+   * have read the document's text 8 times over, the rest is walked without them.
+   */
+  function skipTest(escaped) {
+    // the page hooks report the shadow roots a script attaches, not declarative ones: look for those
+    if (!document.documentElement || connectedRoots().length || collectShadowRoots(document, []).length) return null;
+    const loose = new RegExp(escaped.replace(/ /g, '\\s*'), 'i');
+    const framed = new Set();
+    for (const frame of document.querySelectorAll('iframe, frame')) {
+      for (let n = frame; n && !framed.has(n); n = n.parentElement) framed.add(n);
+    }
+    let budget = 8 * document.documentElement.textContent.length;
+    return (el) => {
+      if (budget <= 0 || framed.has(el)) return false;
+      const text = el.textContent;
+      budget -= text.length;
+      return !loose.test(text);
+    };
   }
 
   // A segment is the text of one block between its nested blocks: pieces (text nodes) joined with
@@ -88,6 +115,11 @@
           add(child, ' ');
           return;
         }
+        const inline = INLINE_TAGS.has(tag);
+        if (!inline && search.skippable && search.skippable(child)) {
+          close(block); // what follows is not the same run of text
+          return;
+        }
         const rendering = renderState(child);
         if (rendering === PRUNED) return;
         if (tag === 'iframe' || tag === 'frame') {
@@ -97,7 +129,7 @@
         }
         // visibility:hidden: its own text does not show, its children's may
         const childShown = rendering === VISIBLE || (rendering === CONTENTS && shown);
-        if (INLINE_TAGS.has(tag)) {
+        if (inline) {
           walk(child, block, childShown);
           return;
         }

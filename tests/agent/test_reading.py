@@ -143,3 +143,15 @@ def test_find_windows_caps_and_roots(page: AgentPage) -> None:
     bad = page.call("findText", {"text": "x", "root": {"css": "#nothing"}})
     assert bad["code"] == "ELEMENT_NOT_FOUND"
     assert page.call("findText", {"text": "  "})["code"] == "BAD_MESSAGE"
+
+
+def test_find_reads_shadow_trees(open_page: OpenPage) -> None:
+    page = open_page("shadow.html")
+    found = [(n["role"], n["name"]) for n in find(page, "shadow")["nodes"]]
+    assert found == [
+        ("heading", "Shadow fixture"),
+        ("button", "Open card Open shadow button Slotted link"),  # in an open shadow root
+        ("button", "Closed card Closed shadow button Closed shadow text"),  # in a closed one
+        ("paragraph", "Closed card Closed shadow button Closed shadow text"),
+    ]
+    assert find(page, "unslotted")["total"] == 0  # light DOM no slot shows is not rendered
