@@ -62,8 +62,9 @@ async def measure(key: str, url: str, repeat: int) -> dict[str, dict[str, float]
         for name, run in cases(adapter).items():
             calls = [await run() for _ in range(repeat)]
             row = {"chars": len(calls[0].text), "seconds": statistics.median(c.seconds for c in calls)}
-            cursor = toon_rows.field(calls[0].text, "next") if key.startswith("tabmcp") else None
-            pages, total = 1, len(calls[0].text)
+            # the last call's cursor: a server keeps the last few snapshots only
+            cursor = toon_rows.field(calls[-1].text, "next") if key.startswith("tabmcp") else None
+            pages, total = 1, len(calls[-1].text)
             while cursor:
                 more = await adapter.server.call("snapshot", {"cursor": cursor})
                 pages, total = pages + 1, total + len(more.text)
