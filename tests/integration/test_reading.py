@@ -67,6 +67,12 @@ async def test_regions_searches_and_long_texts(server_log: object, tmp_path: Pat
         ]
         frame_button = found["matches"][3]["ref"]
         assert frame_button.startswith("f")
+        # a region in a frame (its url), and a region holding an iframe (the frame's rows spliced in)
+        in_frame = await page.snapshot(root=frame_button)
+        assert [(n["ref"], n["role"]) for n in in_frame["nodes"]] == [(frame_button, "button")]
+        assert "frame-child.html" in in_frame["url"]
+        main = await page.snapshot(root="css=main", mode="interactive")
+        assert {"Needle button", "Frame button needle"} <= set(names(main, "button"))
         await page.ok("interact", action="click", target=frame_button)  # a match's ref is a target
         assert "clicked needle synthetic" in [m["text"] for m in (await page.snapshot(find="clicked"))["matches"]]
 
