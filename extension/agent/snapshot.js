@@ -19,6 +19,9 @@
   // A region (snapshot of one element's subtree) is what the model asked to read: its texts are not
   // cut but split into rows of at most this many characters, which the server's budget pages.
   const REGION_TEXT_CHUNK = 500;
+  // A value in a region (a long textarea): with its cut marker, within the 1,000 characters the
+  // server keeps of a field.
+  const REGION_VALUE_MAX = 960;
   // Roles that are not rows in full mode: their children move up.
   const GENERIC_ROLES = new Set(['', 'generic', 'none', 'presentation', 'rowgroup', 'caption']);
 
@@ -136,11 +139,12 @@
     }
     if (state.full) flushText(state);
     const name = accName(el, role, false);
+    const ref = refFor(el);
     const row = {
-      ref: refFor(el),
+      ref,
       role: role || 'generic',
       name: cut(name, NAME_MAX),
-      value: cut(collapse(valueOf(el, role)), VALUE_MAX),
+      value: cutValue(collapse(valueOf(el, role)), ref, state),
       states: statesOf(el, role, state.active),
       depth: state.full ? depth : 0,
     };
@@ -248,6 +252,15 @@
       const shown = text.slice(0, TEXT_ROW_MAX - 1);
       row(`${shown}… (+${text.length - shown.length} chars: root=${refFor(holder)})`);
     }
+  }
+
+  /** A long value says how much is cut, and outside a region that its own region shows more of it. */
+  function cutValue(value, ref, state) {
+    const max = state.region ? REGION_VALUE_MAX : VALUE_MAX;
+    if (value.length <= max || state.locate) return cut(value, max);
+    const shown = value.slice(0, max - 1);
+    const where = state.region ? '' : `: root=${ref}`;
+    return `${shown}… (+${value.length - shown.length} chars${where})`;
   }
 
   /** text in pieces of at most max characters, split after a space where there is one late enough. */

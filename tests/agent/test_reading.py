@@ -155,3 +155,13 @@ def test_find_reads_shadow_trees(open_page: OpenPage) -> None:
         ("paragraph", "Closed card Closed shadow button Closed shadow text"),
     ]
     assert find(page, "unslotted")["total"] == 0  # light DOM no slot shows is not rendered
+
+
+def test_a_long_value_says_how_much_is_cut(open_page: OpenPage) -> None:
+    page = open_page("semantics.html")
+    page.page.fill("textarea", "y" * 3000)
+    row = next(n for n in page.snapshot()["nodes"] if n["value"].startswith("yyy"))
+    assert row["value"] == "y" * 119 + f"… (+2881 chars: root={row['ref']})"
+    # its region shows more of it (as much as a field holds)
+    own = region(page, {"ref": row["ref"]})["nodes"][0]
+    assert own["value"] == "y" * 959 + "… (+2041 chars)"
