@@ -217,6 +217,116 @@
   }
 
   // -------------------------------------------------------------------------------------------
+  // The page's own work while the agent watches a page tool's call (docs/page-agent.md §11): the
+  // fetch and XMLHttpRequest requests the page starts and the short timers it sets (a render in
+  // pieces, a debounced search), each counted until it ends. Work set inside the callback of a
+  // timer that was not counted (a clock the page ran before) is not the call's, and is not counted.
+  // The agent turns counting on and off (WORK_EVENT {watching}); every change of the count goes to
+  // it (PENDING_EVENT {pending}). Timers whose callback carries UNCOUNTED are the agent's own.
+
+  const WORK_EVENT = 'tabmcp:work';
+  const PENDING_EVENT = 'tabmcp:pending';
+  const UNCOUNTED = Symbol.for('tabmcp.uncounted');
+  const WORK_TIMER_MAX_MS = 1000; // longer timers are a schedule (a poll, a reminder), not the call's work
+  const pageSetTimeout = setTimeout;
+  const pageClearTimeout = clearTimeout;
+  const pageFetch = typeof fetch === 'function' ? fetch : null;
+  const XhrCtor = typeof XMLHttpRequest === 'function' ? XMLHttpRequest : null;
+  const xhrSend = XhrCtor ? XhrCtor.prototype.send : null;
+  const apply = Reflect.apply;
+  const work = new Set(); // keys of the counted work still pending
+  let watching = false;
+  let inTimer = null; // inside a timer's callback: whether that timer was counted; null outside any
+  let lastRequest = 0;
+
+  function counting() {
+    return watching && inTimer !== false;
+  }
+
+  function workStarted(key) {
+    work.add(key);
+    emit(PENDING_EVENT, { pending: work.size });
+  }
+
+  function workEnded(key) {
+    if (work.delete(key)) emit(PENDING_EVENT, { pending: work.size });
+  }
+
+  addListener.call(window, WORK_EVENT, (event) => {
+    try {
+      watching = parse(event.detail).watching === true;
+    } catch {
+      watching = false;
+    }
+    if (!watching) work.clear();
+  }, true);
+
+  function wrapped(name, value) {
+    defineProperty(value, 'name', { value: name });
+    return value;
+  }
+
+  window.setTimeout = wrapped('setTimeout', function (handler, delay, ...args) {
+    if (typeof handler !== 'function' || handler[UNCOUNTED]) return apply(pageSetTimeout, this, [handler, delay, ...args]);
+    const counts = counting() && !(Number(delay) > WORK_TIMER_MAX_MS);
+    let key = '';
+    const id = apply(pageSetTimeout, this, [function () {
+      const outer = inTimer;
+      inTimer = counts;
+      try {
+        return apply(handler, this, args);
+      } finally {
+        inTimer = outer;
+        workEnded(key);
+      }
+    }, delay]);
+    if (counts) {
+      key = `t${id}`;
+      workStarted(key);
+    }
+    return id;
+  });
+
+  window.clearTimeout = wrapped('clearTimeout', function (id) {
+    workEnded(`t${id}`);
+    return apply(pageClearTimeout, this, [id]);
+  });
+
+  if (pageFetch) {
+    window.fetch = wrapped('fetch', function (...args) {
+      const promise = apply(pageFetch, this, args);
+      if (!counting()) return promise;
+      lastRequest += 1;
+      const key = `r${lastRequest}`;
+      workStarted(key);
+      // the page gets a promise of its own: a rejection it does not handle is still reported as such
+      return promiseThen.call(promise, (response) => {
+        workEnded(key);
+        return response;
+      }, (error) => {
+        workEnded(key);
+        throw error;
+      });
+    });
+  }
+
+  if (xhrSend) {
+    XhrCtor.prototype.send = wrapped('send', function (...args) {
+      if (!counting()) return apply(xhrSend, this, args);
+      lastRequest += 1;
+      const key = `r${lastRequest}`;
+      workStarted(key);
+      addListener.call(this, 'loadend', () => workEnded(key), { once: true });
+      try {
+        return apply(xhrSend, this, args);
+      } catch (error) {
+        workEnded(key);
+        throw error;
+      }
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
   // Shadow roots: tell the agent about each new one, so it can find closed roots on built-in
   // elements (chrome.dom.openOrClosedShadowRoot needs to know where to look) and the roots a text
   // search must visit.
