@@ -218,11 +218,11 @@
 
   // -------------------------------------------------------------------------------------------
   // The page's own work while the agent watches a page tool's call (docs/page-agent.md §11): the
-  // fetch and XMLHttpRequest requests the page starts and the short timers it sets (a render in
-  // pieces, a debounced search), each counted until it ends. Work set inside the callback of a
-  // timer that was not counted (a clock the page ran before) is not the call's, and is not counted.
-  // The agent turns counting on and off (WORK_EVENT {watching}); every change of the count goes to
-  // it (PENDING_EVENT {pending}). Timers whose callback carries UNCOUNTED are the agent's own.
+  // requests the page starts (fetch and the reading of its body, XMLHttpRequest) and the short
+  // timers it sets (a render in pieces, a debounced search), each counted until it ends. Work set
+  // in the callback of a timer that was not counted (a clock the page ran before) is not counted.
+  // The agent turns counting on and off (WORK_EVENT {watching}) and hears every change of the count
+  // (PENDING_EVENT {pending}). Timers whose callback carries UNCOUNTED are the agent's own.
 
   const WORK_EVENT = 'tabmcp:work';
   const PENDING_EVENT = 'tabmcp:pending';
@@ -230,25 +230,24 @@
   const WORK_TIMER_MAX_MS = 1000; // longer timers are a schedule (a poll, a reminder), not the call's work
   const pageSetTimeout = setTimeout;
   const pageClearTimeout = clearTimeout;
-  const pageFetch = typeof fetch === 'function' ? fetch : null;
-  const XhrCtor = typeof XMLHttpRequest === 'function' ? XMLHttpRequest : null;
-  const xhrSend = XhrCtor ? XhrCtor.prototype.send : null;
+  const pageFetch = fetch;
+  const xhrSend = XMLHttpRequest.prototype.send;
+  const MessageChannelCtor = MessageChannel;
   const apply = Reflect.apply;
   const work = new Set(); // keys of the counted work still pending
   let watching = false;
   let inTimer = null; // inside a timer's callback: whether that timer was counted; null outside any
-  let lastRequest = 0;
+  let lastWork = 0;
 
-  function counting() {
-    return watching && inTimer !== false;
-  }
+  const counting = () => watching && inTimer !== false;
 
-  function workStarted(key) {
+  function startWork(key = `w${++lastWork}`) {
     work.add(key);
     emit(PENDING_EVENT, { pending: work.size });
+    return key;
   }
 
-  function workEnded(key) {
+  function endWork(key) {
     if (work.delete(key)) emit(PENDING_EVENT, { pending: work.size });
   }
 
@@ -261,10 +260,23 @@
     if (!watching) work.clear();
   }, true);
 
-  function wrapped(name, value) {
-    defineProperty(value, 'name', { value: name });
-    return value;
+  /**
+   * The page's promise, counted until it settles and one task after: what the page does with the
+   * value in its own continuations (read the body, render) comes first, and is counted in turn.
+   * The page gets a promise of its own: a rejection it leaves unhandled is still reported so.
+   */
+  function countedPromise(promise) {
+    if (!counting()) return promise;
+    const key = startWork();
+    const end = () => {
+      const channel = new MessageChannelCtor();
+      channel.port1.onmessage = () => endWork(key);
+      channel.port2.postMessage(null);
+    };
+    return promiseThen.call(promise, (value) => { end(); return value; }, (error) => { end(); throw error; });
   }
+
+  const wrapped = (name, value) => defineProperty(value, 'name', { value: name });
 
   window.setTimeout = wrapped('setTimeout', function (handler, delay, ...args) {
     if (typeof handler !== 'function' || handler[UNCOUNTED]) return apply(pageSetTimeout, this, [handler, delay, ...args]);
@@ -277,54 +289,36 @@
         return apply(handler, this, args);
       } finally {
         inTimer = outer;
-        workEnded(key);
+        endWork(key);
       }
     }, delay]);
-    if (counts) {
-      key = `t${id}`;
-      workStarted(key);
-    }
+    if (counts) key = startWork(`t${id}`);
     return id;
   });
-
   window.clearTimeout = wrapped('clearTimeout', function (id) {
-    workEnded(`t${id}`);
+    endWork(`t${id}`);
     return apply(pageClearTimeout, this, [id]);
   });
-
-  if (pageFetch) {
-    window.fetch = wrapped('fetch', function (...args) {
-      const promise = apply(pageFetch, this, args);
-      if (!counting()) return promise;
-      lastRequest += 1;
-      const key = `r${lastRequest}`;
-      workStarted(key);
-      // the page gets a promise of its own: a rejection it does not handle is still reported as such
-      return promiseThen.call(promise, (response) => {
-        workEnded(key);
-        return response;
-      }, (error) => {
-        workEnded(key);
-        throw error;
-      });
-    });
+  window.fetch = wrapped('fetch', function (...args) {
+    return countedPromise(apply(pageFetch, this, args));
+  });
+  for (const name of ['arrayBuffer', 'blob', 'bytes', 'formData', 'json', 'text']) { // a response's body
+    const read = Response.prototype[name];
+    if (typeof read === 'function') {
+      Response.prototype[name] = wrapped(name, function (...args) { return countedPromise(apply(read, this, args)); });
+    }
   }
-
-  if (xhrSend) {
-    XhrCtor.prototype.send = wrapped('send', function (...args) {
-      if (!counting()) return apply(xhrSend, this, args);
-      lastRequest += 1;
-      const key = `r${lastRequest}`;
-      workStarted(key);
-      addListener.call(this, 'loadend', () => workEnded(key), { once: true });
-      try {
-        return apply(xhrSend, this, args);
-      } catch (error) {
-        workEnded(key);
-        throw error;
-      }
-    });
-  }
+  XMLHttpRequest.prototype.send = wrapped('send', function (...args) {
+    if (!counting()) return apply(xhrSend, this, args);
+    const key = startWork();
+    addListener.call(this, 'loadend', () => endWork(key), { once: true });
+    try {
+      return apply(xhrSend, this, args);
+    } catch (error) {
+      endWork(key);
+      throw error;
+    }
+  });
 
   // -------------------------------------------------------------------------------------------
   // Shadow roots: tell the agent about each new one, so it can find closed roots on built-in
