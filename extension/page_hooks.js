@@ -230,6 +230,7 @@
   const WORK_TIMER_MAX_MS = 1000; // longer timers are a schedule (a poll, a reminder), not the call's work
   const pageSetTimeout = setTimeout;
   const pageClearTimeout = clearTimeout;
+  const pageClearInterval = clearInterval;
   const pageFetch = fetch;
   const xhrSend = XMLHttpRequest.prototype.send;
   const MessageChannelCtor = MessageChannel;
@@ -298,6 +299,10 @@
   window.clearTimeout = wrapped('clearTimeout', function (id) {
     endWork(`t${id}`);
     return apply(pageClearTimeout, this, [id]);
+  });
+  window.clearInterval = wrapped('clearInterval', function (id) { // clears a timeout as well
+    endWork(`t${id}`);
+    return apply(pageClearInterval, this, [id]);
   });
   window.fetch = wrapped('fetch', function (...args) {
     return countedPromise(apply(pageFetch, this, args));
