@@ -15,6 +15,7 @@ from bench.mcp_stdio import ToolList
 from bench.site import BIG_PAGE, COUNTER, DOC_PAGE, BenchSite
 
 BUTTON = "Add one"  # the counter page's button; each click adds one to the count in the page title
+PAGE_TOOL = "add_one"  # the counter page's page tool (its button): the page reacts at once
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Result:
     version: str = ""
     tool_lists: dict[str, ToolList] = field(default_factory=dict)
     clicks: Clicks | None = None
+    page_tool: Clicks | None = None  # page tool calls on the counter page (servers that list page tools)
     doc: PageSnap | None = None
     big: PageSnap | None = None
     coverage: Coverage | None = None
@@ -76,6 +78,7 @@ async def measure(
             result.version = adapter.version()
             log(f"{adapter.label} {result.version}: click benchmark")
             result.clicks = await click_case(adapter, site, clicks, warmup)
+            result.page_tool = await page_tool_case(adapter, site, clicks, warmup)
             log(f"{adapter.label}: snapshot of {DOC_PAGE}")
             result.doc = await snapshot_case(adapter, site, DOC_PAGE, repeat)
             if controls is not None:
@@ -103,6 +106,27 @@ async def click_case(adapter: Adapter, site: BenchSite, clicks: int, warmup: int
         last = call.text
     after = (await adapter.snapshot()).text
     verified = re.search(rf"\bCount {warmup + clicks}\b", after) is not None
+    await adapter.close_page()
+    return Clicks(samples, warmup, verified, len(last))
+
+
+async def page_tool_case(adapter: Adapter, site: BenchSite, calls: int, warmup: int) -> Clicks | None:
+    """The counter page's page tool, called like the clicks: the page changes in the handler, so the
+    time is the server's own (None for a server without page tools)."""
+    await adapter.open(site.url(COUNTER))
+    if await adapter.page_tool(PAGE_TOOL) is None:
+        await adapter.close_page()
+        return None
+    for _ in range(warmup - 1):
+        await adapter.page_tool(PAGE_TOOL)
+    samples: list[float] = []
+    last = ""
+    for _ in range(calls):
+        call = await adapter.page_tool(PAGE_TOOL)
+        assert call is not None
+        samples.append(call.seconds * 1000)
+        last = call.text
+    verified = re.search(rf"\bCount {max(warmup, 1) + calls}\b", last) is not None
     await adapter.close_page()
     return Clicks(samples, warmup, verified, len(last))
 

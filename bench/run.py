@@ -128,9 +128,18 @@ def merge(runs: list[Result]) -> Result:
         )
         if first.clicks
         else None,
+        page_tool=_pool_calls([r.page_tool for r in runs]),
         doc=_pool([r.doc for r in runs]),
         big=_pool([r.big for r in runs]),
     )
+
+
+def _pool_calls(calls: list[Clicks | None]) -> Clicks | None:
+    kept = [c for c in calls if c]
+    if not kept:
+        return None
+    samples = [ms for c in kept for ms in c.samples_ms]
+    return Clicks(samples, kept[0].warmup, all(c.verified for c in kept), kept[0].result_chars)
 
 
 def _pool(snaps: list[PageSnap | None]) -> PageSnap | None:

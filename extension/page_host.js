@@ -263,8 +263,9 @@ async function handleCallAgent(msg) {
   }
   const parts = [];
   for (const [frameId, json] of answers) parts.push(`"${frameId}":${json}`);
-  // the tab as the call left it: the server's next question after an action is its URL and title
-  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  // the tab as the call left it: the server's next question is often its URL and title; an action
+  // in the page answers those itself (or navigated, and the server waits for the navigation's end)
+  const tab = method === 'act' ? null : await chrome.tabs.get(tabId).catch(() => null);
   return { type: 'result', rawData: `{"answers":{${parts.join(',')}}${tab ? `,"tab":${JSON.stringify(tabInfo(tab))}` : ''}}` };
 }
 

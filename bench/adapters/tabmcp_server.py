@@ -92,6 +92,9 @@ class Tabmcp(Adapter):
     async def click(self, ref: str, name: str) -> Call:
         return await self.server.call("interact", {"action": "click", "target": ref})
 
+    async def page_tool(self, name: str) -> Call | None:
+        return await self.server.call(name, {})
+
 
 class TabmcpCdp(Tabmcp):
     """The CDP driver: no extension, no bridge; ``connect_browser {launch: true}`` launches Chromium itself."""

@@ -6,7 +6,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     IS_TOP, CAPTURE_INTERACTIVE_SELECTOR, DOC_ID, noteRoot, openRoots, collectShadowRoots, WATCH_OPTIONS, watches,
-    HOST_BINDING, post,
+    HOST_BINDING, post, agentTimer,
   } = shared;
   // Defined by a later file: called through `shared` (by then every file has run).
   const isHiddenForCapture = (el) => shared.isHiddenForCapture(el);
@@ -62,6 +62,19 @@
     return `${DOC_ID}:${live.seq}`;
   }
 
+  /**
+   * The page version when nothing tool-relevant is pending, else null: an answer that carries it
+   * spares the server a capture when its tools are of that version. Null in a frame (no page tools)
+   * and before the first capture. Never settles anything: a pending change is the capture's to read.
+   */
+  function settledVersion() {
+    if (!IS_TOP || live.fingerprint === null) return null;
+    const pending = live.observer ? live.observer.takeRecords() : [];
+    if (pending.length) noteTitle(); // what the observer's callback would have done with them
+    if (isLiveRelevant(pending)) markLive('mutation');
+    return live.dirty ? null : `${DOC_ID}:${live.seq}`;
+  }
+
   /** `reason`: a key of LIVE_REASON_RANK. Only the top document has page tools. */
   function onToolRelevantChange(reason) {
     if (IS_TOP) markLive(reason);
@@ -81,7 +94,7 @@
     const now = performance.now();
     if (live.timer) clearTimeout(live.timer);
     else live.since = now;
-    live.timer = setTimeout(onLiveTimer, Math.max(0, Math.min(LIVE_QUIET_MS, live.since + LIVE_MAX_MS - now)));
+    live.timer = agentTimer(onLiveTimer, Math.max(0, Math.min(LIVE_QUIET_MS, live.since + LIVE_MAX_MS - now)));
   }
 
   function onLiveTimer() {
@@ -249,6 +262,6 @@
   }
 
   Object.assign(shared, {
-    pageVersion, onToolRelevantChange, observeRoot, startLiveUpdates,
+    pageVersion, settledVersion, onToolRelevantChange, observeRoot, startLiveUpdates,
   });
 })();

@@ -230,6 +230,19 @@ class Runtime:
             tools = tab.tools if tab is not None and tab.tools is not None else ()
         return await self.dispatch(s.TabFocused(tab_id, tools))
 
+    def tools_current(self, tab_id: int, version: str | None) -> bool:
+        """Whether the tab's listed tools were made from page version ``version`` (an answer read it from
+        the page just now), so that reading the page again could only confirm them."""
+        tab = self.state.tabs.get(tab_id)
+        return (
+            bool(version)
+            and tab is not None
+            and tab.tools is not None
+            and tab_id not in self._stale_tools
+            and tab_id not in self._refreshing
+            and self._versions.get(tab_id) == version
+        )
+
     async def refresh_page_tools(self, tab_id: int) -> None:
         """Re-introspect a tab and publish its tools. Requests for a tab coalesce: while one runs,
         later ones make it run once more when it ends (a burst of page changes costs two captures at

@@ -88,9 +88,14 @@ class ExtensionHost:
         self._after_call.pop(tab_id, None)
 
     def _note_tab(self, reply: p.Result) -> None:
-        """A callAgent answer carries the tab as the call left it."""
+        """A callAgent answer carries the tab as the call left it; one without it (after an ``act``,
+        which may have changed the title) leaves the tab unknown until it is asked for."""
         tab = reply.data.get("tab")
-        if "answers" in reply.data and isinstance(tab, dict):
+        if "answers" not in reply.data:
+            return
+        if not isinstance(tab, dict):
+            self._after_call.clear()  # the reply does not say which tab it was
+        else:
             try:
                 seen = tab_from_wire(p.TabInfo.model_validate(tab))
             except ValidationError:
