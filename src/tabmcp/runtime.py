@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from tabmcp import state as s
+from tabmcp import trace
 from tabmcp.config import Settings
 from tabmcp.drivers.base import (
     Driver,
@@ -168,7 +169,8 @@ class Runtime:
                     self.refresh_in_background(tab_id)
 
     async def _notify(self) -> None:
-        await self.notify()
+        with trace.phase("notify"):
+            await self.notify()
         self.recorder.write("notify", tools=self.visible_tool_names())
 
     def visible_tool_names(self) -> list[str]:
@@ -192,7 +194,9 @@ class Runtime:
         self._stale_tools.discard(tab_id)  # read from now on: a change during the capture marks it again
         await progress.step("reading the page")
         try:
-            capture = await self.driver.capture(tab_id, self.settings.capture_max_chars, if_changed=known)
+            with trace.phase("capture") as span:
+                capture = await self.driver.capture(tab_id, self.settings.capture_max_chars, if_changed=known)
+                span.note(chars=0 if capture is None else len(capture.html), unchanged=capture is None)
         except DriverError as exc:
             # a busy tab (drivers/busy.py) is the caller's to report, not a page with no tools
             if exc.code in (ErrorCode.NOT_SCRIPTABLE, ErrorCode.TIMEOUT) and not isinstance(exc, TabBusy):
@@ -209,7 +213,9 @@ class Runtime:
             return ()  # it went there while being read
         reserved = {t.name for t in self.catalog}
         await progress.step(f"finding the page's tools ({len(capture.html):,} characters of page)")
-        tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+        with trace.phase("introspection") as span:
+            tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+            span.note(tools=len(tools))
         await progress.step(f"{len(tools)} page tools found")
         if capture.version:
             self._versions[tab_id] = capture.version
