@@ -19,9 +19,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
-from tabmcp import __version__
+from tabmcp import __version__, trace
 from tabmcp import state as s
-from tabmcp import trace
 from tabmcp.app import App
 from tabmcp.call_limits import bounded_answer, oversized_argument
 from tabmcp.config import Settings
