@@ -16,7 +16,8 @@ from pathlib import Path
 from bench import doc_sections
 from bench.adapters import DRIVERS, PEERS
 from bench.cases import PageSnap, Result
-from bench.site import BIG_PAGE, DOC_PAGE, PY_DOCS
+from bench.opens import opens_section
+from bench.site import BIG_PAGE, COUNTER, DOC_PAGE, PY_DOCS
 
 CLICK_TARGET_MS = 25.0
 DOC_RATIO_TARGET = 0.25
@@ -287,6 +288,11 @@ def drivers_section(
         f"clicks ({clicks * rounds}). Snapshot times: {repeat} snapshot(s) to the first result per page and round,",
         "median over all rounds; `open_tab` times: the median of the rounds; sizes and paging from the first round.",
     ]
+    ext, cdp = driver_pair(results) or (None, None)
+    sizes = {DOC_PAGE: _kb(results, "doc"), BIG_PAGE: _kb(results, "big"), COUNTER: "1 KB"}
+    opens = opens_section(ext.opens if ext else None, cdp.opens if cdp else None, sizes)
+    if opens:
+        parts += ["", opens]
     busiest = max(load.samples)
     if busiest > BUSY_LOAD:
         parts += [
