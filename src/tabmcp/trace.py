@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar, Token
+from contextvars import Context, ContextVar, Token, copy_context
 from typing import Any
 
 META_KEY = "tabmcp/phases"
@@ -88,6 +88,14 @@ def start() -> Token[Trace | None]:
 
 def current() -> Trace | None:
     return _current.get()
+
+
+def untraced() -> Context:
+    """A copy of the current context without a trace: for work a call starts but does not wait for
+    (a background refresh), whose phases are not the call's."""
+    context = copy_context()
+    context.run(_current.set, None)
+    return context
 
 
 def stop(token: Token[Trace | None]) -> list[dict[str, Any]]:

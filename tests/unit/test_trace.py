@@ -78,3 +78,19 @@ def test_a_phase_still_open_at_the_end_is_cut_there() -> None:
     manager.__enter__()
     spans = trace.stop(token)
     assert spans[0]["name"] == "hung" and spans[0]["ms"] >= 0
+
+
+def test_work_started_untraced_records_nothing_into_the_call() -> None:
+    async def main() -> list[dict[str, object]]:
+        token = trace.start()
+
+        async def background() -> None:
+            with trace.phase("background"):
+                pass
+
+        await asyncio.get_running_loop().create_task(background(), context=trace.untraced())
+        with trace.phase("own"):
+            pass
+        return trace.stop(token)
+
+    assert [s["name"] for s in asyncio.run(main())] == ["own"]
