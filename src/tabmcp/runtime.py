@@ -222,8 +222,10 @@ class Runtime:
             raise
         self._read_done[tab_id] = max(number, self._read_done.get(tab_id, 0))
         if capture is None:
+            log.debug("tab %s unchanged since version %s", tab_id, known)
             self._read_at(tab_id, load, None)
             return None
+        log.debug("tab %s captured: version %s, %d characters", tab_id, capture.version, len(capture.html))
         self._read_at(tab_id, load, capture.url)
         if capture.url and not self.policy.check(capture.url).allowed:
             self._versions.pop(tab_id, None)
