@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import json
 import statistics
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `bench` and the repo importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.adapters.base import CHROMIUM, Adapter
 from bench.site import BIG_PAGE, COUNTER, DOC_PAGE, BenchSite
@@ -32,6 +38,7 @@ class PageOpens:
 
     page: str
     bare: list[float] = field(default_factory=list)
+    bare_tab: list[float] = field(default_factory=list)  # the same gotos with the page's creation before
     open_tab: list[float] = field(default_factory=list)
     navigate: list[float] = field(default_factory=list)
     open_phases: list[tuple[float, list[Span]]] = field(default_factory=list)  # (client seconds, spans)
@@ -52,11 +59,12 @@ def page_url(site: BenchSite, page: str) -> str:
     return site.url(page) if page == COUNTER else site.doc_url(page)
 
 
-async def bare_gotos(site: BenchSite, pages: Sequence[str], repeat: int) -> dict[str, list[float]]:
-    """``repeat`` timed gotos of each page, each in a fresh page of one warm headless Chromium."""
+async def bare_gotos(site: BenchSite, pages: Sequence[str], repeat: int) -> dict[str, list[tuple[float, float]]]:
+    """``repeat`` timed gotos of each page, each in a fresh page of one warm headless Chromium: (the
+    goto alone, the page's creation and the goto), in seconds."""
     from playwright.async_api import async_playwright
 
-    times: dict[str, list[float]] = {p: [] for p in pages}
+    times: dict[str, list[tuple[float, float]]] = {p: [] for p in pages}
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         try:
@@ -66,10 +74,12 @@ async def bare_gotos(site: BenchSite, pages: Sequence[str], repeat: int) -> dict
             await warm.close()
             for _ in range(repeat):
                 for page in pages:
+                    created = time.perf_counter()
                     tab = await context.new_page()
                     start = time.perf_counter()
                     await tab.goto(page_url(site, page), wait_until="load")
-                    times[page].append(time.perf_counter() - start)
+                    end = time.perf_counter()
+                    times[page].append((end - start, end - created))
                     await tab.close()
         finally:
             await browser.close()
@@ -189,6 +199,7 @@ def pooled(runs: Sequence[Opens | None]) -> Opens | None:
         for name, entry in opens.pages.items():
             into = out.page(name)
             into.bare += entry.bare
+            into.bare_tab += entry.bare_tab
             into.open_tab += entry.open_tab
             into.navigate += entry.navigate
             into.open_phases += entry.open_phases
@@ -218,7 +229,7 @@ def _against(value: float | None, bare: float | None) -> str:
 def opens_table(ext: Opens | None, cdp: Opens | None, sizes: Mapping[str, str]) -> str:
     """Per page: the bare goto, the target, and each driver's ``open_tab`` / ``navigate`` medians."""
     drivers = [("extension", ext), ("CDP", cdp)]
-    head = ["page", "bare Playwright `goto` (load)", "target (1.2× bare + 100 ms)"]
+    head = ["page", "bare Playwright `goto` (load)", "target (1.2× bare + 100 ms)", "bare `new_page` + `goto`"]
     for label, _ in drivers:
         head += [f"`open_tab`, {label}", f"`navigate`, {label}"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -226,7 +237,9 @@ def opens_table(ext: Opens | None, cdp: Opens | None, sizes: Mapping[str, str]) 
         entries = [o.pages.get(page) if o else None for _, o in drivers]
         bare_samples = [t for e in entries if e for t in e.bare]
         bare = _med(bare_samples)
+        with_tab = _med([t for e in entries if e for t in e.bare_tab])
         cells = [f"`{page}` ({sizes.get(page, '?')})", _s(bare), _s(target_s(bare) if bare is not None else None)]
+        cells.append(_s(with_tab))
         for entry in entries:
             if entry is None:
                 cells += ["—", "—"]
@@ -279,7 +292,9 @@ def opens_section(ext: Opens | None, cdp: Opens | None, sizes: Mapping[str, str]
         "The bare goto is Playwright for Python in its own warm headless Chromium: a fresh page,",
         '`page.goto(url, wait_until="load")`, measured in the same round as the tabmcp calls. tabmcp\'s',
         "`open_tab {url}` opens and focuses a new tab and answers with the page's tools; `navigate {url}`",
-        "loads the page again in that tab and answers once the new document's tools are read. Target:",
+        "loads the page again in that tab and answers once the new document's tools are read. `open_tab`",
+        "also starts a tab (a renderer process), which the bare goto's fresh page had before its clock started:",
+        "the bare `new_page` + `goto` column times both. Target:",
         f"≤ 1.2 × the bare goto + 100 ms. Medians of {calls} calls of each kind per page and driver (as many",
         "bare gotos per round).",
         "",
@@ -300,3 +315,48 @@ def opens_section(ext: Opens | None, cdp: Opens | None, sizes: Mapping[str, str]
             phases,
         ]
     return "\n".join(parts)
+
+
+# ----------------------------------------------------------------- on its own: python -m bench.opens
+
+
+async def _measure(rounds: int, repeat: int) -> tuple[Opens, Opens]:
+    from bench.adapters import Tabmcp, TabmcpCdp
+    from bench.run import DEFAULT_PEERS, with_bare
+
+    pooled_runs: dict[str, list[Opens | None]] = {"tabmcp": [], "tabmcp-cdp": []}
+    with BenchSite() as site, tempfile.TemporaryFile("w+") as errlog:
+        for number in range(rounds):
+            bare = await bare_gotos(site, OPEN_PAGES, repeat)
+            adapters = [Tabmcp, TabmcpCdp] if number % 2 == 0 else [TabmcpCdp, Tabmcp]
+            for kind in adapters:
+                opens = with_bare(bare)
+                async with kind(DEFAULT_PEERS, errlog) as adapter:
+                    await open_case(adapter, site, opens, OPEN_PAGES, repeat)
+                    await page_tool_case(adapter, site, opens, repeat)
+                pooled_runs[kind.key].append(opens)
+    ext, cdp = pooled(pooled_runs["tabmcp"]), pooled(pooled_runs["tabmcp-cdp"])
+    assert ext is not None and cdp is not None
+    return ext, cdp
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Only the open case and the breakdown, both drivers, printed (nothing written): a quick before /
+    after of a change to the open path. ``bench.run`` measures the same within its full run."""
+    import argparse
+    import asyncio
+
+    from bench.report import _kb
+
+    parser = argparse.ArgumentParser(prog="python -m bench.opens", description=main.__doc__)
+    parser.add_argument("--rounds", type=int, default=1, help="rounds, the drivers' order reversed every other one")
+    parser.add_argument("--opens", type=int, default=3, help="calls of each kind per page and round (default 3)")
+    args = parser.parse_args(argv)
+    ext, cdp = asyncio.run(_measure(args.rounds, args.opens))
+    sizes = {DOC_PAGE: _kb([], "doc"), BIG_PAGE: _kb([], "big"), COUNTER: "1 KB"}
+    sys.stdout.write(opens_section(ext, cdp, sizes) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

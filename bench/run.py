@@ -145,7 +145,7 @@ def merge(runs: list[Result]) -> Result:
     )
 
 
-async def bare_round(site: BenchSite, repeat: int) -> dict[str, list[float]]:
+async def bare_round(site: BenchSite, repeat: int) -> dict[str, list[tuple[float, float]]]:
     """This round's bare Playwright gotos of the open case's pages (none when the case is off)."""
     if repeat <= 0:
         return {}
@@ -153,10 +153,11 @@ async def bare_round(site: BenchSite, repeat: int) -> dict[str, list[float]]:
     return await bare_gotos(site, OPEN_PAGES, repeat)
 
 
-def with_bare(bare: dict[str, list[float]]) -> Opens:
+def with_bare(bare: dict[str, list[tuple[float, float]]]) -> Opens:
     opens = Opens()
     for page, seconds in bare.items():
-        opens.page(page).bare = list(seconds)
+        opens.page(page).bare = [goto for goto, _ in seconds]
+        opens.page(page).bare_tab = [with_tab for _, with_tab in seconds]
     return opens
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import re
@@ -53,17 +54,20 @@ async def open_tab(
         if outcome is not None and outcome.kind == "removed":
             raise DriverError(p.ErrorCode.NAVIGATION_FAILED, f"The tab for {url} was closed while it loaded")
         loaded_at = watcher.navigations
-        with trace.phase("dialogs"):
-            dialogs = await session.dialogs_shown(tab_id, since)
+        with trace.phase("dialogs"):  # the tab as it loaded, read meanwhile: both wait for a busy page alike
+            dialogs, info = await asyncio.gather(session.dialogs_shown(tab_id, since), session.host.tab_info(tab_id))
         with trace.phase("follow_on"):
             followed_by = await blocked_follow_on(session, watcher, loaded_at) if outcome is not None else None
         if followed_by is not None:
             await _close_quietly(session, tab_id)
             raise followed_by
+        moved_on = watcher.navigations != loaded_at
     finally:
         session.unwatch(watcher)
-    with trace.phase("tab_info"):
-        return OpenedTab(await session.host.tab_info(tab_id), tuple(dialogs))
+    if moved_on:  # the page went on to another (allowed) page: the tab as it is now
+        with trace.phase("tab_info"):
+            info = await session.host.tab_info(tab_id)
+    return OpenedTab(info, tuple(dialogs))
 
 
 async def _close_quietly(session: SessionCore, tab_id: int) -> None:
@@ -101,16 +105,20 @@ async def navigate(
             left = timeout_ms / 1000 - (time.monotonic() - since)
             await await_navigation(session, watcher, wait_until, max(left, 0.0), what)
         loaded_at = watcher.navigations
-        with trace.phase("dialogs"):
-            dialogs = await session.dialogs_shown(tab_id, since)
+        with trace.phase("dialogs"):  # the tab's URL and title read meanwhile, as in open_tab
+            dialogs, (page_url, title, _) = await asyncio.gather(
+                session.dialogs_shown(tab_id, since), session.host.tab_url(tab_id)
+            )
         with trace.phase("follow_on"):
             followed_by = await blocked_follow_on(session, watcher, loaded_at)
         if followed_by is not None:
             raise followed_by
+        moved_on = watcher.navigations != loaded_at
     finally:
         session.unwatch(watcher)
-    with trace.phase("tab_info"):
-        page_url, title, _ = await session.host.tab_url(tab_id)
+    if moved_on:
+        with trace.phase("tab_info"):
+            page_url, title, _ = await session.host.tab_url(tab_id)
     answer: dict[str, Any] = {"url": page_url, "title": title}
     return {**answer, "dialogs": dialogs} if dialogs else answer
 
