@@ -146,7 +146,8 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("notice", "tool-list notice"),
     ("rereads", "re-read hold (client re-reads tools/list)"),
     ("answer", "answer (result built)"),
-    ("other", "other: server, MCP pipe, client"),
+    ("server", "server, the rest (guards, dispatch, state, the tool's own checks)"),
+    ("other", "MCP pipe and client"),
 )
 
 
@@ -169,6 +170,8 @@ def breakdown(total_s: float, spans: Sequence[Span]) -> dict[str, float]:
         "rereads": _sum(named("rereads")),
         "answer": _sum(named("answer")),
     }
+    server = _sum(named("call"))
+    rows["server"] = max(0.0, server - sum(rows.values())) if server else 0.0
     rows["other"] = max(0.0, total_s * 1000 - sum(rows.values()))
     return rows
 

@@ -178,24 +178,25 @@ class TabmcpServer(Server[Any]):
         mark = self.app.rereads.mark(workspace.key)
         traced = trace.start() if self.app.settings.trace_phases else None
         try:
-            # rate limit, confirmation of destructive calls, audit log (guard/guards.py)
-            result = await self.app.guards.call(
-                ctx,
-                workspace.key,
-                params,
-                runtime,
-                lambda: self._run_call(runtime, name, args, static=static, progress=progress),
-                label=self.app.client_of(workspace),
-            )
-            if not static:  # the answer waits for the client's re-read of a list the call changed
-                with trace.phase("rereads") as span:
-                    held = await self.app.rereads.settle(workspace.key, mark)
-                    span.note(heldMs=round(held * 1000, 2))
-                if held:
-                    log.debug("%s answered after the client re-read the tool list (%.0f ms)", name, held * 1000)
-            if isinstance(result, types.CallToolResult):  # the last check before it leaves: never past the frame limit
-                with trace.phase("answer"):
-                    result = bounded_answer(result, name, self.app.settings.ws_max_frame_bytes)
+            with trace.phase("call"):  # the server's part: the rest of the client's time is the pipe's
+                # rate limit, confirmation of destructive calls, audit log (guard/guards.py)
+                result = await self.app.guards.call(
+                    ctx,
+                    workspace.key,
+                    params,
+                    runtime,
+                    lambda: self._run_call(runtime, name, args, static=static, progress=progress),
+                    label=self.app.client_of(workspace),
+                )
+                if not static:  # the answer waits for the client's re-read of a list the call changed
+                    with trace.phase("rereads") as span:
+                        held = await self.app.rereads.settle(workspace.key, mark)
+                        span.note(heldMs=round(held * 1000, 2))
+                    if held:
+                        log.debug("%s answered after the client re-read the tool list (%.0f ms)", name, held * 1000)
+                if isinstance(result, types.CallToolResult):  # the last check before it leaves: the frame limit
+                    with trace.phase("answer"):
+                        result = bounded_answer(result, name, self.app.settings.ws_max_frame_bytes)
         finally:
             workspace.calls.discard(call)  # type: ignore[arg-type]
             workspace.touch()
