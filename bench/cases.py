@@ -75,7 +75,7 @@ async def measure(
     opens_repeat: int = 0,
 ) -> Result:
     """``opens``: when given (tabmcp), ``opens_repeat`` traced opens and navigations of each page and as
-    many calls of the counter's page tool are added to it (its bare gotos are the caller's)."""
+    many calls of the counter's page tool are added to it, each open after a bare goto of its page."""
     result = Result(adapter.key, adapter.label)
     try:
         async with adapter:

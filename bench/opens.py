@@ -2,8 +2,8 @@
 page, and where a call's time goes (the per-phase trace tabmcp returns with ``TABMCP_TRACE_PHASES``).
 
 The bare goto is Playwright for Python in its own headless Chromium (``/usr/bin/chromium``): a fresh
-page, ``page.goto(url, wait_until="load")``, timed, closed; one warm-up goto first. It runs in the
-same round as the tabmcp calls, so both see the same load on the machine. The target is
+page, ``page.goto(url, wait_until="load")``, timed, closed; one warm-up goto first. Each one runs
+right before the tabmcp calls of the same page, so both see the same load on the machine. The target is
 ``open_tab``/``navigate`` ≤ 1.2 x bare goto + 100 ms.
 """
 
@@ -59,50 +59,62 @@ def page_url(site: BenchSite, page: str) -> str:
     return site.url(page) if page == COUNTER else site.doc_url(page)
 
 
-async def bare_gotos(site: BenchSite, pages: Sequence[str], repeat: int) -> dict[str, list[tuple[float, float]]]:
-    """``repeat`` timed gotos of each page, each in a fresh page of one warm headless Chromium: (the
-    goto alone, the page's creation and the goto), in seconds."""
-    from playwright.async_api import async_playwright
+class BareBrowser:
+    """Playwright for Python in its own warm headless Chromium: ``goto(url)`` opens a fresh page,
+    times ``page.goto(url, wait_until="load")`` and closes the page. Kept open beside the tabmcp server
+    measured, so each bare goto runs right before the tabmcp calls it is compared with."""
 
-    times: dict[str, list[tuple[float, float]]] = {p: [] for p in pages}
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+    async def __aenter__(self) -> BareBrowser:
+        from playwright.async_api import async_playwright
+
+        self._pw = await async_playwright().start()
         try:
-            context = await browser.new_context()
-            warm = await context.new_page()
-            await warm.goto(page_url(site, pages[0]), wait_until="load")
-            await warm.close()
-            for _ in range(repeat):
-                for page in pages:
-                    created = time.perf_counter()
-                    tab = await context.new_page()
-                    start = time.perf_counter()
-                    await tab.goto(page_url(site, page), wait_until="load")
-                    end = time.perf_counter()
-                    times[page].append((end - start, end - created))
-                    await tab.close()
+            self._browser = await self._pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+            self._context = await self._browser.new_context()
+        except BaseException:
+            await self._pw.stop()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        try:
+            await self._browser.close()
         finally:
-            await browser.close()
-    return times
+            await self._pw.stop()
+
+    async def goto(self, url: str) -> tuple[float, float]:
+        """(the goto alone, the page's creation and the goto), in seconds."""
+        created = time.perf_counter()
+        page = await self._context.new_page()
+        start = time.perf_counter()
+        await page.goto(url, wait_until="load")
+        end = time.perf_counter()
+        await page.close()
+        return end - start, end - created
 
 
 async def open_case(adapter: Adapter, site: BenchSite, opens: Opens, pages: Sequence[str], repeat: int) -> None:
-    """For each page, ``repeat`` times: ``open_tab {url}``, the tool list re-read (as a client does after
-    the notice), ``navigate {url}`` in that tab, ``close_tab``. Every call is traced."""
+    """For each page, ``repeat`` times: a bare goto, then ``open_tab {url}``, the tool list re-read (as a
+    client does after the notice), ``navigate {url}`` in that tab, ``close_tab``. Every call is traced."""
     server = adapter.server
-    for _ in range(repeat):
-        for page in pages:
-            url = page_url(site, page)
-            entry = opens.page(page)
-            opened = await server.call("open_tab", {"url": url})
-            entry.open_tab.append(opened.seconds)
-            entry.open_phases.append((opened.seconds, list(opened.meta.get(PHASES_KEY, []))))
-            await server.tool_list()
-            moved = await server.call("navigate", {"url": url})
-            entry.navigate.append(moved.seconds)
-            entry.navigate_phases.append((moved.seconds, list(moved.meta.get(PHASES_KEY, []))))
-            await server.tool_list()
-            await server.call("close_tab")
+    async with BareBrowser() as bare:
+        await bare.goto(page_url(site, pages[0]))  # warm
+        for _ in range(repeat):
+            for page in pages:
+                url = page_url(site, page)
+                entry = opens.page(page)
+                goto, with_tab = await bare.goto(url)
+                entry.bare.append(goto)
+                entry.bare_tab.append(with_tab)
+                opened = await server.call("open_tab", {"url": url})
+                entry.open_tab.append(opened.seconds)
+                entry.open_phases.append((opened.seconds, list(opened.meta.get(PHASES_KEY, []))))
+                await server.tool_list()
+                moved = await server.call("navigate", {"url": url})
+                entry.navigate.append(moved.seconds)
+                entry.navigate_phases.append((moved.seconds, list(moved.meta.get(PHASES_KEY, []))))
+                await server.tool_list()
+                await server.call("close_tab")
 
 
 async def page_tool_case(adapter: Adapter, site: BenchSite, opens: Opens, repeat: int) -> None:
@@ -293,13 +305,13 @@ def opens_section(ext: Opens | None, cdp: Opens | None, sizes: Mapping[str, str]
         "### Opening a page: `open_tab` and `navigate` against a bare Playwright `goto`",
         "",
         "The bare goto is Playwright for Python in its own warm headless Chromium: a fresh page,",
-        '`page.goto(url, wait_until="load")`, measured in the same round as the tabmcp calls. tabmcp\'s',
+        '`page.goto(url, wait_until="load")`, measured right before the tabmcp calls of the same page. tabmcp\'s',
         "`open_tab {url}` opens and focuses a new tab and answers with the page's tools; `navigate {url}`",
         "loads the page again in that tab and answers once the new document's tools are read. `open_tab`",
         "also starts a tab (a renderer process), which the bare goto's fresh page had before its clock started:",
         "the bare `new_page` + `goto` column times both. Target:",
         f"≤ 1.2 × the bare goto + 100 ms. Medians of {calls} calls of each kind per page and driver (as many",
-        "bare gotos per round).",
+        "bare gotos, the drivers' together).",
         "",
         opens_table(ext, cdp, sizes),
     ]
@@ -325,20 +337,18 @@ def opens_section(ext: Opens | None, cdp: Opens | None, sizes: Mapping[str, str]
 
 async def _measure(rounds: int, repeat: int) -> tuple[Opens, Opens]:
     from bench.adapters import Tabmcp, TabmcpCdp
-    from bench.run import DEFAULT_PEERS, with_bare
+    from bench.run import DEFAULT_PEERS
 
-    pooled_runs: dict[str, list[Opens | None]] = {"tabmcp": [], "tabmcp-cdp": []}
+    runs: dict[str, list[Opens | None]] = {"tabmcp": [], "tabmcp-cdp": []}
     with BenchSite() as site, tempfile.TemporaryFile("w+") as errlog:
         for number in range(rounds):
-            bare = await bare_gotos(site, OPEN_PAGES, repeat)
-            adapters = [Tabmcp, TabmcpCdp] if number % 2 == 0 else [TabmcpCdp, Tabmcp]
-            for kind in adapters:
-                opens = with_bare(bare)
+            for kind in [Tabmcp, TabmcpCdp] if number % 2 == 0 else [TabmcpCdp, Tabmcp]:
+                opens = Opens()
                 async with kind(DEFAULT_PEERS, errlog) as adapter:
                     await open_case(adapter, site, opens, OPEN_PAGES, repeat)
                     await page_tool_case(adapter, site, opens, repeat)
-                pooled_runs[kind.key].append(opens)
-    ext, cdp = pooled(pooled_runs["tabmcp"]), pooled(pooled_runs["tabmcp-cdp"])
+                runs[kind.key].append(opens)
+    ext, cdp = pooled(runs["tabmcp"]), pooled(runs["tabmcp-cdp"])
     assert ext is not None and cdp is not None
     return ext, cdp
 

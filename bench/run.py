@@ -26,7 +26,7 @@ from bench import doc_sections
 from bench.adapters import ALL, DRIVERS, PEERS
 from bench.cases import Clicks, PageSnap, Result, measure
 from bench.coverage import page_controls
-from bench.opens import OPEN_PAGES, Opens, bare_gotos, pooled
+from bench.opens import Opens, pooled
 from bench.report import (
     REPO,
     LoadWatch,
@@ -67,8 +67,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--opens",
         type=int,
         default=3,
-        help="tabmcp: open_tab and navigate of each page this many times per round, against as many bare "
-        "Playwright gotos in the same round, and as many calls of a page tool (default 3; 0 skips)",
+        help="tabmcp: open_tab and navigate of each page this many times per round, each after a bare "
+        "Playwright goto of the page, and as many calls of a page tool (default 3; 0 skips)",
     )
     p.add_argument("--peers-dir", type=Path, default=DEFAULT_PEERS, help="where bench/setup.sh installed the peers")
     p.add_argument(
@@ -101,7 +101,6 @@ async def run(args: argparse.Namespace) -> list[Result]:
         for number in range(args.rounds):
             if args.rounds > 1:
                 log(f"round {number + 1} of {args.rounds}")
-            bare = await bare_round(site, args.opens) if any(k in DRIVERS for k in keys) else {}
             for key in keys if number % 2 == 0 else keys[::-1]:
                 adapter = ALL[key](args.peers_dir, errlog)
                 rounds[key].append(
@@ -113,7 +112,7 @@ async def run(args: argparse.Namespace) -> list[Result]:
                         repeat=args.repeat,
                         controls=controls if key in DRIVERS else None,
                         log=log,
-                        opens=with_bare(bare) if key in DRIVERS else None,
+                        opens=Opens() if key in DRIVERS else None,
                         opens_repeat=args.opens,
                     )
                 )
@@ -143,22 +142,6 @@ def merge(runs: list[Result]) -> Result:
         big=_pool([r.big for r in runs]),
         opens=pooled([r.opens for r in runs]),
     )
-
-
-async def bare_round(site: BenchSite, repeat: int) -> dict[str, list[tuple[float, float]]]:
-    """This round's bare Playwright gotos of the open case's pages (none when the case is off)."""
-    if repeat <= 0:
-        return {}
-    log(f"bare Playwright goto of {', '.join(OPEN_PAGES)}")
-    return await bare_gotos(site, OPEN_PAGES, repeat)
-
-
-def with_bare(bare: dict[str, list[tuple[float, float]]]) -> Opens:
-    opens = Opens()
-    for page, seconds in bare.items():
-        opens.page(page).bare = [goto for goto, _ in seconds]
-        opens.page(page).bare_tab = [with_tab for _, with_tab in seconds]
-    return opens
 
 
 def _pool(snaps: list[PageSnap | None]) -> PageSnap | None:
