@@ -129,15 +129,3 @@ def note(**notes: Any) -> None:
         if span.end is None:
             span.notes.update(notes)
             return
-
-
-def record(name: str, started: float, **notes: Any) -> None:
-    """A phase that began at ``started`` (``time.perf_counter()``) and ends now: for work whose start
-    and end are in different places."""
-    trace = _current.get()
-    if trace is None:
-        return
-    span = trace.begin(name)
-    span.start = started
-    span.end = time.perf_counter()
-    span.notes.update(notes)

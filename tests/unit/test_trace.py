@@ -13,7 +13,6 @@ def test_an_untraced_context_records_nothing_and_notes_go_nowhere() -> None:
     with trace.phase("capture") as span:
         span.note(chars=10)
     trace.note(pageMs=1.0)
-    trace.record("agent", 0.0, method="x")
     assert span is trace.NO_SPAN
     assert trace.current() is None
 
