@@ -290,6 +290,9 @@ def phases_table(ext: Opens | None, cdp: Opens | None, page: str = DOC_PAGE) -> 
     lines.append("| **total (client's wall clock)** | " + " | ".join(shown) + " |")
     counts = [captures_of(samples) for _, samples in columns]
     lines.append("| full captures in the call (each) | " + " | ".join(_counts(c) for c in counts) + " |")
+    created = [_med([_sum([s for s in spans if s["name"] == "create_tab"]) for _, spans in run]) for _, run in columns]
+    shown = [f"{c:,.1f}" if c else "—" for c in created]
+    lines.append("| of the load: until the browser answered `create_tab` | " + " | ".join(shown) + " |")
     return "\n".join(lines)
 
 

@@ -41,7 +41,8 @@ async def open_tab(
     since = time.monotonic()
     try:
         with trace.phase("load"):
-            tab_id = await session.host.create_tab(url, focus, group, workspace)
+            with trace.phase("create_tab"):  # the browser's answer: the tab exists, its page is loading
+                tab_id = await session.host.create_tab(url, focus, group, workspace)
             watcher.set_tab(tab_id)
             if not watcher.loaded:  # its load may have come before the answer that named the tab
                 session.tab(tab_id).loading = True
