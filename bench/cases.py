@@ -12,6 +12,7 @@ from bench import toon_rows
 from bench.adapters.base import Adapter, Snapshot
 from bench.coverage import Control, Coverage, check
 from bench.mcp_stdio import ToolList
+from bench.opens import OPEN_PAGES, Opens, open_case, page_tool_case
 from bench.site import BIG_PAGE, COUNTER, DOC_PAGE, BenchSite
 
 BUTTON = "Add one"  # the counter page's button; each click adds one to the count in the page title
@@ -59,6 +60,7 @@ class Result:
     doc: PageSnap | None = None
     big: PageSnap | None = None
     coverage: Coverage | None = None
+    opens: Opens | None = None  # tabmcp only: open_tab/navigate against a bare goto, and traced phases
     error: str | None = None
 
 
@@ -71,7 +73,11 @@ async def measure(
     repeat: int,
     controls: list[Control] | None,
     log: Callable[[str], None],
+    opens: Opens | None = None,
+    opens_repeat: int = 0,
 ) -> Result:
+    """``opens``: when given (tabmcp), ``opens_repeat`` traced opens and navigations of each page and as
+    many calls of the counter's page tool are added to it, each open after a bare goto of its page."""
     result = Result(adapter.key, adapter.label)
     try:
         async with adapter:
@@ -85,6 +91,11 @@ async def measure(
                 result.coverage = check(controls, toon_rows.rows(result.doc.first.text))
             log(f"{adapter.label}: snapshot of {BIG_PAGE}")
             result.big = await snapshot_case(adapter, site, BIG_PAGE, repeat)
+            if opens is not None and opens_repeat > 0:
+                log(f"{adapter.label}: open_tab and navigate of {', '.join(OPEN_PAGES)}; a page tool call")
+                await open_case(adapter, site, opens, OPEN_PAGES, opens_repeat)
+                await page_tool_case(adapter, site, opens, opens_repeat)
+                result.opens = opens
             result.tool_lists = dict(adapter.tool_lists)
     except Exception as exc:  # one server failing must not hide the others' figures
         result.tool_lists = dict(adapter.tool_lists)

@@ -17,7 +17,8 @@ from pathlib import Path
 from bench import doc_sections
 from bench.adapters import DRIVERS, PEERS
 from bench.cases import PageSnap, Result
-from bench.site import BIG_PAGE, DOC_PAGE, PY_DOCS
+from bench.opens import opens_section
+from bench.site import BIG_PAGE, COUNTER, DOC_PAGE, PY_DOCS
 
 CLICK_TARGET_MS = 25.0
 DOC_RATIO_TARGET = 0.25
@@ -305,6 +306,11 @@ def drivers_section(
         "Page tool call: the counter page's `add_one` (a plan clicking its button), called like the clicks; the",
         "answer says what changed once the page settled (docs/page-agent.md §11).",
     ]
+    ext, cdp = driver_pair(results) or (None, None)
+    sizes = {DOC_PAGE: _kb(results, "doc"), BIG_PAGE: _kb(results, "big"), COUNTER: "1 KB"}
+    opens = opens_section(ext.opens if ext else None, cdp.opens if cdp else None, sizes)
+    if opens:
+        parts += ["", opens]
     busiest = max(load.samples)
     if busiest > BUSY_LOAD:
         parts += [

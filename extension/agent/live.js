@@ -242,23 +242,34 @@
   }
 
   function startLiveUpdates() {
-    live.observer = new MutationObserver((records) => {
-      noteTitle();
-      if (live.fingerprint === null) return; // no baseline yet: nothing can have changed for anyone
-      if (live.dirty && document.readyState === 'loading') return; // already marked; nothing to re-arm yet
-      if (isLiveRelevant(records)) markLive('mutation');
-    });
-    live.observer.observe(document, LIVE_OPTIONS);
-    for (const root of openRoots()) live.observer.observe(root, LIVE_OPTIONS);
     // SPA route changes: the Navigation API sees pushState/replaceState from the page's own world
     // too; popstate and hashchange cover browsers without it.
     const nav = globalThis.navigation;
     if (nav && typeof nav.addEventListener === 'function') nav.addEventListener('currententrychange', onHistoryChange);
     addEventListener('popstate', onHistoryChange, true);
     addEventListener('hashchange', onHistoryChange, true);
-    document.addEventListener('DOMContentLoaded', () => {
-      if (live.dirty) scheduleLive();
-    }, true);
+    // The mutations start to be observed once the parser is done: what it builds is nobody's change
+    // (markLive waits for DOMContentLoaded anyway), and a document-wide observer from document_start
+    // is handed a record for every node parsed (measured: a 1.7 MB page loaded 0.5 s slower with the
+    // agent, most of it this).
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', observeLive, true);
+    else observeLive();
+  }
+
+  function observeLive() {
+    if (live.observer) return;
+    live.observer = new MutationObserver((records) => {
+      noteTitle();
+      if (live.fingerprint === null) return; // no baseline yet: nothing can have changed for anyone
+      if (isLiveRelevant(records)) markLive('mutation');
+    });
+    live.observer.observe(document, LIVE_OPTIONS);
+    for (const root of openRoots()) live.observer.observe(root, LIVE_OPTIONS);
+    noteTitle(); // the title the parser read
+    // read while it was parsed (a capture of a page still loading): the rest the parser added is
+    // looked at as a change (the fingerprint decides), as are a route change or a WebMCP registration
+    // marked meanwhile
+    if (live.fingerprint !== null) markLive('mutation');
   }
 
   Object.assign(shared, {

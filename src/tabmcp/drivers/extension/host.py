@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from tabmcp import protocol as p
 from tabmcp import state as s
+from tabmcp import trace
 from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.extension.bridge import Bridge
 from tabmcp.drivers.host import (
@@ -159,7 +160,12 @@ class ExtensionHost:
         frame.arg = arg  # as given: the agent's arguments are the agent's to check
         if timeout is None and isinstance(arg, Mapping):
             timeout = _margin(arg.get("timeoutMs"))
-        answers = _data(await self.bridge.request(frame, timeout=timeout), "answers")
+        with trace.phase("agent") as span:
+            span.note(method=method)
+            reply = await self.bridge.request(frame, timeout=timeout)
+            if isinstance(reply, p.Result) and isinstance(reply.data.get("pageMs"), int | float):
+                span.note(pageMs=reply.data["pageMs"])
+        answers = _data(reply, "answers")
         if not isinstance(answers, dict):
             raise DriverError(p.ErrorCode.BAD_MESSAGE, "the extension's 'callAgent' answers are not an object")
         return {int(frame_id): answer for frame_id, answer in answers.items()}
