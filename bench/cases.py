@@ -12,7 +12,7 @@ from bench import toon_rows
 from bench.adapters.base import Adapter, Snapshot
 from bench.coverage import Control, Coverage, check
 from bench.mcp_stdio import ToolList
-from bench.opens import OPEN_PAGES, Opens, open_case, page_tool_case
+from bench.opens import OPEN_PAGES, Opens, open_case, traced_page_tool_case
 from bench.site import BIG_PAGE, COUNTER, DOC_PAGE, BenchSite
 
 BUTTON = "Add one"  # the counter page's button; each click adds one to the count in the page title
@@ -94,7 +94,7 @@ async def measure(
             if opens is not None and opens_repeat > 0:
                 log(f"{adapter.label}: open_tab and navigate of {', '.join(OPEN_PAGES)}; a page tool call")
                 await open_case(adapter, site, opens, OPEN_PAGES, opens_repeat)
-                await page_tool_case(adapter, site, opens, opens_repeat)
+                await traced_page_tool_case(adapter, site, opens, opens_repeat)
                 result.opens = opens
             result.tool_lists = dict(adapter.tool_lists)
     except Exception as exc:  # one server failing must not hide the others' figures

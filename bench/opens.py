@@ -117,7 +117,7 @@ async def open_case(adapter: Adapter, site: BenchSite, opens: Opens, pages: Sequ
                 await server.call("close_tab")
 
 
-async def page_tool_case(adapter: Adapter, site: BenchSite, opens: Opens, repeat: int) -> None:
+async def traced_page_tool_case(adapter: Adapter, site: BenchSite, opens: Opens, repeat: int) -> None:
     """The counter page's first page tool that takes no argument, called ``repeat`` times, traced."""
     server = adapter.server
     await server.call("open_tab", {"url": site.url(COUNTER)})
@@ -349,7 +349,7 @@ async def _measure(rounds: int, repeat: int) -> tuple[Opens, Opens]:
                 opens = Opens()
                 async with kind(DEFAULT_PEERS, errlog) as adapter:
                     await open_case(adapter, site, opens, OPEN_PAGES, repeat)
-                    await page_tool_case(adapter, site, opens, repeat)
+                    await traced_page_tool_case(adapter, site, opens, repeat)
                 runs[kind.key].append(opens)
     ext, cdp = pooled(runs["tabmcp"]), pooled(runs["tabmcp-cdp"])
     assert ext is not None and cdp is not None
