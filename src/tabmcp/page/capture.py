@@ -1,7 +1,10 @@
-"""PageCapture: what the page agent serialised, parsed once with lxml for the introspectors.
+"""PageCapture: the compact document the page agent wrote, parsed once with lxml for the introspectors.
 
-The agent writes ``data-tabmcp-ref`` on interactive elements and ``data-tabmcp-hidden`` on those
-that are not rendered, so introspectors can name elements by ref without touching the browser.
+The agent keeps what introspectors read (controls, forms, headings, landmarks, the shape of tables and
+lists, and the ancestors of all of those; docs/introspectors.md, "The capture") and adds attributes:
+``data-tabmcp-ref`` on interactive elements, ``data-tabmcp-hidden`` on those that are not rendered,
+``data-tabmcp-name`` (the accessible name, computed in the page by the snapshot's name code) on the
+rendered ones, and ``data-tabmcp-items`` (how many rows or items) on tables and lists.
 
 Every lookup an introspector needs per control (by ref, by id, the labels pointing at an id,
 controls associated with a form through ``form=``) comes from one index, built the first time it is
@@ -19,9 +22,12 @@ from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from tabmcp.introspect.text import clean
+from tabmcp.page import saved_page_names
 
 REF_ATTR = "data-tabmcp-ref"
 HIDDEN_ATTR = "data-tabmcp-hidden"
+NAME_ATTR = "data-tabmcp-name"
+ITEMS_ATTR = "data-tabmcp-items"
 # The index reads attributes, not elements: libxml2 walks attribute nodes much faster than it tests
 # a predicate on every element, and only the elements found become Python objects.
 _IDS = XPath("//@id")
@@ -121,37 +127,32 @@ class PageCapture:
             controls += [el for el in self.index.form_owned.get(form_id, []) if el.tag != "button"]
         return controls
 
+    @cached_property
+    def named(self) -> bool:
+        """Whether the page agent wrote the names (``data-tabmcp-name``). A page saved or written by
+        hand without them is named by ``saved_page_names`` instead."""
+        return NAME_ATTR in self.html
+
     def aria_name(self, element: HtmlElement) -> str:
-        """The name ARIA gives the element itself: the text of its ``aria-labelledby`` elements, else
-        its ``aria-label`` (what every name below tries first)."""
-        ids = (element.get("aria-labelledby") or "").split()
-        parts = [self.by_id(i) for i in ids]
-        return clean(" ".join(label_text(p) for p in parts if p is not None)) or clean(element.get("aria-label"))
+        """A form's, landmark's or group's name: ``aria-labelledby``, ``aria-label`` (``title`` too in
+        a capture from the agent)."""
+        if self.named:
+            return element.get(NAME_ATTR) or ""
+        return saved_page_names.aria_name(self, element)
 
     def label_for(self, element: HtmlElement) -> str:
-        """The human label of a form control, the way assistive technology names it:
-        ``aria-labelledby``, ``aria-label``, ``<label for>`` (several joined by "; "), an enclosing
-        ``<label>``, ``title``, ``placeholder``."""
-        if text := self.aria_name(element):
-            return text
-        control_id = element.get("id")
-        if control_id:
-            texts = [t for t in (label_text(lb) for lb in self.index.labels.get(control_id, [])) if t]
-            if texts:
-                return "; ".join(dict.fromkeys(texts))
-        for ancestor in element.iterancestors("label"):
-            if text := label_text(ancestor):
-                return text
-        return clean(element.get("title")) or clean(element.get("placeholder"))
+        """A form control's label, the way assistive technology names it: ``aria-labelledby``,
+        ``aria-label``, its ``<label>``s, ``title``, ``placeholder``."""
+        if self.named:
+            return element.get(NAME_ATTR) or ""
+        return saved_page_names.label_for(self, element)
 
     def accessible_name(self, element: HtmlElement) -> str:
         """A button's or link's name: ``aria-labelledby``, ``aria-label``, its text (an image's
         ``alt`` counts), an input's ``value``, ``title``."""
-        if text := self.aria_name(element):
-            return text
-        if element.tag == "input":
-            return clean(element.get("value")) or clean(element.get("title")) or clean(element.get("alt"))
-        return label_text(element, alt=True) or clean(element.get("title"))
+        if self.named:
+            return element.get(NAME_ATTR) or ""
+        return saved_page_names.accessible_name(self, element)
 
 
 def label_text(element: HtmlElement, *, alt: bool = False) -> str:
