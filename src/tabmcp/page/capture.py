@@ -21,11 +21,12 @@ import lxml.html
 from lxml.etree import XPath
 from lxml.html import HtmlElement
 
-from tabmcp.introspect.text import clean
-from tabmcp.page import saved_page_names
+from tabmcp.page import markup
+from tabmcp.page.markup import HIDDEN_ATTR, label_text, not_rendered
+
+__all__ = ["HIDDEN_ATTR", "ITEMS_ATTR", "NAME_ATTR", "REF_ATTR", "CaptureIndex", "PageCapture", "label_text"]
 
 REF_ATTR = "data-tabmcp-ref"
-HIDDEN_ATTR = "data-tabmcp-hidden"
 NAME_ATTR = "data-tabmcp-name"
 ITEMS_ATTR = "data-tabmcp-items"
 # The index reads attributes, not elements: libxml2 walks attribute nodes much faster than it tests
@@ -34,8 +35,6 @@ _IDS = XPath("//@id")
 _REFS = XPath(f"//@{REF_ATTR}")
 _FORM_OWNERS = XPath("//input/@form | //select/@form | //textarea/@form | //button/@form")
 _LABEL_FORS = XPath("//label/@for")
-# Content that is never part of a label or a button's name: other controls' own text.
-_NOT_LABEL_TEXT = frozenset({"select", "option", "optgroup", "textarea", "button", "datalist", "svg"})
 
 
 @dataclass
@@ -98,7 +97,7 @@ class PageCapture:
         if element.tag == "input" and element.get("type", "").lower() == "hidden":
             return True
         for node in (element, *element.iterancestors()):
-            if _not_rendered(node):
+            if not_rendered(node):
                 return True
             if node.get(REF_ATTR) is not None:
                 return False
@@ -130,7 +129,7 @@ class PageCapture:
     @cached_property
     def named(self) -> bool:
         """Whether the page agent wrote the names (``data-tabmcp-name``). A page saved or written by
-        hand without them is named by ``saved_page_names`` instead."""
+        hand without them is named by ``markup`` instead."""
         return NAME_ATTR in self.html
 
     def aria_name(self, element: HtmlElement) -> str:
@@ -138,43 +137,18 @@ class PageCapture:
         a capture from the agent)."""
         if self.named:
             return element.get(NAME_ATTR) or ""
-        return saved_page_names.aria_name(self, element)
+        return markup.aria_name(self.by_id, element)
 
     def label_for(self, element: HtmlElement) -> str:
         """A form control's label, the way assistive technology names it: ``aria-labelledby``,
         ``aria-label``, its ``<label>``s, ``title``, ``placeholder``."""
         if self.named:
             return element.get(NAME_ATTR) or ""
-        return saved_page_names.label_for(self, element)
+        return markup.label_for(self.by_id, self.index.labels, element)
 
     def accessible_name(self, element: HtmlElement) -> str:
         """A button's or link's name: ``aria-labelledby``, ``aria-label``, its text (an image's
         ``alt`` counts), an input's ``value``, ``title``."""
         if self.named:
             return element.get(NAME_ATTR) or ""
-        return saved_page_names.accessible_name(self, element)
-
-
-def label_text(element: HtmlElement, *, alt: bool = False) -> str:
-    """An element's visible text without other controls' text (a ``<select>`` inside a label does
-    not become part of the label); with ``alt``, images count with their ``alt`` text."""
-    parts: list[str] = []
-    _gather(element, parts, alt)
-    return clean(" ".join(parts))
-
-
-def _gather(element: HtmlElement, parts: list[str], alt: bool) -> None:
-    if element.text:
-        parts.append(element.text)
-    for child in element:
-        tag = child.tag if isinstance(child.tag, str) else ""
-        if tag and tag not in _NOT_LABEL_TEXT and not _not_rendered(child):
-            if alt and tag == "img" and child.get("alt"):
-                parts.append(child.get("alt"))
-            _gather(child, parts, alt)
-        if child.tail:
-            parts.append(child.tail)
-
-
-def _not_rendered(node: HtmlElement) -> bool:
-    return node.get(HIDDEN_ATTR) == "1" or node.get("hidden") is not None
+        return markup.accessible_name(self.by_id, element)
