@@ -7,7 +7,8 @@
   const shared = globalThis.__tabmcpParts;
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
-    CAPTURE_INTERACTIVE_SELECTOR, refFor, pageVersion, currentWebmcpTools, accName, roleOf, cut,
+    CAPTURE_INTERACTIVE_SELECTOR, refFor, pageVersion, currentWebmcpTools, accName, withLabelIndex, roleOf, cut,
+    SHADOW_HOST_TAGS,
   } = shared;
 
   const DEFAULT_MAX_CHARS = 1000000;
@@ -175,8 +176,9 @@
       const interactive = isCaptureInteractive(el, tag);
       this.interactive[depth] = interactive;
       const role = interactive ? firstRole(el) : '';
-      let keep = interactive || STRUCTURE_TAGS.has(tag) || budget !== null
-        || (this.itemDepth > 0 && hasDataAttribute(el));
+      let keep = interactive || STRUCTURE_TAGS.has(tag) || budget !== null;
+      // a data-* key inside a row or list item (how a site names its rows): kept, without its text
+      const keyed = !keep && this.itemDepth > 0 && hasDataAttribute(el);
       const isList = LIST_TAGS.has(tag) || (role !== '' && LIST_ROLES.has(role));
       const isItem = !isList && this.list !== null && (tag === 'tr' ? el.parentNode.localName !== 'thead'
         : tag === 'li' || (role !== '' && ITEM_ROLES.has(role)));
@@ -190,12 +192,12 @@
       }
       if (NAMING_TAGS.has(tag) || (role !== '' && NAMING_ROLES.has(role))) inner = { left: NAMING_TEXT_MAX };
       if (VOID_TAGS.has(tag)) { // never an ancestor: written whole, or not at all
-        if (keep && (depth === 0 || this.emit(this.stack[depth - 1], depth - 1, padOf(this.stack[depth - 1])))) {
+        if ((keep || keyed) && (depth === 0 || this.emit(this.stack[depth - 1], depth - 1, padOf(this.stack[depth - 1])))) {
           this.out.write(`<${tag}${serializeAttributes(el, interactive)}>`);
         }
         return;
       }
-      if (keep && !this.emit(el, depth, isList ? ITEMS_PAD : 0)) return;
+      if ((keep || keyed) && !this.emit(el, depth, isList ? ITEMS_PAD : 0)) return;
       const outerList = this.list;
       if (isList) this.list = { items: 0 };
       if (isItem) this.itemDepth += 1;
@@ -203,7 +205,7 @@
         this.text(el.value, depth + 1, inner); // the current value, not the initial text
       } else if (!CONTENTLESS_TAGS.has(tag)) {
         const own = inner === null && keep ? { left: OWN_TEXT_MAX } : inner;
-        const root = el.shadowRoot;
+        const root = SHADOW_HOST_TAGS.has(tag) || tag.includes('-') ? el.shadowRoot : null;
         if (root) this.children(root, depth + 1, inner, own);
         this.children(el, depth + 1, inner, own);
       }
@@ -264,7 +266,8 @@
     if (typeof options.ifChanged === 'string' && options.ifChanged === version) return { unchanged: true, version };
     const limit = Number.isInteger(options.maxChars) && options.maxChars > 0 ? options.maxChars : DEFAULT_MAX_CHARS;
     const out = new HtmlWriter(limit);
-    if (document.documentElement) new CompactWalk(out).element(document.documentElement, 0, null);
+    const root = document.documentElement;
+    if (root) withLabelIndex(() => new CompactWalk(out).element(root, 0, null));
     const html = out.finish();
     const webmcp = currentWebmcpTools();
     return { url: location.href, title: document.title, html, truncated: out.truncated, version, webmcp };
@@ -301,8 +304,8 @@
   const CAPTURE_INTERACTIVE_TAGS = new Set(['a', 'button', 'input', 'select', 'textarea', 'form', 'label', 'summary']);
 
   function isCaptureInteractive(el, tag) {
-    if (!CAPTURE_INTERACTIVE_TAGS.has(tag) && !el.hasAttribute('role') && !el.hasAttribute('tabindex')
-      && !el.hasAttribute('contenteditable')) return false;
+    if (!CAPTURE_INTERACTIVE_TAGS.has(tag) && (!el.hasAttributes() || (!el.hasAttribute('role')
+      && !el.hasAttribute('tabindex') && !el.hasAttribute('contenteditable')))) return false;
     return el.matches(CAPTURE_INTERACTIVE_SELECTOR);
   }
 
