@@ -220,10 +220,16 @@
     }
 
     children(parent, depth, budget, own) {
+      if (own === null) { // no text wanted here: text nodes are not even visited
+        for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
+          this.element(child, depth, budget);
+        }
+        return;
+      }
       for (let child = parent.firstChild; child; child = child.nextSibling) {
         const type = child.nodeType;
         if (type === 1) this.element(child, depth, budget); // Node.ELEMENT_NODE
-        else if (type === 3 && own !== null) this.text(child.data, depth, own); // Node.TEXT_NODE
+        else if (type === 3) this.text(child.data, depth, own); // Node.TEXT_NODE
       }
     }
 
@@ -249,10 +255,8 @@
 
   function hasDataAttribute(el) {
     if (!el.hasAttributes()) return false;
-    const attributes = el.attributes;
-    for (let i = 0, n = attributes.length; i < n; i += 1) {
-      if (attributes[i].name.startsWith('data-')) return true;
-    }
+    const names = el.getAttributeNames();
+    for (let i = 0, n = names.length; i < n; i += 1) if (names[i].startsWith('data-')) return true;
     return false;
   }
 
@@ -276,10 +280,12 @@
   function serializeAttributes(el, interactive) {
     const state = formStateAttributes(el);
     let text = '';
-    const attributes = el.attributes;
-    for (let i = 0, n = attributes.length; i < n; i += 1) { // indexed: no iterator per element
-      const { name, value } = attributes[i];
+    // getAttributeNames + getAttribute: no Attr objects (iterating el.attributes costs 1.5x more)
+    const names = el.getAttributeNames();
+    for (let i = 0, n = names.length; i < n; i += 1) {
+      const name = names[i];
       if (OWN_ATTRIBUTES.has(name) || (state !== null && state.has(name)) || !SAFE_ATTRIBUTE_NAME.test(name)) continue;
+      const value = el.getAttribute(name);
       text += ` ${name}="${escapeAttribute(value.length > ATTRIBUTE_MAX ? value.slice(0, ATTRIBUTE_MAX) : value)}"`;
     }
     if (state !== null) {
