@@ -13,6 +13,7 @@ needed and cached on the capture: introspection stays linear in the size of the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -36,6 +37,7 @@ _IDS = XPath("//@id")
 _REFS = XPath(f"//@{REF_ATTR}")
 _FORM_OWNERS = XPath("//input/@form | //select/@form | //textarea/@form | //button/@form")
 _LABEL_FORS = XPath("//label/@for")
+_SOME_REFS = XPath(f"//@{REF_ATTR}[contains($refs, concat(' ', ., ' '))]")
 
 
 # Every element is an HtmlElement, chosen in C: lxml.html's own lookup (a Python function that picks
@@ -108,6 +110,19 @@ class PageCapture:
 
     def by_ref(self, ref: str) -> HtmlElement | None:
         return self.index.by_ref.get(ref)
+
+    def by_refs(self, refs: Iterable[str]) -> dict[str, HtmlElement]:
+        """The elements of a few refs: one pass over the ref attributes, in C, while the whole
+        ref index (an object for every referenced element) is not built yet."""
+        wanted = {r for r in refs if r and " " not in r}
+        if not wanted:
+            return {}
+        if "by_ref" in self.index.__dict__:  # built: a dict lookup each
+            return {r: e for r in wanted if (e := self.index.by_ref.get(r)) is not None}
+        found: dict[str, HtmlElement] = {}
+        for attr in _SOME_REFS(self.tree, refs=f" {' '.join(sorted(wanted))} "):
+            found.setdefault(str(attr), attr.getparent())
+        return found
 
     def by_id(self, element_id: str) -> HtmlElement | None:
         return self.index.by_id.get(element_id)
