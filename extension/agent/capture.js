@@ -29,7 +29,7 @@
   const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head']);
   // Attributes the capture adds; a page's own copies are dropped so they cannot spoof refs or names.
   const OWN_ATTRIBUTES = new Set([
-    'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'style',
+    'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'data-tabmcp-capture', 'style',
   ]);
   const SAFE_ATTRIBUTE_NAME = /^[^\s"'<>\/=]+$/;
 
@@ -293,6 +293,7 @@
         if (value !== null) text += ` ${name}="${escapeAttribute(value)}"`;
       }
     }
+    if (el === document.documentElement) text += ' data-tabmcp-capture="compact"'; // names are the agent's
     if (interactive) {
       text += ` data-tabmcp-ref="${refFor(el)}"`;
       if (isHiddenForCapture(el)) {

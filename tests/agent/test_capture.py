@@ -37,7 +37,7 @@ def test_the_capture_does_not_grow_with_the_page_text(open_page: OpenPage) -> No
 
 def test_names_come_from_the_agents_name_code(open_page: OpenPage) -> None:
     _, cap = capture(open_page("capture.html"))
-    assert cap.named
+    assert cap.named and cap.tree.get("data-tabmcp-capture") == "compact"
     email = one(cap, "//input[@name='email']")
     assert cap.label_for(email) == "Email work address"  # both labels, as assistive technology reads them
     assert cap.label_for(one(cap, "//input[@name='nick']")) == "Nickname"

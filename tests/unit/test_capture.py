@@ -63,10 +63,12 @@ def test_by_refs_finds_a_few_refs_without_the_whole_index_and_agrees_with_it() -
     assert capture.by_refs(["e1 e4"]) == {}  # a ref is one token
 
 
-COMPACT = """<html><body><form aria-label="Account" data-tabmcp-ref="e1" data-tabmcp-name="Account">
+COMPACT = """<html data-tabmcp-capture="compact"><body>
+<form aria-label="Account" data-tabmcp-ref="e1" data-tabmcp-name="Account">
 <label for="email" data-tabmcp-ref="e2">Email</label><label for="email" data-tabmcp-ref="e3">work address</label>
 <input id="email" name="email" data-tabmcp-ref="e4" data-tabmcp-name="Email work address">
 <button class="gone" data-tabmcp-ref="e5" data-tabmcp-hidden="1">Hidden</button>
+<button aria-label="Close" data-tabmcp-ref="e7"></button>
 <button data-tabmcp-ref="e6" data-tabmcp-name="Save">Save <span>now</span></button></form>
 <table data-tabmcp-items="40"><tr><th>Item</th></tr><tr><td>First</td></tr></table></body></html>"""
 
@@ -78,4 +80,5 @@ def test_a_compact_capture_is_named_by_the_agent() -> None:
     assert capture.aria_name(capture.by_ref("e1")) == "Account"
     assert capture.accessible_name(capture.by_ref("e6")) == "Save"  # the agent's name, not the text
     assert capture.accessible_name(capture.by_ref("e5")) == ""  # not rendered: no name
+    assert capture.accessible_name(capture.by_ref("e7")) == ""  # the agent found none: not read again
     assert capture.tree.find(".//table").get("data-tabmcp-items") == "40"

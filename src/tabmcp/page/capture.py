@@ -26,11 +26,14 @@ from lxml.html import HtmlElement
 from tabmcp.page import markup
 from tabmcp.page.markup import HIDDEN_ATTR, label_text, not_rendered
 
-__all__ = ["HIDDEN_ATTR", "ITEMS_ATTR", "NAME_ATTR", "REF_ATTR", "CaptureIndex", "PageCapture", "label_text"]
+__all__ = [
+    "CAPTURE_ATTR", "HIDDEN_ATTR", "ITEMS_ATTR", "NAME_ATTR", "REF_ATTR", "CaptureIndex", "PageCapture", "label_text",
+]
 
 REF_ATTR = "data-tabmcp-ref"
 NAME_ATTR = "data-tabmcp-name"
 ITEMS_ATTR = "data-tabmcp-items"
+CAPTURE_ATTR = "data-tabmcp-capture"
 # The index reads attributes, not elements: libxml2 walks attribute nodes much faster than it tests
 # a predicate on every element, and only the elements found become Python objects.
 _IDS = XPath("//@id")
@@ -167,9 +170,9 @@ class PageCapture:
 
     @cached_property
     def named(self) -> bool:
-        """Whether the page agent wrote the names (``data-tabmcp-name``). A page saved or written by
-        hand without them is named by ``markup`` instead."""
-        return NAME_ATTR in self.html
+        """Whether the page agent wrote this capture, names included (``data-tabmcp-capture`` on its
+        root). A page saved or written by hand is named from its markup (``tabmcp.page.markup``)."""
+        return self.tree.get(CAPTURE_ATTR) is not None or NAME_ATTR in self.html
 
     def aria_name(self, element: HtmlElement) -> str:
         """A form's, landmark's or group's name: ``aria-labelledby``, ``aria-label`` (``title`` too in
