@@ -8,7 +8,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     CAPTURE_INTERACTIVE_SELECTOR, refFor, pageVersion, currentWebmcpTools, accName, withLabelIndex, roleOf, cut,
-    SHADOW_HOST_TAGS,
+    SHADOW_HOST_TAGS, INLINE_TAGS,
   } = shared;
 
   const DEFAULT_MAX_CHARS = 1000000;
@@ -39,7 +39,10 @@
     'h3', 'h4', 'h5', 'h6', 'header', 'footer', 'nav', 'main', 'aside', 'section', 'article', 'search', 'dialog',
     'details', 'summary', 'table', 'caption', 'th', 'ul', 'ol', 'menu', 'iframe', 'frame',
   ]);
-  // Their whole content is kept (text capped): it is what names them.
+  // Inside a naming element or a sampled row, elements besides the above that are kept: the cells and
+  // items that give the text its shape, images (their alt). Others only wrap text, which is kept.
+  const CONTENT_TAGS = new Set(['tr', 'td', 'th', 'li', 'dt', 'dd', 'img']);
+  // Their whole text is kept (capped): it is what names them.
   const NAMING_TAGS = new Set([
     'a', 'button', 'label', 'legend', 'option', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'caption', 'th', 'summary',
     'figcaption', 'textarea',
@@ -153,17 +156,20 @@
       return true;
     }
 
-    /** Text under el (its ancestors are written first); budget: {left}. */
-    text(data, depth, budget) {
-      if (budget.left <= 0) return;
+    /**
+     * Text, written into the nearest written ancestor: inside a naming element, the elements that
+     * only wrap text (`<code>`, `<span>`) are left out and their text goes to the naming element.
+     * budget: {left}.
+     */
+    text(data, budget) {
+      if (budget.left <= 0 || !data) return;
       const text = data.replace(/\s+/g, ' ');
-      if (text === ' ' || !text) {
-        if (this.written >= depth && text) this.out.write(' ');
+      if (text === ' ') {
+        this.out.write(' ');
         return;
       }
       const piece = text.length > budget.left ? text.slice(0, budget.left) : text;
       budget.left -= piece.length;
-      if (this.written < depth && !this.emit(this.stack[depth - 1], depth - 1, padOf(this.stack[depth - 1]))) return;
       this.out.write(escapeText(piece));
     }
 
@@ -176,7 +182,7 @@
       const interactive = isCaptureInteractive(el, tag);
       this.interactive[depth] = interactive;
       const role = interactive ? firstRole(el) : '';
-      let keep = interactive || STRUCTURE_TAGS.has(tag) || budget !== null;
+      let keep = interactive || STRUCTURE_TAGS.has(tag) || (budget !== null && CONTENT_TAGS.has(tag));
       // a data-* key inside a row or list item (how a site names its rows): kept, without its text
       const keyed = !keep && this.itemDepth > 0 && hasDataAttribute(el);
       const isList = LIST_TAGS.has(tag) || (role !== '' && LIST_ROLES.has(role));
@@ -191,6 +197,8 @@
         }
       }
       if (NAMING_TAGS.has(tag) || (role !== '' && NAMING_ROLES.has(role))) inner = { left: NAMING_TEXT_MAX };
+      // a block left out inside a naming element or a row still separates the words around it
+      else if (!keep && !keyed && inner !== null && !INLINE_TAGS.has(tag)) this.text(' ', inner);
       if (VOID_TAGS.has(tag)) { // never an ancestor: written whole, or not at all
         if ((keep || keyed) && (depth === 0 || this.emit(this.stack[depth - 1], depth - 1, padOf(this.stack[depth - 1])))) {
           this.out.write(`<${tag}${serializeAttributes(el, interactive)}>`);
@@ -202,7 +210,7 @@
       if (isList) this.list = { items: 0 };
       if (isItem) this.itemDepth += 1;
       if (tag === 'textarea') {
-        this.text(el.value, depth + 1, inner); // the current value, not the initial text
+        this.text(el.value, inner); // the current value, not the initial text
       } else if (!CONTENTLESS_TAGS.has(tag)) {
         const own = inner === null && keep ? { left: OWN_TEXT_MAX } : inner;
         const root = SHADOW_HOST_TAGS.has(tag) || tag.includes('-') ? el.shadowRoot : null;
@@ -229,7 +237,7 @@
       for (let child = parent.firstChild; child; child = child.nextSibling) {
         const type = child.nodeType;
         if (type === 1) this.element(child, depth, budget); // Node.ELEMENT_NODE
-        else if (type === 3) this.text(child.data, depth, own); // Node.TEXT_NODE
+        else if (type === 3) this.text(child.data, own); // Node.TEXT_NODE
       }
     }
 
