@@ -6,6 +6,7 @@ import io
 
 from PIL import Image
 
+from tabmcp.drivers.session.observe import describe_shot, viewport_scale
 from tabmcp.page.captions import caption
 from tabmcp.page.images import fit_image
 from tabmcp.page.marks import COLOURS, LISTED_MAX, Mark, draw, listing, moved, place
@@ -127,3 +128,25 @@ def test_captions_say_what_where_and_how_big() -> None:
         "sent as JPEG to stay under 5000000 bytes"
     )
     assert caption("viewport", width=5, height=5, mime_type="image/png", area={"x": "?"}) == "viewport: 5x5 image/png"
+
+
+def test_the_session_places_marks_by_scroll_position_and_pixel_ratio() -> None:
+    view = {
+        "url": "http://x/", "title": "X", "dpr": 2, "scroll": {"x": 0, "y": 300},
+        "viewport": {"width": 640, "height": 360}, "marks": [SAVE], "total": 5,
+    }
+    image = {"data": "", "mimeType": "image/png", "width": 1280, "height": 720}
+    # a viewport capture at device pixel ratio 2, scrolled 300 px down
+    area = {"x": 0, "y": 300, "width": 640, "height": 360}
+    shot = describe_shot(image, view, area, viewport_scale(view, image), marks=True)
+    assert shot["marks"][0] == {**SAVE, "x": 200.0, "y": 200.0, "width": 240.0, "height": 80.0}
+    assert shot["area"] == area and shot["marksTotal"] == 5 and shot["title"] == "X"
+    # the whole page at one image px per CSS px: the same button is 300 px further down
+    page = describe_shot(image, view, {"x": 0, "y": 0, "width": 1280, "height": 3000}, 1.0, marks=True)
+    assert (page["marks"][0]["x"], page["marks"][0]["y"]) == (100.0, 400.0)
+    # an element's crop of the viewport image: placed on the uncropped image, whose top left is the scroll
+    element = {"x": 90, "y": 390, "width": 140, "height": 60}
+    crop = describe_shot({**image, "origin": {"x": 0, "y": 300}}, view, element, 2.0, marks=True)
+    assert (crop["marks"][0]["x"], crop["marks"][0]["y"]) == (200.0, 200.0) and "origin" not in crop
+    assert "marks" not in describe_shot(image, view, area, 2.0, marks=False)
+    assert viewport_scale({**view, "dpr": 0}, image) == 2.0  # no ratio given: the image's width over the viewport's

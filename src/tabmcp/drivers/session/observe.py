@@ -98,15 +98,15 @@ async def screenshot(
         page = {"x": 0.0, "y": 0.0, "width": float(width), "height": float(height)}
         view = await _view(session, tab_id, MAIN_FRAME, {"marks": marks}, within=page)
         image = await _capture_cdp(session, tab_id, fmt, quality, {"x": 0, "y": 0, "width": width, "height": height})
-        return _described(image, view, page, image["width"] / width, marks)
+        return describe_shot(image, view, page, image["width"] / width, marks)
     view = await _view(session, tab_id, MAIN_FRAME, {"marks": marks})
     image = image_result(await session.host.capture_viewport(tab_id, fmt, quality), fmt)  # type: ignore[arg-type]
     if view is None:
         return image
-    scale = _scale(view, image)
+    scale = viewport_scale(view, image)
     scroll = view["scroll"]
     area = {"x": scroll["x"], "y": scroll["y"], "width": image["width"] / scale, "height": image["height"] / scale}
-    return _described(image, view, area, scale, marks)
+    return describe_shot(image, view, area, scale, marks)
 
 
 async def _view(
@@ -135,14 +135,14 @@ async def _view(
     return view
 
 
-def _scale(view: dict[str, Any], image: dict[str, Any]) -> float:
+def viewport_scale(view: dict[str, Any], image: dict[str, Any]) -> float:
     """Image px per CSS px of a viewport capture: the device pixel ratio, or the image's width over the
     viewport's when the page did not say."""
     dpr = float(view.get("dpr") or 0)
     return dpr if dpr > 0 else image["width"] / max(1.0, float(view["viewport"]["width"]))
 
 
-def _described(
+def describe_shot(
     image: dict[str, Any], view: dict[str, Any] | None, area: dict[str, float], scale: float, marks: bool
 ) -> dict[str, Any]:
     """``image`` with what it shows. ``area``: the page CSS px of the image's top left corner (and of what
@@ -214,7 +214,7 @@ async def _element(
             "height": max(1.0, min(box["height"], MAX_CAPTURE_SIDE)),
         }
         image = await _capture_cdp(session, tab_id, fmt, quality, clip)
-        shot = _described(image, seen, clip, image["width"] / clip["width"], marks)
+        shot = describe_shot(image, seen, clip, image["width"] / clip["width"], marks)
     else:
         x = min(image["width"] - 1, max(0, math.floor(box["x"] * scale)))
         y = min(image["height"] - 1, max(0, math.floor(box["y"] * scale)))
@@ -224,7 +224,7 @@ async def _element(
         area = {k: v / scale for k, v in clipped.items()}
         area = {**area, "x": area["x"] + view["x"], "y": area["y"] + view["y"]}
         origin = {"x": float(view["x"]), "y": float(view["y"])}  # the uncropped image's top left
-        shot = _described({**image, "clip": clipped, "origin": origin}, seen, area, scale, marks)
+        shot = describe_shot({**image, "clip": clipped, "origin": origin}, seen, area, scale, marks)
     if element:
         shot["element"] = element
     return shot
