@@ -110,3 +110,14 @@ async def test_an_element_screenshot_names_the_element(
         assert 'button "Far button"' in far_caption.split("\n")[0]
         assert list(listed(far_caption).values()) == ['button "Far button"']
         assert far.width / far.height == pytest.approx(3, rel=0.05)
+
+        # scrolled: the caption says where, the marks are those now in view, then none (the element
+        # screenshot scrolled #far into view: back to the top first)
+        await page.ok("interact", action="scroll", direction="up", amount=5000)
+        await page.ok("interact", action="scroll", direction="down", amount=1400)
+        _, scrolled = shot(await session.call("screenshot", {"marks": True}))
+        assert ", y 1400-" in scrolled.split("\n")[0], scrolled
+        assert list(listed(scrolled).values()) == ['button "Far button"']
+        await page.ok("interact", action="scroll", direction="down", amount=800)
+        _, empty = shot(await session.call("screenshot", {"marks": True}))
+        assert ", y 2200-" in empty and empty.split("\n")[1] == "marks: none (no interactive element on this image)"
