@@ -16,6 +16,9 @@
   const MAX_MARKS = 300;
   // Snapshot rows that place things rather than being something to act on.
   const UNMARKED_ROLES = new Set(['heading', 'iframe']);
+  // A list box's options: the select is the control (interact select), and their labels would
+  // cover it.
+  const UNMARKED_TAGS = new Set(['option', 'optgroup']);
 
   /**
    * arg: {marks?, within?, target?}. Rectangles are CSS px relative to this frame's viewport; an
@@ -72,7 +75,7 @@
     for (const row of rows) {
       if (UNMARKED_ROLES.has(row.role)) continue;
       const el = elementForRef(row.ref);
-      if (!el) continue;
+      if (!el || UNMARKED_TAGS.has(el.localName)) continue;
       const box = el.getBoundingClientRect();
       if (!(box.width > 0 && box.height > 0)) continue;
       if (box.right <= area.left || box.left >= area.right || box.bottom <= area.top || box.top >= area.bottom) continue;

@@ -28,9 +28,10 @@ def test_marks_are_the_snapshot_rows_on_screen_with_their_rectangles(open_page: 
     assert answer["viewport"]["width"] > 700 and answer["viewport"]["height"] > 400
     assert answer["dpr"] > 0
     marks = by_name(answer)
-    # the heading is a row but nothing to act on; "Covered" is under a div; "Far button" is below the fold
-    assert set(marks) == {"Save", "Help", "Your name"}, marks
-    assert answer["total"] == 3
+    # the heading is a row but nothing to act on, and so are a list box's options; "Covered" is under a
+    # div; "Far button" is below the fold
+    assert set(marks) == {"Save", "Help", "Your name", "Sizes"}, marks
+    assert answer["total"] == 4 and marks["Sizes"]["role"] == "listbox"
     save = marks["Save"]
     assert (save["x"], save["y"], save["width"], save["height"]) == (100, 100, 120, 40)
     assert save["role"] == "button" and save["ref"] == page.ref("Save", "button")
@@ -41,7 +42,7 @@ def test_marks_are_the_snapshot_rows_on_screen_with_their_rectangles(open_page: 
 def test_marks_within_an_area_of_the_page_and_after_scrolling(open_page: OpenPage) -> None:
     page = open_page("marks.html")
     whole = by_name(view(page, {"marks": True, "within": {"x": 0, "y": 0, "width": 1000, "height": 2000}}))
-    assert set(whole) == {"Save", "Help", "Your name", "Far button"}
+    assert set(whole) == {"Save", "Help", "Your name", "Sizes", "Far button"}
     assert (whole["Far button"]["x"], whole["Far button"]["y"]) == (100, 1500)  # viewport px: not scrolled
     only_far = by_name(view(page, {"marks": True, "within": {"x": 50, "y": 1400, "width": 300, "height": 200}}))
     assert set(only_far) == {"Far button"}

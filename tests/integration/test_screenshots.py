@@ -69,7 +69,8 @@ async def test_marks_draw_the_refs_interact_takes(
         assert marked.size == plain.size
         assert text.split("\n")[0] == caption
         marks = listed(text)
-        assert sorted(marks.values()) == ['button "Save"', 'link "Help"', 'textbox "Your name"'], text
+        expected = ['button "Save"', 'link "Help"', 'listbox "Sizes"', 'textbox "Your name"']
+        assert sorted(marks.values()) == expected, text
         save = next(ref for ref, what in marks.items() if what == 'button "Save"')
 
         # the Save button (100, 100) 120x40 CSS px: its outline and its label differ, far pixels do not
