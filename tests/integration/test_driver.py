@@ -502,8 +502,9 @@ async def test_element_screenshot_inside_a_cross_origin_frame(env: Env) -> None:
     element = shot["element"]
     assert (element["role"], element["name"]) == ("button", "Inner button")
     assert re.fullmatch(r"f[1-9]\d*e[1-9]\d*", element["ref"]), element
-    again = await env.driver.screenshot(tab, "element", {"ref": element["ref"]})
+    again = await env.driver.screenshot(tab, "element", {"ref": element["ref"]}, marks=True)
     assert again["element"] == element
+    assert again["marks"] == []  # the marks are the main frame's: none inside the frame's button
     await env.driver.close_tab(tab)
 
 

@@ -145,8 +145,9 @@ def viewport_scale(view: dict[str, Any], image: dict[str, Any]) -> float:
 def describe_shot(
     image: dict[str, Any], view: dict[str, Any] | None, area: dict[str, float], scale: float, marks: bool
 ) -> dict[str, Any]:
-    """``image`` with what it shows. ``area``: the page CSS px of the image's top left corner (and of what
-    it shows, for a clipped image the clip's); ``scale``: image px per CSS px."""
+    """``image`` with what it shows. ``area``: the page CSS px it shows (its clip's, when it has one);
+    ``image["origin"]``, when set, the page CSS px of the uncropped image's top left (else the area's);
+    ``scale``: image px per CSS px."""
     out = {**image, "area": area}
     if view is None:
         return out
@@ -188,12 +189,16 @@ async def _element(
     if not (box["width"] > 0 and box["height"] > 0):
         raise DriverError(p.ErrorCode.ELEMENT_NOT_INTERACTABLE, f"{resolved.label} has no size on screen")
     view = await _evaluate_value(session, tab_id, VIEWPORT)
-    described = await _view(session, tab_id, resolved.frame, {"target": resolved.target}, None)
+    page_box = {**box, "x": box["x"] + view["x"], "y": box["y"] + view["y"]}
+    named = {"target": resolved.target}
+    if marks and resolved.frame == MAIN_FRAME:  # one call names the element and finds the marks
+        described = seen = await _view(session, tab_id, MAIN_FRAME, {**named, "marks": True}, within=page_box)
+    else:  # the marks are the main frame's
+        described = await _view(session, tab_id, resolved.frame, named)
+        seen = await _view(session, tab_id, MAIN_FRAME, {"marks": True}, within=page_box) if marks else described
     element = dict((described or {}).get("element") or {})
     if element.get("ref"):
         element["ref"] = prefix_ref(agent.frames.info(resolved.frame).ordinal, str(element["ref"]))
-    page_box = {**box, "x": box["x"] + view["x"], "y": box["y"] + view["y"]}
-    seen = await _view(session, tab_id, MAIN_FRAME, {"marks": marks}, within=page_box) if marks else described
     image = image_result(await session.host.capture_viewport(tab_id, fmt, quality), fmt)  # type: ignore[arg-type]
     # the captured pixels per CSS px; the image can be smaller than innerWidth × innerHeight when the
     # viewport is emulated, so its size is what counts
