@@ -191,8 +191,12 @@ class Driver(Protocol):
         target: Mapping[str, Any] | None = None,
         fmt: Literal["png", "jpeg"] = "png",
         quality: int | None = None,
+        marks: bool = False,
     ) -> dict[str, Any]:
-        """``{data (base64), mimeType, width, height, clip?}``; crop to ``clip`` when it is set."""
+        """``{data (base64), mimeType, width, height, clip?, area?, url?, title?, element?, marks?}``; crop
+        to ``clip`` when it is set. ``area``: the page CSS px shown; ``element``: the target's ``{ref,
+        role, name}``; ``marks`` (asked for): the interactive elements on it, ``{ref, role, name, x, y,
+        width, height}`` in image px before the crop (docs/page-agent.md §8)."""
         ...
 
     async def console(

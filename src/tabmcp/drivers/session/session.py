@@ -93,10 +93,11 @@ class PageSession(SessionCore):
         target: Mapping[str, Any] | None = None,
         fmt: Literal["png", "jpeg"] = "png",
         quality: int | None = None,
+        marks: bool = False,
     ) -> dict[str, Any]:
         jpeg_quality = quality if fmt == "jpeg" else None  # PNG has no quality: dropped, not refused
         wire_request(p.Screenshot, tabId=tab_id, kind=kind, target=target, format=fmt, quality=jpeg_quality)
-        work = observe.screenshot(self, tab_id, kind, dict(target) if target else None, fmt, jpeg_quality)
+        work = observe.screenshot(self, tab_id, kind, dict(target) if target else None, fmt, jpeg_quality, marks)
         return await self.bounded(work, SCREENSHOT_TIMEOUT_S + MARGIN_S)
 
     async def console(
