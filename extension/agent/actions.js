@@ -150,6 +150,7 @@
     focusElement(el);
     caretToEndKeys(el);
     const before = isTextControl(el) ? el.value : null;
+    if (el.editContext) return typeIntoEditContext(el, text);
     for (const ch of text) {
       if (ch === '\n' && el instanceof HTMLInputElement) continue;
       const key = ch === '\n' ? 'Enter' : ch;
@@ -163,6 +164,18 @@
     }
     if (before !== null && el.value !== before) fireChange(el);
     return sensitiveTarget(el);
+  }
+
+  // An EditContext takes text only from the browser's own typing: the keys are fired one by one, the
+  // text goes in once, as a paste (pastes in a row would race the editor's own updates).
+  function typeIntoEditContext(el, text) {
+    for (const ch of text) {
+      const key = ch === '\n' ? 'Enter' : ch;
+      fireKey('keydown', el, key, {});
+      fireKey('keyup', el, key, {});
+    }
+    insertText(el, text);
+    return {};
   }
 
   async function actSelect(arg) {
@@ -233,7 +246,7 @@
     let el;
     if (arg.target) {
       el = resolveTarget(arg.target);
-      await waitActionable(el, {}, timeoutOf(arg), 'press a key on');
+      await waitActionable(pointerSurface(el), {}, timeoutOf(arg), 'press a key on');
       focusElement(el);
     }
     el = deepActiveElement() || document.body || document.documentElement;

@@ -61,10 +61,17 @@
     return drawn ? drawn.root : el;
   }
 
+  /** A drawn editor's key taker drawn without a box of its own (Monaco's EditContext element): it shows
+   * where its editor shows. */
+  function shownByEditor(el) {
+    const drawn = drawnEditorOf(el);
+    return !!drawn && drawn.input === el && shared.isVisible(drawn.root);
+  }
+
   /** Edited through the editor's own input handling (keys, editing commands), not by setting a value. */
   function isRichEditor(el) {
     return !!drawnEditorOf(el) || (el instanceof HTMLElement && (el.isContentEditable || !!el.editContext));
   }
 
-  Object.assign(shared, { drawnEditorOf, editorText, editingTarget, pointerSurface, isRichEditor });
+  Object.assign(shared, { shownByEditor, drawnEditorOf, editorText, editingTarget, pointerSurface, isRichEditor });
 })();
