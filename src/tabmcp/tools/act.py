@@ -119,7 +119,7 @@ class InteractArgs(TargetArgs):
             raise ValueError("scroll needs an element to bring into view, or a direction")
         return self
 
-    def wire(self, timeout_ms: int, trusted: bool | str) -> dict[str, Any]:
+    def wire(self, timeout_ms: int, trusted: bool | str = False) -> dict[str, Any]:
         fields = {
             "action": self.action,
             "target": self.wire_target(),
