@@ -87,3 +87,45 @@ def test_select_all_then_typing_replaces(open_page: Callable[..., AgentPage], na
     until_model(page, "x")
     ok(page.act("press", key="Backspace"))
     until_model(page, "")
+
+
+def test_control_enter_reaches_the_editors_own_binding(open_page: Callable[..., AgentPage]) -> None:
+    page = open_editor(open_page, "cm6")
+    ok(page.act("fill", target={"ref": editor_row(page)["ref"]}, text="select 1"))
+    ok(page.act("press", key="Control+Enter"))
+    assert page.text("#ran") == "ran: select 1"
+    until_model(page, "select 1")  # the binding ran instead of a line break
+
+
+# ----------------------------------------------------------------- keys with a person's default actions
+
+
+def test_escape_closes_a_modal_dialog(open_page: Callable[..., AgentPage]) -> None:
+    page = open_page("keys.html")
+    ok(page.act("click", target={"css": "#open"}))
+    assert page.page.evaluate("document.getElementById('dialog').open")
+    ok(page.act("press", key="Escape"))
+    assert page.page.evaluate("!document.getElementById('dialog').open")
+    assert page.text("#status") == "dialog closed"
+
+
+def test_control_end_and_home_move_the_caret_in_a_textarea(open_page: Callable[..., AgentPage]) -> None:
+    page = open_page("keys.html")
+    ok(page.act("press", target={"css": "#notes"}, key="Control+End"))
+    ok(page.act("press", key="!"))
+    ok(page.act("press", key="Control+Home"))
+    ok(page.act("press", key=">"))
+    assert page.page.evaluate("document.getElementById('notes').value") == ">line one\nline two!"
+
+
+def test_control_a_on_the_page_selects_the_page(open_page: Callable[..., AgentPage]) -> None:
+    page = open_page("keys.html")
+    ok(page.act("press", key="Control+A"))
+    assert "Keys" in page.page.evaluate("getSelection().toString()")
+
+
+def test_enter_in_a_form_field_submits_through_its_default_button(open_page: Callable[..., AgentPage]) -> None:
+    page = open_page("keys.html")
+    ok(page.act("fill", target={"css": "#user"}, text="ada"))
+    ok(page.act("press", key="Enter"))
+    assert page.text("#status") == "signed in as ada"
