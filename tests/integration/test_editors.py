@@ -38,15 +38,19 @@ async def model(client: StdioSession) -> str | None:
     return json.loads(text_of(result).split("value: ", 1)[1])
 
 
+async def shown(page: Page) -> list[str]:
+    return [r.get("value", "") for r in rows(await page.snapshot(), "textbox")]
+
+
 async def holds(page: Page, wanted: str) -> None:
-    """Until the editor's model is ``wanted`` (editors apply input a moment later); then the snapshot
-    shows it as the editor's value (on one line)."""
+    """Until the editor's model is ``wanted`` and the snapshot shows it as the editor's value (on one
+    line): editors apply input, and draw it, a frame or so later."""
+    line = [" ".join(wanted.split())]
     with anyio.move_on_after(10):
-        while (now := await model(page.client)) != wanted:
+        while (now := await model(page.client)) != wanted or await shown(page) != line:
             await page.ok("wait_for", timeMs=50)
     assert now == wanted, f"the editor holds {now!r}, not {wanted!r}"
-    shown = rows(await page.snapshot(), "textbox")
-    assert [r.get("value", "") for r in shown] == [" ".join(wanted.split())], shown
+    assert await shown(page) == line
 
 
 @pytest.mark.usefixtures("driver_kind")
