@@ -55,10 +55,11 @@
     return drawn ? drawn.input : el;
   }
 
-  /** Where a pointer reaches el: a drawn editor's visible surface for its hidden key taker. */
+  /** Where a pointer reaches el: a drawn editor's visible surface for its hidden key taker (anything
+   * else in the editor, a gutter marker or a widget's button, is reached where it is). */
   function pointerSurface(el) {
     const drawn = drawnEditorOf(el);
-    return drawn ? drawn.root : el;
+    return drawn && drawn.input === el ? drawn.root : el;
   }
 
   /** A drawn editor's key taker drawn without a box of its own (Monaco's EditContext element): it shows

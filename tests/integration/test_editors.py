@@ -102,6 +102,9 @@ async def test_keys_are_real_input_by_default_in_tabmcps_own_browser(
         assert await trust_of(page) == "synthetic input"
         await page.ok("interact", action="press", target="css=#field", key="Backspace")
         assert await trust_of(page) == "trusted input"
+        # a date takes no typed text: filled by the agent, as before
+        await page.ok("interact", action="fill", target="css=#day", text="2024-05-01")
+        assert [r.get("value") for r in rows(await page.snapshot()) if r["name"] == "Day"] == ["2024-05-01"]
 
         # Enter in a form's field submits it; Escape closes a modal dialog (real keys)
         await page.ok("interact", action="fill", target="role=textbox[name=User]", text="ada")
