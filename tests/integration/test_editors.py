@@ -60,7 +60,9 @@ async def test_editors_edit_like_a_person(
 ) -> None:
     extra = {} if trusted is None else {"trusted": trusted}
     profile = str(tmp_path / "profile")
-    async with serve(server_log, ws_port="0", user_data_dir=profile, enable_evaluate="true") as client:
+    # the polls below call tools many times a second: no rate limit for this client
+    settings = {"enable_evaluate": "true", "rate_limit_per_minute": "0"}
+    async with serve(server_log, ws_port="0", user_data_dir=profile, **settings) as client:
         await client.call_ok("connect_browser", {"launch": True})
         page = Page(client)
         for name in EDITORS:
@@ -78,6 +80,9 @@ async def test_editors_edit_like_a_person(
             await holds(page, "x")
             await page.ok("interact", action="clear", target=ref, **extra)
             await holds(page, "")
+            # lines stay as given: no auto-indent or bracket closing added to filled text
+            await page.ok("interact", action="fill", target=ref, text="select (1)\n  from t", **extra)
+            await holds(page, "select (1)\n  from t")
             await page.ok("close_tab")
 
 
