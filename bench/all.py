@@ -6,7 +6,7 @@ process, the way a user would, with ``--json`` into a scratch folder:
 1. ``bench.run``: tool lists, click latency, snapshot sizes and times; tabmcp on both drivers and the
    peers (Playwright MCP, Chrome DevTools MCP) when bench/setup.sh installed them;
 2. ``bench.tasks``: the scripted tasks on the demo sites, tabmcp against Playwright MCP;
-3. ``bench.introspection``: from capture to tool list at 1k/5k/20k elements;
+3. ``bench.introspection``: from capture to tool list at 1k/5k/10k controls, both drivers;
 4. ``bench.nl``: the natural-language tools;
 5. ``bench.claude_tasks``: the scripted tasks through the real Claude Code CLI (tool search, always_load),
    when Playwright MCP is installed (its block compares with it).

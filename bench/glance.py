@@ -92,8 +92,10 @@ def from_tasks(runs: list[dict[str, Any]]) -> Figures:
     return {"tasks": rows}
 
 
-def from_introspection(rows: list[dict[str, float]]) -> Figures:
-    return {"introspection": [{"elements": int(r["elements"]), "total_ms": r["total_ms"]} for r in rows]}
+def from_introspection(rows: list[dict[str, Any]]) -> Figures:
+    """The extension driver's pages without extra text (the chart's bars), by their controls."""
+    kept = [r for r in rows if r.get("driver", "extension") == "extension" and "text" not in str(r.get("page", ""))]
+    return {"introspection": [{"controls": int(r["controls"]), "total_ms": r["total_ms"]} for r in kept]}
 
 
 def merge(*parts: Figures) -> Figures:
@@ -211,9 +213,10 @@ def introspection_chart(figures: Figures) -> Chart | None:
     rows = figures.get("introspection") or []
     if not rows:
         return None
-    bars = tuple(Bar(OURS, r["total_ms"], f"{r['total_ms']:.1f} ms", name=f"{r['elements']:,} elements") for r in rows)
+    bars = tuple(Bar(OURS, r["total_ms"], f"{r['total_ms']:.1f} ms", name=f"{r['controls']:,} controls") for r in rows)
     return Chart(
-        "Page tools: from page capture to tool list, by page size", "milliseconds (median)", (Group("", bars),)
+        "Page tools: from page capture to tool list, by the page's controls", "milliseconds (median)",
+        (Group("", bars),),
     )
 
 
@@ -292,9 +295,9 @@ def _introspection_caption(figures: Figures) -> str:
     if len(rows) < 2:
         return "From capture to tool list."
     first, last = rows[0], rows[-1]
-    time, size = last["total_ms"] / first["total_ms"], last["elements"] / first["elements"]
+    time, size = last["total_ms"] / first["total_ms"], last["controls"] / first["controls"]
     growth = "less than" if time < size else "more than"
-    return f"{time:.1f}× the time for {size:.1f}× the elements: {growth} linear growth."
+    return f"{time:.1f}× the time for {size:.1f}× the controls: {growth} linear growth."
 
 
 # ------------------------------------------------------------------ the document

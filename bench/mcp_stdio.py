@@ -11,7 +11,7 @@ import json
 import os
 import time
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -31,6 +31,7 @@ class ToolError(RuntimeError):
 class Call:
     text: str
     seconds: float
+    meta: dict[str, Any] = field(default_factory=dict)  # the result's _meta (tabmcp's phases when traced)
 
 
 @dataclass(frozen=True)
@@ -103,4 +104,4 @@ class StdioServer:
         text = text_of(result)
         if result.is_error:
             raise ToolError(f"{name}({arguments}) failed: {text[:2000]}")
-        return Call(text, seconds)
+        return Call(text, seconds, dict(result.meta or {}))

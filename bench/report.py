@@ -10,13 +10,15 @@ import re
 import shutil
 import subprocess
 import threading
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
 from bench import doc_sections
 from bench.adapters import DRIVERS, PEERS
 from bench.cases import PageSnap, Result
-from bench.site import BIG_PAGE, DOC_PAGE, PY_DOCS
+from bench.opens import opens_section
+from bench.site import BIG_PAGE, COUNTER, DOC_PAGE, PY_DOCS
 
 CLICK_TARGET_MS = 25.0
 DOC_RATIO_TARGET = 0.25
@@ -223,6 +225,7 @@ def drivers_table(results: list[Result], clicks: int, repeat: int) -> str:
     row(f"click by ref (non-navigating), median of {clicks}", click(ext), click(cdp), f"**{ratio}**" if ratio else "")
     chars = [f"{n(r.clicks.result_chars)} chars" if r.clicks else "—" for r in (ext, cdp)]
     row("one click's result text", *chars)
+    _page_tool_row(row, ext, cdp, clicks)
 
     for which, page in (("doc", DOC_PAGE), ("big", BIG_PAGE)):
         e: PageSnap | None = getattr(ext, which)
@@ -251,6 +254,20 @@ def drivers_table(results: list[Result], clicks: int, repeat: int) -> str:
             cov = [f"{r.coverage.total_matched}/{r.coverage.total_expected}" if r.coverage else "—" for r in (ext, cdp)]
             row(f"`{page}`: visible links, buttons, fields with a ref", *cov)
     return "\n".join(lines)
+
+
+def _page_tool_row(row: Callable[..., None], ext: Result, cdp: Result, calls: int) -> None:
+    """The counter page's page tool (`add_one`): the page changes at once, so the time is the server's."""
+
+    def cell(r: Result) -> str:
+        if not r.page_tool:
+            return "—"
+        flag = "" if r.page_tool.verified else " ⚠ page did not count every call"
+        return f"**{r.page_tool.median_ms:,.1f} ms** (p90 {r.page_tool.p90_ms:,.1f}){flag}"
+
+    both = ext.page_tool and cdp.page_tool
+    ratio = f"**{_times(cdp.page_tool.median_ms, ext.page_tool.median_ms)}**" if both else ""  # type: ignore[union-attr]
+    row(f"page tool call on a page that reacts at once (`add_one`), median of {calls}", cell(ext), cell(cdp), ratio)
 
 
 def drivers_section(
@@ -286,7 +303,14 @@ def drivers_section(
         f"Click: in each round, {warmup} warm-up clicks, then {clicks} timed ones; the median is over all rounds'",
         f"clicks ({clicks * rounds}). Snapshot times: {repeat} snapshot(s) to the first result per page and round,",
         "median over all rounds; `open_tab` times: the median of the rounds; sizes and paging from the first round.",
+        "Page tool call: the counter page's `add_one` (a plan clicking its button), called like the clicks; the",
+        "answer says what changed once the page settled (docs/page-agent.md §11).",
     ]
+    ext, cdp = driver_pair(results) or (None, None)
+    sizes = {DOC_PAGE: _kb(results, "doc"), BIG_PAGE: _kb(results, "big"), COUNTER: "1 KB"}
+    opens = opens_section(ext.opens if ext else None, cdp.opens if cdp else None, sizes)
+    if opens:
+        parts += ["", opens]
     busiest = max(load.samples)
     if busiest > BUSY_LOAD:
         parts += [

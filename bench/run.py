@@ -26,6 +26,7 @@ from bench import doc_sections
 from bench.adapters import ALL, DRIVERS, PEERS
 from bench.cases import Clicks, PageSnap, Result, measure
 from bench.coverage import page_controls
+from bench.opens import Opens, pooled
 from bench.report import (
     REPO,
     LoadWatch,
@@ -61,6 +62,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=1,
         help="measure every server this many times, alternating them (the order reversed every other round), "
         "and take the medians over all rounds: background load then hits each server alike (default 1)",
+    )
+    p.add_argument(
+        "--opens",
+        type=int,
+        default=3,
+        help="tabmcp: open_tab and navigate of each page this many times per round, each after a bare "
+        "Playwright goto of the page, and as many calls of a page tool (default 3; 0 skips)",
     )
     p.add_argument("--peers-dir", type=Path, default=DEFAULT_PEERS, help="where bench/setup.sh installed the peers")
     p.add_argument(
@@ -104,6 +112,8 @@ async def run(args: argparse.Namespace) -> list[Result]:
                         repeat=args.repeat,
                         controls=controls if key in DRIVERS else None,
                         log=log,
+                        opens=Opens() if key in DRIVERS else None,
+                        opens_repeat=args.opens,
                     )
                 )
         results = [merge(rounds[k]) for k in keys]
@@ -128,9 +138,19 @@ def merge(runs: list[Result]) -> Result:
         )
         if first.clicks
         else None,
+        page_tool=_pool_calls([r.page_tool for r in runs]),
         doc=_pool([r.doc for r in runs]),
         big=_pool([r.big for r in runs]),
+        opens=pooled([r.opens for r in runs]),
     )
+
+
+def _pool_calls(calls: list[Clicks | None]) -> Clicks | None:
+    kept = [c for c in calls if c]
+    if not kept:
+        return None
+    samples = [ms for c in kept for ms in c.samples_ms]
+    return Clicks(samples, kept[0].warmup, all(c.verified for c in kept), kept[0].result_chars)
 
 
 def _pool(snaps: list[PageSnap | None]) -> PageSnap | None:

@@ -217,6 +217,115 @@
   }
 
   // -------------------------------------------------------------------------------------------
+  // The page's own work while the agent watches a page tool's call (docs/page-agent.md §11): the
+  // requests the page starts (fetch and the reading of its body, XMLHttpRequest) and the short
+  // timers it sets (a render in pieces, a debounced search), each counted until it ends. Work set
+  // in the callback of a timer that was not counted (a clock the page ran before) is not counted.
+  // The agent turns counting on and off (WORK_EVENT {watching}) and hears every change of the count
+  // (PENDING_EVENT {pending}). Timers whose callback carries UNCOUNTED are the agent's own.
+
+  const WORK_EVENT = 'tabmcp:work';
+  const PENDING_EVENT = 'tabmcp:pending';
+  const UNCOUNTED = Symbol.for('tabmcp.uncounted');
+  const WORK_TIMER_MAX_MS = 1000; // longer timers are a schedule (a poll, a reminder), not the call's work
+  const pageSetTimeout = setTimeout;
+  const pageClearTimeout = clearTimeout;
+  const pageClearInterval = clearInterval;
+  const pageFetch = fetch;
+  const xhrSend = XMLHttpRequest.prototype.send;
+  const MessageChannelCtor = MessageChannel;
+  const apply = Reflect.apply;
+  const work = new Set(); // keys of the counted work still pending
+  let watching = false;
+  let inTimer = null; // inside a timer's callback: whether that timer was counted; null outside any
+  let lastWork = 0;
+
+  const counting = () => watching && inTimer !== false;
+
+  function startWork(key = `w${++lastWork}`) {
+    work.add(key);
+    emit(PENDING_EVENT, { pending: work.size });
+    return key;
+  }
+
+  function endWork(key) {
+    if (work.delete(key)) emit(PENDING_EVENT, { pending: work.size });
+  }
+
+  addListener.call(window, WORK_EVENT, (event) => {
+    try {
+      watching = parse(event.detail).watching === true;
+    } catch {
+      watching = false;
+    }
+    if (!watching) work.clear();
+  }, true);
+
+  /**
+   * The page's promise, counted until it settles and one task after: what the page does with the
+   * value in its own continuations (read the body, render) comes first, and is counted in turn.
+   * The page gets a promise of its own: a rejection it leaves unhandled is still reported so.
+   */
+  function countedPromise(promise) {
+    if (!counting()) return promise;
+    const key = startWork();
+    const end = () => {
+      const channel = new MessageChannelCtor();
+      channel.port1.onmessage = () => endWork(key);
+      channel.port2.postMessage(null);
+    };
+    return promiseThen.call(promise, (value) => { end(); return value; }, (error) => { end(); throw error; });
+  }
+
+  const wrapped = (name, value) => defineProperty(value, 'name', { value: name });
+
+  window.setTimeout = wrapped('setTimeout', function (handler, delay, ...args) {
+    if (typeof handler !== 'function' || handler[UNCOUNTED]) return apply(pageSetTimeout, this, [handler, delay, ...args]);
+    const counts = counting() && !(Number(delay) > WORK_TIMER_MAX_MS);
+    let key = '';
+    const id = apply(pageSetTimeout, this, [function () {
+      const outer = inTimer;
+      inTimer = counts;
+      try {
+        return apply(handler, this, args);
+      } finally {
+        inTimer = outer;
+        endWork(key);
+      }
+    }, delay]);
+    if (counts) key = startWork(`t${id}`);
+    return id;
+  });
+  window.clearTimeout = wrapped('clearTimeout', function (id) {
+    endWork(`t${id}`);
+    return apply(pageClearTimeout, this, [id]);
+  });
+  window.clearInterval = wrapped('clearInterval', function (id) { // clears a timeout as well
+    endWork(`t${id}`);
+    return apply(pageClearInterval, this, [id]);
+  });
+  window.fetch = wrapped('fetch', function (...args) {
+    return countedPromise(apply(pageFetch, this, args));
+  });
+  for (const name of ['arrayBuffer', 'blob', 'bytes', 'formData', 'json', 'text']) { // a response's body
+    const read = Response.prototype[name];
+    if (typeof read === 'function') {
+      Response.prototype[name] = wrapped(name, function (...args) { return countedPromise(apply(read, this, args)); });
+    }
+  }
+  XMLHttpRequest.prototype.send = wrapped('send', function (...args) {
+    if (!counting()) return apply(xhrSend, this, args);
+    const key = startWork();
+    addListener.call(this, 'loadend', () => endWork(key), { once: true });
+    try {
+      return apply(xhrSend, this, args);
+    } catch (error) {
+      endWork(key);
+      throw error;
+    }
+  });
+
+  // -------------------------------------------------------------------------------------------
   // Shadow roots: tell the agent about each new one, so it can find closed roots on built-in
   // elements (chrome.dom.openOrClosedShadowRoot needs to know where to look) and the roots a text
   // search must visit.

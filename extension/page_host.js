@@ -241,11 +241,15 @@ async function handleCallAgent(msg) {
   const frameIds = optional(msg, 'frameIds', (v) => Array.isArray(v) && v.every(Number.isInteger), 'a list of frame ids as');
   const args = [method, msg.arg === undefined ? null : msg.arg];
   const answers = new Map(); // frameId → JSON text
+  let pageMs = 0; // the longest time a frame's agent took (tabmcp's trace splits page time from transfer)
   const take = (results) => {
     const missing = [];
     for (const r of results) {
       const value = r.result;
-      if (value && typeof value.__json === 'string') answers.set(r.frameId, value.__json);
+      if (value && typeof value.__json === 'string') {
+        answers.set(r.frameId, value.__json);
+        if (typeof value.__ms === 'number') pageMs = Math.max(pageMs, value.__ms);
+      }
       else if (value && value.__missing) missing.push(r.frameId);
       else if (value !== undefined && value !== null) answers.set(r.frameId, JSON.stringify(value));
     }
@@ -263,9 +267,11 @@ async function handleCallAgent(msg) {
   }
   const parts = [];
   for (const [frameId, json] of answers) parts.push(`"${frameId}":${json}`);
-  // the tab as the call left it: the server's next question after an action is its URL and title
-  const tab = await chrome.tabs.get(tabId).catch(() => null);
-  return { type: 'result', rawData: `{"answers":{${parts.join(',')}}${tab ? `,"tab":${JSON.stringify(tabInfo(tab))}` : ''}}` };
+  // the tab as the call left it: the server's next question is often its URL and title; an action
+  // in the page answers those itself (or navigated, and the server waits for the navigation's end)
+  const tab = method === 'act' ? null : await chrome.tabs.get(tabId).catch(() => null);
+  const tabPart = tab ? `,"tab":${JSON.stringify(tabInfo(tab))}` : '';
+  return { type: 'result', rawData: `{"answers":{${parts.join(',')}},"pageMs":${pageMs.toFixed(2)}${tabPart}}` };
 }
 
 /** One DevTools protocol command on the tab's page, through the debugger session (attached on use). */

@@ -86,11 +86,13 @@ SLOW_MS = 15_000
 
 
 def looks_like_repository(capture: PageCapture) -> bool:
-    """GitHub's repository header (star, fork, watch, tabs), or its fork page's form."""
-    if capture.by_id("repository-container-header") is not None:
-        return True
+    """GitHub's repository header (star, fork, watch, tabs), or its fork page's form. Runs on every page:
+    the ids are looked for through their attribute nodes (``//@id[…]``), so this predicate does not
+    make the capture build its id index (every id of the page) for nothing."""
     tree = capture.tree
-    if capture.by_id("repository-name-input") is not None:  # the fork page
+    if tree.xpath("boolean(//@id[.='repository-container-header'])"):
+        return True
+    if tree.xpath("boolean(//@id[.='repository-name-input'])"):  # the fork page
         return bool(tree.xpath(f"boolean(//form[{has_class('js-fork-form')}]//*[@id='repository-name-input'])"))
     return bool(tree.xpath(f"boolean({with_class('starring-container')})"))
 

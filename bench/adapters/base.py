@@ -102,6 +102,10 @@ class Adapter(ABC):
     @abstractmethod
     async def click(self, ref: str, name: str) -> Call: ...
 
+    async def page_tool(self, name: str) -> Call | None:
+        """Call the focused page's tool ``name`` without arguments; None: this server has no page tools."""
+        return None
+
     async def close_page(self) -> None:
         """Leave the browser as it was before ``open`` (one page at a time keeps a 2-core box quiet)."""
         return None

@@ -36,6 +36,7 @@ class Tabmcp(Adapter):
     def server_env(self) -> dict[str, str]:
         env = {"TABMCP_WS_PORT": "0", "TABMCP_HEADLESS": "true", "TABMCP_BROWSER_PATH": CHROMIUM}
         env["TABMCP_PAIRING_TOKEN"] = secrets.token_urlsafe(32)  # it pairs the browser it launches
+        env["TABMCP_TRACE_PHASES"] = "true"  # each result's _meta carries its phases (bench/opens.py)
         return env
 
     def make_server(self) -> StdioServer:
@@ -91,6 +92,9 @@ class Tabmcp(Adapter):
 
     async def click(self, ref: str, name: str) -> Call:
         return await self.server.call("interact", {"action": "click", "target": ref})
+
+    async def page_tool(self, name: str) -> Call | None:
+        return await self.server.call(name, {})
 
 
 class TabmcpCdp(Tabmcp):

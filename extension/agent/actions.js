@@ -16,6 +16,7 @@
   } = shared;
   // Defined by a later file: called through `shared` (by then every file has run).
   const flushConsole = () => shared.flushConsole();
+  const settledVersion = () => shared.settledVersion();
 
   const POINT_POLICY_MS = 5000;
   // Input types whose value is the text typed (no sanitising to a format).
@@ -337,7 +338,14 @@
         const extra = await ACT_HANDLERS[arg.action](arg);
         await settleAction(record);
         const result = { ok: true, ...extra, dialogs: record.dialogs };
-        if (record.navigation) result.navigation = record.navigation;
+        if (record.navigation) {
+          result.navigation = record.navigation;
+        } else { // where the page is now, and its version: the server need not ask again
+          result.url = location.href;
+          result.title = document.title;
+          const version = settledVersion();
+          if (version) result.version = version;
+        }
         return result;
       } finally {
         record.end();

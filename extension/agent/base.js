@@ -21,6 +21,11 @@
   const DIALOG_EVENT = 'tabmcp:dialog';
   const POLICY_EVENT = 'tabmcp:policy';
   const SHADOW_EVENT = 'tabmcp:shadow';
+  const WORK_EVENT = 'tabmcp:work';
+  const PENDING_EVENT = 'tabmcp:pending';
+  // Marks the agent's own timers: under the CDP driver the agent shares the page's world, whose
+  // setTimeout page_hooks.js wraps to count the page's work; the agent's timers are not the page's.
+  const UNCOUNTED = Symbol.for('tabmcp.uncounted');
 
   // Never walked: no rendered content, or content that is not the page's (head).
   const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'base']);
@@ -58,7 +63,14 @@
 
   const collapse = (text) => String(text).replace(/\s+/g, ' ').trim();
   const cut = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** setTimeout for the agent's own work (never counted as the page's). */
+  function agentTimer(callback, ms) {
+    const run = () => callback();
+    run[UNCOUNTED] = true;
+    return setTimeout(run, ms);
+  }
+
+  const sleep = (ms) => new Promise((resolve) => agentTimer(resolve, ms));
 
   /**
    * Resolves true once animations have advanced by a frame (a rAF callback can run in the frame
@@ -68,7 +80,7 @@
   function nextFrame() {
     const start = document.timeline ? document.timeline.currentTime : null;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), 500);
+      const timer = agentTimer(() => resolve(false), 500);
       let frames = 0;
       const onFrame = () => {
         frames += 1;
@@ -87,7 +99,7 @@
   /** Two animation frames (what changed is painted), or 200 ms in a tab that paints nothing. */
   function framesPainted() {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, 200);
+      const timer = agentTimer(resolve, 200);
       requestAnimationFrame(() => requestAnimationFrame(() => {
         clearTimeout(timer);
         resolve();
@@ -101,8 +113,9 @@
   })();
 
   Object.assign(shared, {
-    NAME_MAX, IS_TOP, CONSOLE_EVENT, DIALOG_EVENT, POLICY_EVENT, SHADOW_EVENT, SKIPPED_TAGS, INLINE_TAGS,
+    NAME_MAX, IS_TOP, CONSOLE_EVENT, DIALOG_EVENT, POLICY_EVENT, SHADOW_EVENT, WORK_EVENT, PENDING_EVENT, SKIPPED_TAGS,
+    INLINE_TAGS,
     CAPTURE_INTERACTIVE_SELECTOR, CHECKABLE_ROLES, LABELABLE_TAGS, FORM_CONTROL_TAGS, AgentError, failure, collapse,
-    cut, sleep, nextFrame, framesPainted, DOC_ID,
+    cut, agentTimer, sleep, nextFrame, framesPainted, DOC_ID,
   });
 })();

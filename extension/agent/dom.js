@@ -274,7 +274,7 @@
   }
 
   Object.assign(shared, {
-    refFor, elementForRef, closedHosts, noteRoot, connectedRoots, openRoots, shadowRootOf, forEachChild, flatParent,
+    refFor, elementForRef, SHADOW_HOST_TAGS, closedHosts, noteRoot, connectedRoots, openRoots, shadowRootOf, forEachChild, flatParent,
     composedContains, deepActiveElement, deepElementFromPoint, collectShadowRoots, isRendered, isVisible, PRUNED,
     VISIBLE, ZERO_SIZE, CONTENTS, renderState, visibilityOf, hiddenReason,
   });

@@ -4,6 +4,7 @@
 // contract:
 // - snapshot / findText / find / act / point / rect / probe / frameOffset: the page as rows with
 //   refs, element targets, actions with actionability checks, waits;
+// - view: what a screenshot shows (viewport, scroll, an element, the marks of set-of-marks);
 // - capture / summary: the DOM as HTML for introspection, a page summary. Page-tool plan
 //   steps run through act, like interact.
 // - live updates: the top frame posts toolsChanged when the tool-relevant structure
@@ -19,7 +20,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     IS_TOP, DOC_ID, watchChanges, unwatch, summary, extract, snapshot, findText, frameOffset, find, probe, act, point, rect,
-    openPort, takeConsoleQueue, flushConsole, startLiveUpdates, webmcpSync, webmcpCall, capture,
+    openPort, takeConsoleQueue, flushConsole, startLiveUpdates, webmcpSync, webmcpCall, capture, view,
   } = shared;
 
   const VERSION = '0.2.0';
@@ -36,6 +37,7 @@
     probe,
     frameOffset,
     capture,
+    view,
     summary,
     watchChanges,
     unwatch,

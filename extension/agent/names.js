@@ -213,6 +213,40 @@
     return '';
   }
 
+  // el.labels scans the element's whole tree the first time it is read: naming every control of a
+  // page that way is quadratic. A reader that names many elements at once (the capture) runs inside
+  // withLabelIndex, and the labels of each tree are found once, in one pass over its <label>s.
+  let labelIndex = null; // Map: root node -> Map: control -> its labels in tree order
+  const NO_LABELS = [];
+
+  function withLabelIndex(work) {
+    labelIndex = new Map();
+    try {
+      return work();
+    } finally {
+      labelIndex = null;
+    }
+  }
+
+  function labelsOf(el) {
+    if (labelIndex === null) return el.labels;
+    const root = el.getRootNode();
+    let byControl = labelIndex.get(root);
+    if (!byControl) {
+      byControl = new Map();
+      const labels = root.querySelectorAll ? root.querySelectorAll('label') : NO_LABELS;
+      for (let i = 0, n = labels.length; i < n; i += 1) {
+        const control = labels[i].control;
+        if (!control) continue;
+        const known = byControl.get(control);
+        if (known) known.push(labels[i]);
+        else byControl.set(control, [labels[i]]);
+      }
+      labelIndex.set(root, byControl);
+    }
+    return byControl.get(el) || NO_LABELS;
+  }
+
   function firstChildTag(el, tag) {
     for (let c = el.firstElementChild; c; c = c.nextElementSibling) if (c.localName === tag) return c;
     return null;
@@ -228,9 +262,10 @@
       }
       if (type === 'image') return el.getAttribute('alt') || el.getAttribute('value') || 'Submit';
     }
-    if (LABELABLE_TAGS.has(tag) && el.labels && el.labels.length) {
+    const labels = LABELABLE_TAGS.has(tag) ? labelsOf(el) : null;
+    if (labels && labels.length) {
       const parts = [];
-      for (const label of el.labels) parts.push(contentText(label, { ...ctx, skip: el }));
+      for (const label of labels) parts.push(contentText(label, { ...ctx, skip: el }));
       const text = parts.join(' ');
       if (text.trim()) return text;
     }
@@ -393,7 +428,7 @@
   }
 
   Object.assign(shared, {
-    explicitRole, isFocusable, MARKED_SELECTOR, roleOf, isInteractive, accName, valueOf, checkedState, isDisabled,
+    explicitRole, isFocusable, MARKED_SELECTOR, roleOf, isInteractive, accName, withLabelIndex, valueOf, checkedState, isDisabled,
     isReadOnly, statesOf,
   });
 })();

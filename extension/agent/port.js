@@ -6,7 +6,7 @@
   const shared = globalThis.__tabmcpParts;
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
-    IS_TOP, CONSOLE_EVENT, DIALOG_EVENT, SHADOW_EVENT, closedHosts, noteRoot, shadowRootOf, liveActions,
+    IS_TOP, CONSOLE_EVENT, DIALOG_EVENT, SHADOW_EVENT, closedHosts, noteRoot, shadowRootOf, liveActions, agentTimer,
   } = shared;
 
   const PORT_NAME = 'tabmcp-agent';
@@ -43,7 +43,7 @@
     port = null;
     if (IS_TOP && chrome.runtime && chrome.runtime.id && portRetries < PORT_RETRIES) {
       portRetries += 1;
-      setTimeout(openPort, 1000);
+      agentTimer(openPort, 1000);
     }
   }
 
@@ -119,7 +119,7 @@
       source: typeof entry.source === 'string' ? entry.source.slice(0, 500) : '',
     });
     if (consoleQueue.length > CONSOLE_QUEUE_MAX) consoleQueue.splice(0, consoleQueue.length - CONSOLE_QUEUE_MAX);
-    if (!flushTimer) flushTimer = setTimeout(flushConsole, CONSOLE_FLUSH_MS);
+    if (!flushTimer) flushTimer = agentTimer(flushConsole, CONSOLE_FLUSH_MS);
   }, true);
 
   addEventListener(DIALOG_EVENT, (event) => {

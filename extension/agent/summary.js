@@ -6,11 +6,14 @@
   const shared = globalThis.__tabmcpParts;
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
-    SKIPPED_TAGS, INLINE_TAGS, FORM_CONTROL_TAGS, AgentError, failure, collapse, cut, sleep, DOC_ID, connectedRoots,
+    SKIPPED_TAGS, INLINE_TAGS, FORM_CONTROL_TAGS, WORK_EVENT, PENDING_EVENT, AgentError, failure, collapse, cut,
+    agentTimer, DOC_ID, connectedRoots,
     forEachChild, flatParent, isRendered, isVisible, PRUNED, VISIBLE, CONTENTS, renderState, explicitRole,
   } = shared;
 
   const SUMMARY_MAX_CHARS = 2000;
+  // Defined by a later file (live.js): called through `shared` (by then every file has run).
+  const settledVersion = () => shared.settledVersion();
 
   // -------------------------------------------------------------------------------------------
   // summary, watchChanges, extract (docs/page-agent.md §11): what a page tool's plan did, in words
@@ -25,8 +28,7 @@
   const EXTRACT_LIMIT_MAX = 100;
   const WATCH_MAX_MS = 10 * 60 * 1000; // a watch nobody reads (the plan failed) stops by itself
   const WATCH_MAX_NODES = 2000;
-  const SETTLE_QUIET_MS = 150;
-  const SETTLE_MAX_MS = 1500;
+  const SETTLE_MAX_MS = 1500; // the longest a summary waits for the page to settle
   // Attribute changes that show or hide something (a dialog opens, a panel is revealed).
   const WATCH_ATTRIBUTES = ['hidden', 'open', 'style', 'class', 'aria-hidden'];
   const WATCH_OPTIONS = {
@@ -126,16 +128,17 @@
   // ---- watchChanges: what a plan adds or changes, recorded while it runs
 
   let lastWatch = 0;
-  const watches = new Map(); // id -> {observer, nodes: Set<Node>, lastChange, timer}
+  const watches = new Map(); // id -> {observer, nodes: Set<Node>, changes, timer}
 
   function watchChanges() {
     lastWatch += 1;
     const id = lastWatch;
-    const watch = { observer: null, nodes: new Set(), lastChange: 0, timer: 0 };
+    const watch = { observer: null, nodes: new Set(), changes: 0, timer: 0 };
     watch.observer = new MutationObserver((records) => recordChanges(watch, records));
     watch.observer.observe(document, WATCH_OPTIONS);
     for (const root of connectedRoots()) watch.observer.observe(root, WATCH_OPTIONS); // its text is read through closed ones too
-    watch.timer = setTimeout(() => stopWatch(id), WATCH_MAX_MS);
+    watch.timer = agentTimer(() => stopWatch(id), WATCH_MAX_MS);
+    if (!watches.size) countPageWork(true);
     watches.set(id, watch);
     return { ok: true, token: `${DOC_ID}:${id}`, docId: DOC_ID };
   }
@@ -146,6 +149,7 @@
     watch.observer.disconnect();
     clearTimeout(watch.timer);
     watches.delete(id);
+    if (!watches.size) countPageWork(false);
   }
 
   /** The watch id a token names, or null when the token is another document's. */
@@ -174,7 +178,7 @@
         note(target);
         continue;
       }
-      watch.lastChange = performance.now();
+      watch.changes += 1;
       if (record.type === 'characterData') {
         note(textOwner(target));
       } else {
@@ -198,15 +202,83 @@
     return parent;
   }
 
-  /** Waits until the page stopped changing for SETTLE_QUIET_MS (SETTLE_MAX_MS at most). */
+  // ---- settling: the page's own work, measured (docs/page-agent.md §11)
+
+  // page_hooks.js (the page's world) counts the requests and short timers the page starts while a
+  // watch is on, and says how many are pending whenever that changes.
+  const pageWork = { pending: 0, wake: null };
+
+  function countPageWork(watching) {
+    pageWork.pending = 0;
+    window.dispatchEvent(new CustomEvent(WORK_EVENT, { detail: JSON.stringify({ watching }) }));
+  }
+
+  window.addEventListener(PENDING_EVENT, (event) => {
+    try {
+      const { pending } = JSON.parse(event.detail);
+      pageWork.pending = Number.isInteger(pending) && pending > 0 ? pending : 0;
+    } catch {
+      pageWork.pending = 0;
+    }
+    if (!pageWork.pending && pageWork.wake) pageWork.wake();
+  }, true);
+
+  /** Resolves true once the page's counted work is done, false at the deadline. */
+  function pageWorkDone(deadline) {
+    return new Promise((resolve) => {
+      const timer = agentTimer(() => finish(false), Math.max(0, deadline - performance.now()));
+      function finish(done) {
+        clearTimeout(timer);
+        pageWork.wake = null;
+        resolve(done);
+      }
+      pageWork.wake = () => finish(true);
+    });
+  }
+
+  /**
+   * Resolves true after the next animation frame (its callbacks, where pages render, have run) and
+   * one task after it; in a hidden document, which runs no frames, after one task. False at the
+   * deadline.
+   */
+  function settleFrame(deadline) {
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (value) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        resolve(value);
+      };
+      const timer = agentTimer(() => finish(false), Math.max(0, deadline - performance.now()));
+      const afterTask = () => {
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => finish(true);
+        channel.port2.postMessage(null);
+      };
+      if (document.visibilityState === 'hidden') afterTask();
+      else requestAnimationFrame(afterTask);
+    });
+  }
+
+  /**
+   * Until the work the call started is done: no counted request or timer of the page pending,
+   * then a frame that changed nothing. A page that changed at once settles after one frame; one that
+   * fetches and renders, after the render. SETTLE_MAX_MS at most (a clock ticking every frame, a
+   * request that never ends).
+   */
   async function settleWatch(watch) {
-    const started = performance.now();
+    const deadline = performance.now() + SETTLE_MAX_MS;
     for (;;) {
       recordChanges(watch, watch.observer.takeRecords());
-      const now = performance.now();
-      const quietFor = now - Math.max(started, watch.lastChange);
-      if (quietFor >= SETTLE_QUIET_MS || now - started >= SETTLE_MAX_MS) return;
-      await sleep(Math.min(SETTLE_QUIET_MS - quietFor, SETTLE_MAX_MS - (now - started)) + 1);
+      if (pageWork.pending) {
+        if (!await pageWorkDone(deadline)) return;
+        continue;
+      }
+      const seen = watch.changes;
+      if (!await settleFrame(deadline)) return;
+      recordChanges(watch, watch.observer.takeRecords());
+      if (watch.changes === seen && !pageWork.pending) return;
     }
   }
 
@@ -361,6 +433,8 @@
     }
     const root = mainRoot();
     const out = { url: location.href, title: document.title, navigated };
+    const version = settledVersion();
+    if (version) out.version = version;
     if (changed) out.changed = changed;
     out.text = root ? renderedText(root, SUMMARY_TEXT_MAX) : '';
     if (request.results) {

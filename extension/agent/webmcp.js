@@ -5,7 +5,7 @@
   const shared = globalThis.__tabmcpParts;
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
-    cut, DOC_ID, beginAction, settleAction, flushConsole, parseDetail, onToolRelevantChange,
+    cut, agentTimer, DOC_ID, beginAction, settleAction, flushConsole, parseDetail, onToolRelevantChange,
   } = shared;
 
   // -------------------------------------------------------------------------------------------
@@ -147,7 +147,7 @@
     const record = beginAction({});
     try {
       const answer = await new Promise((resolve) => {
-        const timer = setTimeout(() => {
+        const timer = agentTimer(() => {
           webmcpPending.delete(callId);
           window.dispatchEvent(new CustomEvent(WEBMCP_CANCEL_EVENT, { detail: JSON.stringify({ callId }) }));
           resolve({ ok: false, code: 'TIMEOUT', message: `WebMCP tool "${name}" did not finish within ${timeoutMs} ms (its execute() is still pending; it was asked to abort)` });

@@ -184,6 +184,11 @@ class Settings(BaseSettings):
     )
     log_level: str = Field("INFO", description="Logging level (logs go to stderr).")
     record: Path | None = Field(None, description="Append a JSONL recording of the session here.")
+    trace_phases: bool = Field(
+        False,
+        description="Time each tool call's phases (navigation, agent round trips, capture, introspection, "
+        "notice, answer) and return them in the result's _meta['tabmcp/phases'] (for the benchmarks).",
+    )
 
     def resolved_headless(self) -> bool:
         if self.headless is not None:

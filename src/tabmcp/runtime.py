@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from tabmcp import state as s
+from tabmcp import trace
 from tabmcp.config import Settings
 from tabmcp.drivers.base import (
     Driver,
@@ -92,9 +93,18 @@ class Runtime:
         self._batches = 0
         self._batch_start: tuple[object, ...] = ()
         self._versions: dict[int, str] = {}  # tab -> capture version its tools were made from
+        # Read once per document version: each load a tab starts (a TabUpdated that is not complete, or a
+        # new URL) counts one; a capture begun after the tab's latest load started, that read it at the
+        # URL it then finished loading at, makes that load's own refresh needless (its later changes are
+        # the agent's toolsChanged, with their versions).
+        self._loads: dict[int, int] = {}
+        self._read: dict[int, tuple[int, str]] = {}  # tab -> (load count, URL) of its latest capture
         self._refreshing: dict[int, asyncio.Task[None]] = {}
         self._refresh_again: set[int] = set()
-        self._deferred_refresh: set[int] = set()
+        # tab -> its reads begun when a refresh was deferred: a read begun after the request answers it
+        self._deferred_refresh: dict[int, int] = {}
+        self._reads_begun: dict[int, int] = {}
+        self._read_done: dict[int, int] = {}  # tab -> the number (in _reads_begun) of its latest read done
         self._stale_tools: set[int] = set()  # unfocused tabs whose page changed since their tools were made
         # The navigation policy (docs/security.md): tools check URLs with it, and what the browser
         # blocked or the runtime stopped becomes a note in the next tool result (take_policy_notes).
@@ -114,6 +124,8 @@ class Runtime:
             self.snapshots.forget(tab_id)
             self.console_read.pop(tab_id, None)
             self._versions.pop(tab_id, None)
+            for per_tab in (self._loads, self._read, self._reads_begun, self._read_done):
+                per_tab.pop(tab_id, None)
             self._stale_tools.discard(tab_id)
             self.policy_watch.forget(tab_id)
         if tabs_signature(before) != tabs_signature(self.state):
@@ -163,12 +175,14 @@ class Runtime:
                 if s.visible_signature(self.state, self.catalog) != self._batch_start:
                     await self._notify()
                 await self._flush_resources()
-                deferred, self._deferred_refresh = self._deferred_refresh, set()
-                for tab_id in sorted(deferred & set(self.state.tabs)):  # a tab the call closed is gone
-                    self.refresh_in_background(tab_id)
+                deferred, self._deferred_refresh = self._deferred_refresh, {}
+                for tab_id, begun in sorted(deferred.items()):
+                    if tab_id in self.state.tabs and self._read_done.get(tab_id, 0) <= begun:
+                        self.refresh_in_background(tab_id)  # not read since (a tab the call closed is gone)
 
     async def _notify(self) -> None:
-        await self.notify()
+        with trace.phase("notify"):
+            await self.notify()
         self.recorder.write("notify", tools=self.visible_tool_names())
 
     def visible_tool_names(self) -> list[str]:
@@ -190,9 +204,13 @@ class Runtime:
         known = self._versions.get(tab_id) if tab is not None and tab.tools is not None else None
         stale = tab_id in self._stale_tools
         self._stale_tools.discard(tab_id)  # read from now on: a change during the capture marks it again
+        load = self._loads.get(tab_id, 0)
+        number = self._reads_begun[tab_id] = self._reads_begun.get(tab_id, 0) + 1
         await progress.step("reading the page")
         try:
-            capture = await self.driver.capture(tab_id, self.settings.capture_max_chars, if_changed=known)
+            with trace.phase("capture") as span:
+                capture = await self.driver.capture(tab_id, self.settings.capture_max_chars, if_changed=known)
+                span.note(chars=0 if capture is None else len(capture.html), unchanged=capture is None)
         except DriverError as exc:
             # a busy tab (drivers/busy.py) is the caller's to report, not a page with no tools
             if exc.code in (ErrorCode.NOT_SCRIPTABLE, ErrorCode.TIMEOUT) and not isinstance(exc, TabBusy):
@@ -202,20 +220,48 @@ class Runtime:
             if stale:
                 self._stale_tools.add(tab_id)  # not read: the next list_tabs tries again
             raise
+        self._read_done[tab_id] = max(number, self._read_done.get(tab_id, 0))
         if capture is None:
+            log.debug("tab %s unchanged since version %s", tab_id, known)
+            self._read_at(tab_id, load, None)
             return None
+        log.debug("tab %s captured: version %s, %d characters", tab_id, capture.version, len(capture.html))
+        self._read_at(tab_id, load, capture.url)
         if capture.url and not self.policy.check(capture.url).allowed:
             self._versions.pop(tab_id, None)
             return ()  # it went there while being read
         reserved = {t.name for t in self.catalog}
         await progress.step(f"finding the page's tools ({len(capture.html):,} characters of page)")
-        tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+        with trace.phase("introspection") as span:
+            tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+            span.note(tools=len(tools))
         await progress.step(f"{len(tools)} page tools found")
         if capture.version:
             self._versions[tab_id] = capture.version
         else:
             self._versions.pop(tab_id, None)
         return tools
+
+    def _read_at(self, tab_id: int, load: int, url: str | None) -> None:
+        """A capture begun at load count ``load`` answered (``url`` None: the version was unchanged, the
+        URL is the one read before)."""
+        if self._loads.get(tab_id, 0) != load:
+            return  # a load started while it ran: what it read may be the page that was leaving
+        if url is None:
+            previous = self._read.get(tab_id)
+            if previous is None:
+                return
+            url = previous[1]
+        self._read[tab_id] = (load, url)
+
+    def _load_started(self, before: s.Tab | None, after: s.Tab) -> None:
+        if after.status != "complete" or before is None or before.url != after.url:
+            self._loads[after.id] = self._loads.get(after.id, 0) + 1
+
+    def read_since_load(self, tab: s.Tab) -> bool:
+        """Whether the tab's page, as it finished loading, has been read already (by the call that
+        loaded it): its load needs no refresh of its own."""
+        return self._read.get(tab.id) == (self._loads.get(tab.id, 0), tab.url)
 
     async def focus(self, tab_id: int, progress: Progress = NO_PROGRESS) -> s.Transition:
         """Focus a tab with its page tools. A tab that does not answer is focused with none, and its
@@ -229,6 +275,19 @@ class Runtime:
             tab = self.state.tabs.get(tab_id)
             tools = tab.tools if tab is not None and tab.tools is not None else ()
         return await self.dispatch(s.TabFocused(tab_id, tools))
+
+    def tools_current(self, tab_id: int, version: str | None) -> bool:
+        """Whether the tab's listed tools were made from page version ``version`` (an answer read it from
+        the page just now), so that reading the page again could only confirm them."""
+        tab = self.state.tabs.get(tab_id)
+        return (
+            bool(version)
+            and tab is not None
+            and tab.tools is not None
+            and tab_id not in self._stale_tools
+            and tab_id not in self._refreshing
+            and self._versions.get(tab_id) == version
+        )
 
     async def refresh_page_tools(self, tab_id: int) -> None:
         """Re-introspect a tab and publish its tools. Requests for a tab coalesce: while one runs,
@@ -269,7 +328,7 @@ class Runtime:
         """Re-introspect a tab without holding up the caller (browser events). While a tool call is
         running the request waits for its end: the call refreshes the page it acts on itself."""
         if self._batches:
-            self._deferred_refresh.add(tab_id)
+            self._deferred_refresh.setdefault(tab_id, self._reads_begun.get(tab_id, 0))
             return
         self._spawn(self._refresh_quietly(tab_id))
 
@@ -306,7 +365,8 @@ class Runtime:
                     log.info("tool count of tab %s not settled in time", tab_id)
 
     def _spawn(self, work: Awaitable[None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)  # type: ignore[arg-type]
+        # not part of the tool call that may have started it: none of its traced phases
+        task = asyncio.get_running_loop().create_task(work, context=trace.untraced())  # type: ignore[arg-type]
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
@@ -352,8 +412,9 @@ class Runtime:
                         await self.focus(tab_id)
             case s.TabUpdated(tab=tab):
                 before = self.state.tabs.get(tab.id)
+                self._load_started(before, tab)
                 await self.dispatch(event)
-                if _finished_loading(before, tab):
+                if _finished_loading(before, tab) and not self.read_since_load(tab):
                     self.page_may_have_changed(tab.id)
                 self._enforce_policy(tab)
             case NavigationBlocked(tab_id=tab_id, url=url, reason=reason):
@@ -362,8 +423,9 @@ class Runtime:
                 popup_of = tab.opener_id if tab is not None and tab.opener_id == focused else None
                 concerns_model = focused is not None and (tab_id == focused or popup_of is not None)
                 self.policy_watch.blocked(tab_id, url, reason, concerns_model=concerns_model, popup_of=popup_of)
-            case PageChanged(tab_id=tab_id):
-                self.page_may_have_changed(tab_id)
+            case PageChanged(tab_id=tab_id, version=version):
+                if not version or version != self._versions.get(tab_id):  # a version already read is free
+                    self.page_may_have_changed(tab_id)
             case s.TabCreated() | s.TabClosed() | s.TabCrashed():
                 await self.dispatch(event)
             case _:

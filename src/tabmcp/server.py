@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
-from tabmcp import __version__
+from tabmcp import __version__, trace
 from tabmcp import state as s
 from tabmcp.app import App
 from tabmcp.call_limits import bounded_answer, oversized_argument
@@ -176,25 +176,33 @@ class TabmcpServer(Server[Any]):
         if call is not None:
             workspace.calls.add(call)  # cancelled if the workspace closes under it
         mark = self.app.rereads.mark(workspace.key)
+        traced = trace.start() if self.app.settings.trace_phases else None
         try:
-            # rate limit, confirmation of destructive calls, audit log (guard/guards.py)
-            result = await self.app.guards.call(
-                ctx,
-                workspace.key,
-                params,
-                runtime,
-                lambda: self._run_call(runtime, name, args, static=static, progress=progress),
-                label=self.app.client_of(workspace),
-            )
-            if not static:  # the answer waits for the client's re-read of a list the call changed
-                held = await self.app.rereads.settle(workspace.key, mark)
-                if held:
-                    log.debug("%s answered after the client re-read the tool list (%.0f ms)", name, held * 1000)
+            with trace.phase("call"):  # the server's part: the rest of the client's time is the pipe's
+                # rate limit, confirmation of destructive calls, audit log (guard/guards.py)
+                result = await self.app.guards.call(
+                    ctx,
+                    workspace.key,
+                    params,
+                    runtime,
+                    lambda: self._run_call(runtime, name, args, static=static, progress=progress),
+                    label=self.app.client_of(workspace),
+                )
+                if not static:  # the answer waits for the client's re-read of a list the call changed
+                    with trace.phase("rereads") as span:
+                        held = await self.app.rereads.settle(workspace.key, mark)
+                        span.note(heldMs=round(held * 1000, 2))
+                    if held:
+                        log.debug("%s answered after the client re-read the tool list (%.0f ms)", name, held * 1000)
+                if isinstance(result, types.CallToolResult):  # the last check before it leaves: the frame limit
+                    with trace.phase("answer"):
+                        result = bounded_answer(result, name, self.app.settings.ws_max_frame_bytes)
         finally:
             workspace.calls.discard(call)  # type: ignore[arg-type]
             workspace.touch()
-        if isinstance(result, types.CallToolResult):  # the last check before it leaves: never past the frame limit
-            result = bounded_answer(result, name, self.app.settings.ws_max_frame_bytes)
+            phases = trace.stop(traced) if traced is not None else None
+        if phases is not None and isinstance(result, types.CallToolResult):
+            result.meta = {**(result.meta or {}), trace.META_KEY: phases}
         is_error = bool(getattr(result, "is_error", False))  # an InputRequiredResult asks the user first
         self.app.recorder.write("result", name=name, isError=is_error, tools=runtime.visible_tool_names())
         return result
@@ -240,10 +248,14 @@ class TabmcpServer(Server[Any]):
                 parsed = core.args_model.model_validate(args)
             except ValidationError as exc:
                 return error_result(f"Invalid arguments for {name}: {_validation_message(exc)}")
-            return _output(await core.handler(tool_context, parsed))
+            output = await core.handler(tool_context, parsed)
+            with trace.phase("answer"):
+                return _output(output)
         page = next((t for t in runtime.state.page_tools if t.name == name), None)
         if page is not None:
-            return _output(await call_page_tool(tool_context, page, args))
+            output = await call_page_tool(tool_context, page, args)
+            with trace.phase("answer"):
+                return _output(output)
         return self._unavailable(runtime, name, static=static)
 
     def _unavailable(self, runtime: Runtime, name: str, *, static: bool = False) -> types.CallToolResult:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 import socket
 import struct
 import tempfile
@@ -485,6 +486,7 @@ async def test_screenshots_of_each_kind(env: Env) -> None:
     tall = await env.driver.screenshot(tab, "element", {"css": "#tall"})  # taller than the viewport
     assert "clip" not in tall
     assert (tall["width"], tall["height"]) == (120, 3000)
+    assert (tall["area"]["width"], tall["area"]["height"]) == (120, 3000)  # the page area it shows
     assert share_of(cropped(tall), (0, 0, 255)) > 0.98
     await env.driver.close_tab(tab)
 
@@ -496,6 +498,13 @@ async def test_element_screenshot_inside_a_cross_origin_frame(env: Env) -> None:
     # the button, not the page around it: about its size, and not mostly page-white
     assert 40 <= picture.size[0] <= 200 and 10 <= picture.size[1] <= 60
     assert share_of(picture, (255, 255, 255)) < 0.9
+    # named with its frame's ref, which resolves: the screenshot's words are the snapshot's
+    element = shot["element"]
+    assert (element["role"], element["name"]) == ("button", "Inner button")
+    assert re.fullmatch(r"f[1-9]\d*e[1-9]\d*", element["ref"]), element
+    again = await env.driver.screenshot(tab, "element", {"ref": element["ref"]}, marks=True)
+    assert again["element"] == element
+    assert again["marks"] == []  # the marks are the main frame's: none inside the frame's button
     await env.driver.close_tab(tab)
 
 

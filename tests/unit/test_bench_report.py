@@ -112,7 +112,11 @@ def test_a_log_chart_keeps_order_and_shows_small_values() -> None:
 def test_the_report_draws_every_chart_and_places_its_block_before_the_results(tmp_path: Path) -> None:
     figures = glance.merge(
         glance.from_run(json.loads(json.dumps(plain(_results())))),
-        glance.from_introspection([{"elements": 1_000, "total_ms": 30.0}, {"elements": 5_000, "total_ms": 60.0}]),
+        glance.from_introspection([
+            {"driver": "extension", "page": "1k", "controls": 1_000, "total_ms": 30.0},
+            {"driver": "extension", "page": "5k", "controls": 5_000, "total_ms": 60.0},
+            {"driver": "cdp", "page": "5k", "controls": 5_000, "total_ms": 50.0},
+        ]),
     )
     figures["measured"] = "today"
     doc = tmp_path / "benchmarks.md"
@@ -124,7 +128,7 @@ def test_the_report_draws_every_chart_and_places_its_block_before_the_results(tm
     assert text.index("## At a glance") < text.index("## Results")
     assert "![Click by ref" in text and "(benchmarks/clicks.png)" in text
     assert "43.8× faster than Playwright MCP" in text  # 570 / 13
-    assert "2.0× the time for 5.0× the elements: less than linear growth" in text
+    assert "2.0× the time for 5.0× the controls: less than linear growth" in text
     glance.write(figures, doc, tmp_path / "benchmarks")  # a second run replaces the block, not adds one
     assert doc.read_text().count("## At a glance") == 1
     assert json.loads((tmp_path / "benchmarks" / "figures.json").read_text())["measured"] == "today"

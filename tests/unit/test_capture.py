@@ -52,3 +52,33 @@ def test_is_hidden_judges_elements_without_a_ref_by_their_nearest_referenced_anc
     assert capture.is_hidden(capture.by_ref("e10"))
     assert not capture.is_hidden(capture.by_ref("e11"))
     assert capture.is_hidden(capture.by_ref("e12"))  # <input type=hidden>
+
+
+def test_by_refs_finds_a_few_refs_without_the_whole_index_and_agrees_with_it() -> None:
+    capture = PageCapture(url="http://x.test/", title="t", html=PAGE)
+    found = capture.by_refs(["e4", "e1", "e99", ""])
+    assert "by_ref" not in capture.index.__dict__  # one pass over the ref attributes, no index
+    assert set(found) == {"e1", "e4"} and found["e4"].get("id") == "q"
+    assert capture.by_refs(["e1"]) == {"e1": capture.by_ref("e1")}  # the same elements once it is built
+    assert capture.by_refs(["e1 e4"]) == {}  # a ref is one token
+
+
+COMPACT = """<html data-tabmcp-capture="compact"><body>
+<form aria-label="Account" data-tabmcp-ref="e1" data-tabmcp-name="Account">
+<label for="email" data-tabmcp-ref="e2">Email</label><label for="email" data-tabmcp-ref="e3">work address</label>
+<input id="email" name="email" data-tabmcp-ref="e4" data-tabmcp-name="Email work address">
+<button class="gone" data-tabmcp-ref="e5" data-tabmcp-hidden="1">Hidden</button>
+<button aria-label="Close" data-tabmcp-ref="e7"></button>
+<button data-tabmcp-ref="e6" data-tabmcp-name="Save">Save <span>now</span></button></form>
+<table data-tabmcp-items="40"><tr><th>Item</th></tr><tr><td>First</td></tr></table></body></html>"""
+
+
+def test_a_compact_capture_is_named_by_the_agent() -> None:
+    capture = PageCapture(url="http://x.test/", title="t", html=COMPACT)
+    assert capture.named
+    assert capture.label_for(capture.by_ref("e4")) == "Email work address"  # not recomputed from the labels
+    assert capture.aria_name(capture.by_ref("e1")) == "Account"
+    assert capture.accessible_name(capture.by_ref("e6")) == "Save"  # the agent's name, not the text
+    assert capture.accessible_name(capture.by_ref("e5")) == ""  # not rendered: no name
+    assert capture.accessible_name(capture.by_ref("e7")) == ""  # the agent found none: not read again
+    assert capture.tree.find(".//table").get("data-tabmcp-items") == "40"

@@ -78,4 +78,5 @@ const entry = {agent_entry()};
     missing, echoed, failed = json.loads(done.stdout)
     assert missing == {"__missing": True}
     assert json.loads(echoed["__json"]) == {"ok": True, "a": {"x": 2}}
+    assert isinstance(echoed["__ms"], float | int) and echoed["__ms"] >= 0  # the time in the page, for the trace
     assert "boom" in failed["__error"]

@@ -8,6 +8,7 @@ runtime's scheduling, which the integration tests exercise with the real extensi
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,8 +18,10 @@ from tabmcp.config import Settings
 from tabmcp.drivers.base import DriverError, LinkChanged, PageChanged, UserFocusedTab, UserSettings
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.capture import PageCapture
+from tabmcp.progress import NO_PROGRESS
 from tabmcp.runtime import Runtime
 from tabmcp.tools.catalog import CATALOG
+from tabmcp.tools.page_change import page_changing_call
 
 SEARCH = """<html><body><form role="search" action="/s" data-tabmcp-ref="e1">
 <input type="search" name="q" aria-label="Search mail" data-tabmcp-ref="e2"><button data-tabmcp-ref="e3">Go</button>
@@ -197,3 +200,32 @@ async def test_focus_follows_the_user_when_the_extension_option_says_so() -> Non
     assert focused == [1, 2]  # the browser is told each move
     await runtime._on_event(LinkChanged(up=False))
     assert focused == [1, 2, None] and not runtime.user_follows_tab_switches
+
+
+@pytest.mark.asyncio
+async def test_an_answer_that_carries_the_tools_version_spares_the_capture() -> None:
+    runtime, driver, _ = make_runtime()
+    driver.pages[1] = ("d1:0", SEARCH)
+    driver.pages[2] = ("d2:0", SEARCH)
+    await connected(runtime, 1, 2, focus=1)
+    assert runtime.tools_current(1, "d1:0")
+    assert not runtime.tools_current(1, "d1:1")  # the page moved on since its tools were made
+    assert not runtime.tools_current(1, None) and not runtime.tools_current(1, "")
+    assert not runtime.tools_current(2, "d2:0")  # never introspected: no tools to keep
+
+    ctx = SimpleNamespace(runtime=runtime, progress=NO_PROGRESS)
+    before = len(driver.captures)
+    await page_changing_call(ctx, 1, done({"version": "d1:0"}), lambda _: None, version_of=lambda a: a["version"])
+    assert len(driver.captures) == before  # the answer said the page is still that version
+
+    driver.pages[1] = ("d1:1", TWO_FORMS)
+    await page_changing_call(ctx, 1, done({"version": "d1:1"}), lambda _: None, version_of=lambda a: a["version"])
+    assert driver.captures[before:] == [(1, "d1:0")]  # another version: read, and its tools listed
+    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert runtime.tools_current(1, "d1:1")
+    await page_changing_call(ctx, 1, done({}), lambda _: None)  # no version said: read as always
+    assert driver.captures[before:] == [(1, "d1:0"), (1, "d1:1")]
+
+
+async def done(answer: dict[str, Any]) -> dict[str, Any]:
+    return answer

@@ -140,7 +140,9 @@ class Driver(Protocol):
         """The page for introspection; ``None`` when its version is still ``if_changed``."""
         ...
 
-    async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[Step]) -> dict[str, Any]: ...
+    async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[Step]) -> dict[str, Any]:
+        """The plan's result (docs/protocol.md, Step): ``{steps, page, extracted?, webmcp?, version?}``."""
+        ...
 
     # Page agent (docs/page-agent.md). Each returns the answer's data as on the wire (validated),
     # and raises DriverError with the protocol code (STALE_REF, TIMEOUT, NAVIGATION_FAILED…), also
@@ -162,7 +164,8 @@ class Driver(Protocol):
 
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: WaitUntil = "load") -> dict[str, Any]:
         """``action``: the Act fields (action, target, text, value, values, key, direction, amount,
-        trusted, dialog, promptText, timeoutMs). Returns ``{navigated, url, title, dialogs}``."""
+        trusted, dialog, promptText, timeoutMs). Returns ``{navigated, url, title, dialogs}``, and the
+        page's ``version`` when the action did not navigate and nothing tool-relevant is pending."""
         ...
 
     async def navigate(
@@ -188,8 +191,12 @@ class Driver(Protocol):
         target: Mapping[str, Any] | None = None,
         fmt: Literal["png", "jpeg"] = "png",
         quality: int | None = None,
+        marks: bool = False,
     ) -> dict[str, Any]:
-        """``{data (base64), mimeType, width, height, clip?}``; crop to ``clip`` when it is set."""
+        """``{data (base64), mimeType, width, height, clip?, area?, url?, title?, element?, marks?}``; crop
+        to ``clip`` when it is set. ``area``: the page CSS px shown; ``element``: the target's ``{ref,
+        role, name}``; ``marks`` (asked for): the interactive elements on it, ``{ref, role, name, x, y,
+        width, height}`` in image px before the crop (docs/page-agent.md §8)."""
         ...
 
     async def console(

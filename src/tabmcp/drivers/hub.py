@@ -348,9 +348,10 @@ class DriverView:
         target: Mapping[str, Any] | None = None,
         fmt: Literal["png", "jpeg"] = "png",
         quality: int | None = None,
+        marks: bool = False,
     ) -> dict[str, Any]:
         shoot = self.hub.driver.screenshot
-        return await self.hub.page_call(self._check(tab_id), "a screenshot", shoot, kind, target, fmt, quality)
+        return await self.hub.page_call(self._check(tab_id), "a screenshot", shoot, kind, target, fmt, quality, marks)
 
     async def console(
         self, tab_id: int, after_seq: int = 0, levels: Sequence[ConsoleLevel] | None = None

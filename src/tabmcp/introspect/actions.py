@@ -25,23 +25,32 @@ from tabmcp.introspect.text import DESTRUCTIVE_WORDS, UNTRUSTED_NOTE, clean, quo
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
 
+_CONTAINERS_NOT_ACTIONS = frozenset({"search", "menu", "menubar", "listbox", "tablist", "tree", "combobox"})
+# Controls of one item among many (a table row, a grid cell, a list option): "Star" on each message
+# of an inbox is not one action of the page.
+_PER_ITEM_TAGS = frozenset({"tr", "td", "th"})
+_PER_ITEM_ROLES = frozenset({"row", "gridcell", "cell", "rowheader", "columnheader", "option", "treeitem", "feed"})
+_NOT_INSIDE = " or ".join(
+    [f"ancestor::{tag}" for tag in ("form", "search", *sorted(_PER_ITEM_TAGS))]
+    + [f"ancestor::*[@role='{role}']" for role in sorted(_CONTAINERS_NOT_ACTIONS | _PER_ITEM_ROLES)]
+)
 # ``//@role[…]/..``: through the attribute nodes, far faster in libxml2 than ``//*[@role='button']``.
-_BUTTONS = XPath("//button | //@role[.='button']/.. | //input[translate(@type, 'BUTON', 'buton')='button']")
+# Buttons inside a form, a search landmark, a menu or one item of a list are ruled out here, in C:
+# on a page of thousands of row buttons, only the few left become Python objects.
+_BUTTONS = XPath(
+    "(//button | //@role[.='button']/.. | //input[translate(@type, 'BUTON', 'buton')='button'])"
+    f"[not({_NOT_INSIDE})]"
+)
 # Names that say nothing about what the button does.
 VAGUE = frozenset({
     "more", "menu", "options", "more options", "more actions", "actions", "toggle", "open", "close", "dismiss",
     "ok", "show", "hide", "expand", "collapse", "settings", "open menu", "toggle menu", "toggle navigation",
     "click here", "button", "go",
 })
-_CONTAINERS_NOT_ACTIONS = frozenset({"search", "menu", "menubar", "listbox", "tablist", "tree", "combobox"})
 MAX_ACTIONS = 10
 MIN_NAME, MAX_NAME = 2, 40
 # aria-haspopup values of a button that only opens a menu (a dialog opener is kept).
 _MENU_POPUPS = frozenset({"true", "menu", "listbox", "tree", "grid"})
-# Controls of one item among many (a table row, a grid cell, a list option): "Star" on each message
-# of an inbox is not one action of the page.
-_PER_ITEM_TAGS = frozenset({"tr", "td", "th"})
-_PER_ITEM_ROLES = frozenset({"row", "gridcell", "cell", "rowheader", "columnheader", "option", "treeitem", "feed"})
 
 
 @dataclass
@@ -74,12 +83,7 @@ class ActionsIntrospector(Introspector):
             return ""
         if button.getparent() in beside_search:
             return ""  # the "Search" button beside a search box: search(query) covers it
-        for ancestor in button.iterancestors():
-            role = ancestor.get("role")
-            if ancestor.tag in ("form", "search") or role in _CONTAINERS_NOT_ACTIONS:
-                return ""
-            if ancestor.tag in _PER_ITEM_TAGS or role in _PER_ITEM_ROLES:
-                return ""
+        # (not inside a form, a search landmark, a menu or a list item: _BUTTONS left those out)
         label = stable_label(capture.accessible_name(button))
         if not clear_name(label):
             return ""

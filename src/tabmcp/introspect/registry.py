@@ -207,7 +207,9 @@ class Registry:
         for introspector in self.ordered():
             kind = KIND_ORDER.get(introspector.kind, len(KIND_ORDER))
             mine: list[str] = []
-            for tool in self._run(introspector, capture):
+            made = self._run(introspector, capture)
+            claims.resolve(t.element_ref for t in made if t.element_ref)
+            for tool in made:
                 if tool.element_ref:
                     if not claims.free(tool.element_ref):
                         continue
@@ -270,11 +272,16 @@ class _Claims:
         self.refs: set[str] = set()
         self.elements: set[HtmlElement] = set()
         self.around: set[HtmlElement] = set()  # ancestors of claimed elements
+        self.found: dict[str, HtmlElement] = {}  # the elements of the refs resolved so far
+
+    def resolve(self, refs: Iterable[str]) -> None:
+        """Finds the elements of one introspector's refs at once (``PageCapture.by_refs``)."""
+        self.found.update(self.capture.by_refs(r for r in refs if r not in self.found))
 
     def free(self, ref: str) -> bool:
         if ref in self.refs:
             return False
-        element = self.capture.by_ref(ref)
+        element = self.found.get(ref)
         if element is None:
             return True
         if element in self.around:
@@ -284,7 +291,7 @@ class _Claims:
     def take(self, refs: Iterable[str]) -> None:
         for ref in refs:
             self.refs.add(ref)
-            element = self.capture.by_ref(ref)
+            element = self.found.get(ref)
             if element is not None:
                 self.elements.add(element)
                 self.around.update(element.iterancestors())

@@ -1,7 +1,10 @@
-"""PageCapture: what the page agent serialised, parsed once with lxml for the introspectors.
+"""PageCapture: the compact document the page agent wrote, parsed once with lxml for the introspectors.
 
-The agent writes ``data-tabmcp-ref`` on interactive elements and ``data-tabmcp-hidden`` on those
-that are not rendered, so introspectors can name elements by ref without touching the browser.
+The agent keeps what introspectors read (controls, forms, headings, landmarks, the shape of tables and
+lists, and the ancestors of all of those; docs/introspectors.md, "The capture") and adds attributes:
+``data-tabmcp-ref`` on interactive elements, ``data-tabmcp-hidden`` on those that are not rendered,
+``data-tabmcp-name`` (the accessible name, computed in the page by the snapshot's name code) on the
+rendered ones, and ``data-tabmcp-items`` (how many rows or items) on tables and lists.
 
 Every lookup an introspector needs per control (by ref, by id, the labels pointing at an id,
 controls associated with a form through ``form=``) comes from one index, built the first time it is
@@ -10,37 +13,78 @@ needed and cached on the capture: introspection stays linear in the size of the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import lxml.html
+from lxml import etree
 from lxml.etree import XPath
 from lxml.html import HtmlElement
 
-from tabmcp.introspect.text import clean
+from tabmcp.page import markup
+from tabmcp.page.markup import HIDDEN_ATTR, label_text, not_rendered
+
+__all__ = [
+    "CAPTURE_ATTR", "HIDDEN_ATTR", "ITEMS_ATTR", "NAME_ATTR", "REF_ATTR", "CaptureIndex", "PageCapture", "label_text",
+]
 
 REF_ATTR = "data-tabmcp-ref"
-HIDDEN_ATTR = "data-tabmcp-hidden"
+NAME_ATTR = "data-tabmcp-name"
+ITEMS_ATTR = "data-tabmcp-items"
+CAPTURE_ATTR = "data-tabmcp-capture"
 # The index reads attributes, not elements: libxml2 walks attribute nodes much faster than it tests
 # a predicate on every element, and only the elements found become Python objects.
 _IDS = XPath("//@id")
 _REFS = XPath(f"//@{REF_ATTR}")
 _FORM_OWNERS = XPath("//input/@form | //select/@form | //textarea/@form | //button/@form")
 _LABEL_FORS = XPath("//label/@for")
-# Content that is never part of a label or a button's name: other controls' own text.
-_NOT_LABEL_TEXT = frozenset({"select", "option", "optgroup", "textarea", "button", "datalist", "svg"})
+_SOME_REFS = XPath(f"//@{REF_ATTR}[contains($refs, concat(' ', ., ' '))]")
 
 
-@dataclass
+# Every element is an HtmlElement, chosen in C: lxml.html's own lookup (a Python function that picks
+# FormElement, InputElement…) runs for each element that becomes a Python object, a third of the time
+# a capture's index takes.
+_PARSER = lxml.html.HTMLParser()
+_PARSER.set_element_class_lookup(etree.ElementDefaultClassLookup(element=HtmlElement))
+
+
 class CaptureIndex:
-    """Lookups built once per capture: the first element per id and per ref (as browsers resolve ids),
-    the ``<label for>`` elements per id, and the controls that name a form in ``form=``."""
+    """Lookups built once per capture, each the first time it is needed: the first element per id and
+    per ref (as browsers resolve ids), the ``<label for>`` elements per id, and the controls that name
+    a form in ``form=``."""
 
-    by_id: dict[str, HtmlElement] = field(default_factory=dict)
-    by_ref: dict[str, HtmlElement] = field(default_factory=dict)
-    labels: dict[str, list[HtmlElement]] = field(default_factory=dict)
-    form_owned: dict[str, list[HtmlElement]] = field(default_factory=dict)
+    def __init__(self, tree: HtmlElement) -> None:
+        self._tree = tree
+
+    @cached_property
+    def by_id(self) -> dict[str, HtmlElement]:
+        found: dict[str, HtmlElement] = {}
+        for attr in _IDS(self._tree):
+            found.setdefault(str(attr), attr.getparent())
+        return found
+
+    @cached_property
+    def by_ref(self) -> dict[str, HtmlElement]:
+        found: dict[str, HtmlElement] = {}
+        for attr in _REFS(self._tree):
+            found.setdefault(str(attr), attr.getparent())
+        return found
+
+    @cached_property
+    def labels(self) -> dict[str, list[HtmlElement]]:
+        found: dict[str, list[HtmlElement]] = {}
+        for attr in _LABEL_FORS(self._tree):
+            found.setdefault(str(attr), []).append(attr.getparent())
+        return found
+
+    @cached_property
+    def form_owned(self) -> dict[str, list[HtmlElement]]:
+        found: dict[str, list[HtmlElement]] = {}
+        for attr in _FORM_OWNERS(self._tree):
+            found.setdefault(str(attr), []).append(attr.getparent())
+        return found
 
 
 @dataclass(frozen=True)
@@ -58,27 +102,30 @@ class PageCapture:
     @cached_property
     def tree(self) -> HtmlElement:
         html = self.html.strip() or "<html><body></body></html>"
-        return lxml.html.document_fromstring(html)
+        return lxml.html.document_fromstring(html, parser=_PARSER)
 
     @cached_property
     def index(self) -> CaptureIndex:
-        index = CaptureIndex()
-        tree = self.tree
-        for attr in _IDS(tree):
-            index.by_id.setdefault(str(attr), attr.getparent())
-        for attr in _REFS(tree):
-            index.by_ref.setdefault(str(attr), attr.getparent())
-        for attr in _FORM_OWNERS(tree):
-            index.form_owned.setdefault(str(attr), []).append(attr.getparent())
-        for attr in _LABEL_FORS(tree):
-            index.labels.setdefault(str(attr), []).append(attr.getparent())
-        return index
+        return CaptureIndex(self.tree)
 
     def ref(self, element: HtmlElement) -> str | None:
         return element.get(REF_ATTR)
 
     def by_ref(self, ref: str) -> HtmlElement | None:
         return self.index.by_ref.get(ref)
+
+    def by_refs(self, refs: Iterable[str]) -> dict[str, HtmlElement]:
+        """The elements of a few refs: one pass over the ref attributes, in C, while the whole
+        ref index (an object for every referenced element) is not built yet."""
+        wanted = {r for r in refs if r and " " not in r}
+        if not wanted:
+            return {}
+        if "by_ref" in self.index.__dict__:  # built: a dict lookup each
+            return {r: e for r in wanted if (e := self.index.by_ref.get(r)) is not None}
+        found: dict[str, HtmlElement] = {}
+        for attr in _SOME_REFS(self.tree, refs=f" {' '.join(sorted(wanted))} "):
+            found.setdefault(str(attr), attr.getparent())
+        return found
 
     def by_id(self, element_id: str) -> HtmlElement | None:
         return self.index.by_id.get(element_id)
@@ -92,7 +139,7 @@ class PageCapture:
         if element.tag == "input" and element.get("type", "").lower() == "hidden":
             return True
         for node in (element, *element.iterancestors()):
-            if _not_rendered(node):
+            if not_rendered(node):
                 return True
             if node.get(REF_ATTR) is not None:
                 return False
@@ -121,59 +168,29 @@ class PageCapture:
             controls += [el for el in self.index.form_owned.get(form_id, []) if el.tag != "button"]
         return controls
 
+    @cached_property
+    def named(self) -> bool:
+        """Whether the page agent wrote this capture, names included (``data-tabmcp-capture`` on its
+        root). A page saved or written by hand is named from its markup (``tabmcp.page.markup``)."""
+        return self.tree.get(CAPTURE_ATTR) is not None or NAME_ATTR in self.html
+
     def aria_name(self, element: HtmlElement) -> str:
-        """The name ARIA gives the element itself: the text of its ``aria-labelledby`` elements, else
-        its ``aria-label`` (what every name below tries first)."""
-        ids = (element.get("aria-labelledby") or "").split()
-        parts = [self.by_id(i) for i in ids]
-        return clean(" ".join(label_text(p) for p in parts if p is not None)) or clean(element.get("aria-label"))
+        """A form's, landmark's or group's name: ``aria-labelledby``, ``aria-label`` (``title`` too in
+        a capture from the agent)."""
+        if self.named:
+            return element.get(NAME_ATTR) or ""
+        return markup.aria_name(self.by_id, element)
 
     def label_for(self, element: HtmlElement) -> str:
-        """The human label of a form control, the way assistive technology names it:
-        ``aria-labelledby``, ``aria-label``, ``<label for>`` (several joined by "; "), an enclosing
-        ``<label>``, ``title``, ``placeholder``."""
-        if text := self.aria_name(element):
-            return text
-        control_id = element.get("id")
-        if control_id:
-            texts = [t for t in (label_text(lb) for lb in self.index.labels.get(control_id, [])) if t]
-            if texts:
-                return "; ".join(dict.fromkeys(texts))
-        for ancestor in element.iterancestors("label"):
-            if text := label_text(ancestor):
-                return text
-        return clean(element.get("title")) or clean(element.get("placeholder"))
+        """A form control's label, the way assistive technology names it: ``aria-labelledby``,
+        ``aria-label``, its ``<label>``s, ``title``, ``placeholder``."""
+        if self.named:
+            return element.get(NAME_ATTR) or ""
+        return markup.label_for(self.by_id, self.index.labels, element)
 
     def accessible_name(self, element: HtmlElement) -> str:
         """A button's or link's name: ``aria-labelledby``, ``aria-label``, its text (an image's
         ``alt`` counts), an input's ``value``, ``title``."""
-        if text := self.aria_name(element):
-            return text
-        if element.tag == "input":
-            return clean(element.get("value")) or clean(element.get("title")) or clean(element.get("alt"))
-        return label_text(element, alt=True) or clean(element.get("title"))
-
-
-def label_text(element: HtmlElement, *, alt: bool = False) -> str:
-    """An element's visible text without other controls' text (a ``<select>`` inside a label does
-    not become part of the label); with ``alt``, images count with their ``alt`` text."""
-    parts: list[str] = []
-    _gather(element, parts, alt)
-    return clean(" ".join(parts))
-
-
-def _gather(element: HtmlElement, parts: list[str], alt: bool) -> None:
-    if element.text:
-        parts.append(element.text)
-    for child in element:
-        tag = child.tag if isinstance(child.tag, str) else ""
-        if tag and tag not in _NOT_LABEL_TEXT and not _not_rendered(child):
-            if alt and tag == "img" and child.get("alt"):
-                parts.append(child.get("alt"))
-            _gather(child, parts, alt)
-        if child.tail:
-            parts.append(child.tail)
-
-
-def _not_rendered(node: HtmlElement) -> bool:
-    return node.get(HIDDEN_ATTR) == "1" or node.get("hidden") is not None
+        if self.named:
+            return element.get(NAME_ATTR) or ""
+        return markup.accessible_name(self.by_id, element)

@@ -11,11 +11,13 @@ import binascii
 import io
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from PIL import Image, UnidentifiedImageError
+
+from tabmcp.page import marks as set_of_marks
 
 __all__ = ["FittedImage", "ImageError", "decode_base64", "encode_base64", "fit_image"]
 
@@ -39,7 +41,8 @@ class ImageError(ValueError):
 class FittedImage:
     """The image to send. ``original_*`` is the decoded input; ``clip`` the crop applied (x, y, width,
     height in input px, after clamping), if any; ``scaled`` says it was made smaller than the crop;
-    ``converted`` that a PNG was sent as JPEG to fit ``max_bytes`` (``fmt`` is what was sent)."""
+    ``converted`` that a PNG was sent as JPEG to fit ``max_bytes`` (``fmt`` is what was sent);
+    ``marks`` the marks drawn, in px of the image sent."""
 
     data: bytes
     mime_type: str
@@ -52,6 +55,7 @@ class FittedImage:
     quality: int | None = None
     converted: bool = False
     clip: tuple[int, int, int, int] | None = None
+    marks: tuple[set_of_marks.Mark, ...] = ()
 
 
 def fit_image(
@@ -62,8 +66,10 @@ def fit_image(
     max_bytes: int = 5_000_000,
     quality: int | None = None,
     clip: Clip | None = None,
+    marks: Sequence[set_of_marks.Mark] = (),
 ) -> FittedImage:
-    """Crop to ``clip``, scale down (never up) so the long side is at most ``max_side``, encode as ``fmt``.
+    """Crop to ``clip``, scale down (never up) so the long side is at most ``max_side``, draw ``marks``
+    (boxes in input px) on it, encode as ``fmt``.
 
     When the result is over ``max_bytes``: a JPEG steps its quality down (QUALITY_STEPS), then its size
     (SIZE_STEP per step); a PNG is converted to JPEG and does the same. An input in the requested format
@@ -84,6 +90,9 @@ def fit_image(
         image = image.crop((box[0], box[1], box[0] + box[2], box[1] + box[3]))
     cropped = image.size
     target = _scaled_size(cropped, max_side)
+    crop = box or (0, 0, *original)
+    factor = (target[0] / cropped[0], target[1] / cropped[1])
+    drawn = tuple(set_of_marks.moved(marks, crop=crop, factor=factor, size=target))
 
     def result(payload: bytes, size: tuple[int, int], sent: ImageFormat, q: int | None) -> FittedImage:
         return FittedImage(
@@ -98,13 +107,15 @@ def fit_image(
             quality=q,
             converted=sent != fmt,
             clip=box,
+            marks=drawn if size == target else _resized_marks(drawn, target, size),
         )
 
-    if source_format == fmt and cropped == original and target == cropped and len(data) <= max_bytes:
+    if source_format == fmt and cropped == original and target == cropped and len(data) <= max_bytes and not drawn:
         return result(data, cropped, fmt, None)
 
     if target != cropped:
         image = image.resize(target, Image.Resampling.LANCZOS)
+    image = set_of_marks.draw(image, drawn)
     if fmt == "png":
         payload = _encode(image, "png", None)
         if len(payload) <= max_bytes:
@@ -124,6 +135,15 @@ def fit_image(
         if len(payload) <= max_bytes:
             return result(payload, rgb.size, "jpeg", q)
     raise ImageError(f"the image cannot be made to fit in {max_bytes} bytes")
+
+
+def _resized_marks(
+    marks: tuple[set_of_marks.Mark, ...], drawn_on: tuple[int, int], size: tuple[int, int]
+) -> tuple[set_of_marks.Mark, ...]:
+    """Where marks drawn on an image of ``drawn_on`` px are once it is resized to ``size`` (a JPEG made
+    smaller to fit the byte limit)."""
+    factor = (size[0] / drawn_on[0], size[1] / drawn_on[1])
+    return tuple(set_of_marks.moved(marks, crop=(0, 0, *drawn_on), factor=factor, size=size))
 
 
 def decode_base64(data: str) -> bytes:

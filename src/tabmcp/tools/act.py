@@ -175,7 +175,11 @@ async def interact(ctx: ToolContext, args: InteractArgs) -> Text:
     # returns, so the client hears of them with this answer; an unchanged page costs one round trip
     try:
         done = await page_changing_call(
-            ctx, tab_id, perform(), lambda done: done.get("url", "") if done.get("navigated") else None
+            ctx,
+            tab_id,
+            perform(),
+            lambda done: done.get("url", "") if done.get("navigated") else None,
+            version_of=lambda done: done.get("version"),
         )
     except DriverError as exc:
         raise page_failure(what, exc) from None

@@ -10,7 +10,8 @@ from pydantic import Field, field_validator
 from tabmcp import state as s
 from tabmcp.drivers.base import DriverError
 from tabmcp.guard import origins
-from tabmcp.page import images
+from tabmcp.page import captions, images
+from tabmcp.page import marks as set_of_marks
 from tabmcp.page import snapshot as snap
 from tabmcp.protocol import MAX_FIND_TEXT
 from tabmcp.tools.base import Args, Image, Text, ToolContext, ToolFailure, tool
@@ -94,11 +95,12 @@ class ScreenshotArgs(TargetArgs):
     full_page: bool = Field(False, alias="fullPage")
     format: Literal["png", "jpeg"] = "png"
     quality: int | None = Field(None, ge=1, le=100)
+    marks: bool = False  # set-of-marks: the snapshot refs of what is on it, drawn on it
 
 
 @tool(title="Screenshot", available_in=FOCUSED, read_only=True)
 async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> Image:
-    """Of the viewport, fullPage or target element."""
+    """Of the viewport, fullPage or target element. marks: refs drawn on it."""
     tab_id = focused_tab_id(ctx)
     target = args.wire_target()
     if target is not None and args.full_page:
@@ -106,7 +108,7 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> Image:
     kind = "element" if target is not None else "full" if args.full_page else "viewport"
     check_screenshot_origin(ctx, tab_id)
     try:
-        shot = await ctx.runtime.driver.screenshot(tab_id, kind, target, args.format, args.quality)
+        shot = await ctx.runtime.driver.screenshot(tab_id, kind, target, args.format, args.quality, args.marks)
     except DriverError as exc:
         raise page_failure(f"screenshot of {args.describe_target() if target else kind}", exc) from None
     check_screenshot_origin(ctx, tab_id)  # the page may have navigated away while it was taken
@@ -118,15 +120,36 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> Image:
             max_bytes=ctx.settings.screenshot_max_bytes,
             quality=args.quality,
             clip=shot.get("clip"),
+            marks=set_of_marks.place(shot.get("marks") or [], origin=(0, 0), scale=1, size=_source_size(shot)),
         )
     except images.ImageError as exc:
         raise ToolFailure(f"The browser's screenshot could not be read: {exc}") from None
-    caption = f"{kind} screenshot, {fitted.width}x{fitted.height} {fitted.mime_type}"
-    if fitted.scaled:
-        caption += f" (scaled from {fitted.original_width}x{fitted.original_height})"
-    if fitted.converted:
-        caption += f" (sent as JPEG to stay under {ctx.settings.screenshot_max_bytes} bytes)"
-    return Image(images.encode_base64(fitted.data), fitted.mime_type, caption)
+    tab = ctx.runtime.state.tabs.get(tab_id)
+    text = captions.caption(
+        kind,
+        width=fitted.width,
+        height=fitted.height,
+        mime_type=fitted.mime_type,
+        url=str(shot.get("url") or (tab.url if tab is not None else "")),
+        title=str(shot.get("title") or (tab.title if tab is not None else "")),
+        element=shot.get("element"),
+        area=shot.get("area"),
+        scaled_from=(fitted.clip[2], fitted.clip[3]) if fitted.scaled and fitted.clip else (
+            (fitted.original_width, fitted.original_height) if fitted.scaled else None
+        ),
+        converted_under=ctx.settings.screenshot_max_bytes if fitted.converted else None,
+    )
+    if args.marks:
+        if "marks" in shot:
+            text += "\n" + set_of_marks.listing(fitted.marks, int(shot.get("marksTotal") or 0))
+        else:
+            text += "\nmarks: none (the page agent cannot read this page)"
+    return Image(images.encode_base64(fitted.data), fitted.mime_type, text)
+
+
+def _source_size(shot: dict[str, Any]) -> tuple[int, int]:
+    """The driver's image size, before any clip."""
+    return int(shot.get("width") or 0), int(shot.get("height") or 0)
 
 
 def check_screenshot_origin(ctx: ToolContext, tab_id: int) -> None:

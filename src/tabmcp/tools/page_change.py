@@ -23,10 +23,13 @@ async def page_changing_call(
     landed_at: Callable[[Answer], str | None],
     *,
     reading_tools: str | None = None,
+    version_of: Callable[[Answer], str | None] | None = None,
 ) -> Answer:
     """Run a driver call that may change the page of ``tab_id``, then follow it up. ``landed_at``: the
     URL the call's answer says the tab ended at (None: it did not navigate, nothing to check).
     ``reading_tools``: a progress step told to the client before the page's tools are read.
+    ``version_of``: the page version the answer says the page is at (None: unknown); when the tools
+    listed were made from it, the page is not read again.
 
     A ``DriverError`` is raised again, for the tool to say in its own words, once a navigation the
     browser blocked is noted as reported; a landing the policy refuses fails the call
@@ -39,9 +42,10 @@ async def page_changing_call(
     url = landed_at(answer)
     if url is not None:
         await check_landing(ctx, tab_id, url)
-    if reading_tools is not None:
-        await ctx.progress.step(reading_tools)
-    await ctx.runtime.refresh_page_tools(tab_id)
+    if not ctx.runtime.tools_current(tab_id, version_of(answer) if version_of is not None else None):
+        if reading_tools is not None:
+            await ctx.progress.step(reading_tools)
+        await ctx.runtime.refresh_page_tools(tab_id)
     await ctx.runtime.page_changed()
     return answer
 

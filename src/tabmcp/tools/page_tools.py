@@ -71,6 +71,7 @@ async def _run_page_tool(ctx: ToolContext, tool: PageTool, args: dict[str, Any])
             tab_id,
             ctx.runtime.driver.run_steps(tab_id, tool.name, steps),
             lambda outcome: (outcome.get("page") or {}).get("url", ""),
+            version_of=lambda outcome: outcome.get("version"),
         )
     except DriverError as exc:
         hint = ""

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from playwright.async_api import CDPSession, Frame, Page, Request
 from playwright.async_api import Error as PlaywrightError
 
+from tabmcp import trace
 from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.host import (
     MAIN_FRAME,
@@ -347,6 +348,13 @@ class CdpHost:
     async def call_agent(
         self, tab_id: int, frame_ids: Sequence[int] | None, method: str, arg: Any = None
     ) -> dict[int, Any]:
+        with trace.phase("agent") as span:
+            span.note(method=method)
+            return await self._call_agent(tab_id, frame_ids, method, arg)
+
+    async def _call_agent(
+        self, tab_id: int, frame_ids: Sequence[int] | None, method: str, arg: Any
+    ) -> dict[int, Any]:
         tab = self._tab(tab_id)
         if frame_ids is None:
             targets = [(tab.frame_id(f), f) for f in tab.page.frames]
@@ -386,6 +394,8 @@ class CdpHost:
             log.debug("frame %s did not answer %s: %s", frame.url, method, first_line(exc))
             return None
         if isinstance(raw, dict) and isinstance(raw.get("__json"), str):
+            if isinstance(raw.get("__ms"), int | float):
+                trace.note(pageMs=round(raw["__ms"], 2), chars=len(raw["__json"]))
             return json.loads(raw["__json"])
         return raw
 

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from tabmcp import protocol as p
 from tabmcp import state as s
+from tabmcp import trace
 from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.extension.bridge import Bridge
 from tabmcp.drivers.host import (
@@ -88,9 +89,14 @@ class ExtensionHost:
         self._after_call.pop(tab_id, None)
 
     def _note_tab(self, reply: p.Result) -> None:
-        """A callAgent answer carries the tab as the call left it."""
+        """A callAgent answer carries the tab as the call left it; one without it (after an ``act``,
+        which may have changed the title) leaves the tab unknown until it is asked for."""
         tab = reply.data.get("tab")
-        if "answers" in reply.data and isinstance(tab, dict):
+        if "answers" not in reply.data:
+            return
+        if not isinstance(tab, dict):
+            self._after_call.clear()  # the reply does not say which tab it was
+        else:
             try:
                 seen = tab_from_wire(p.TabInfo.model_validate(tab))
             except ValidationError:
@@ -154,7 +160,12 @@ class ExtensionHost:
         frame.arg = arg  # as given: the agent's arguments are the agent's to check
         if timeout is None and isinstance(arg, Mapping):
             timeout = _margin(arg.get("timeoutMs"))
-        answers = _data(await self.bridge.request(frame, timeout=timeout), "answers")
+        with trace.phase("agent") as span:
+            span.note(method=method)
+            reply = await self.bridge.request(frame, timeout=timeout)
+            if isinstance(reply, p.Result) and isinstance(reply.data.get("pageMs"), int | float):
+                span.note(pageMs=reply.data["pageMs"])
+        answers = _data(reply, "answers")
         if not isinstance(answers, dict):
             raise DriverError(p.ErrorCode.BAD_MESSAGE, "the extension's 'callAgent' answers are not an object")
         return {int(frame_id): answer for frame_id, answer in answers.items()}

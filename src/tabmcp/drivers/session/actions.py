@@ -65,7 +65,12 @@ async def act(session: SessionCore, tab_id: int, frame: p.Act) -> dict[str, Any]
     finally:
         session.unwatch(top)
         session.unwatch(in_frame)
-    url, title, _ = await session.host.tab_url(tab_id)
+    # the top frame's agent says where its page is after an action that did not navigate
+    here = not navigated and resolved.frame == MAIN_FRAME and isinstance(answer.get("url"), str)
+    if here and isinstance(answer.get("title"), str):
+        url, title = answer["url"], answer["title"]
+    else:
+        url, title, _ = await session.host.tab_url(tab_id)
     dialogs = answer.get("dialogs") if isinstance(answer.get("dialogs"), list) else []
     done = {
         "navigated": navigated,
@@ -74,6 +79,8 @@ async def act(session: SessionCore, tab_id: int, frame: p.Act) -> dict[str, Any]
         "dialogs": dialogs,
         "sensitive": answer.get("sensitive") is True,  # a password field (docs/security.md, Audit log)
     }
+    if here and isinstance(answer.get("version"), str):
+        done["version"] = answer["version"]  # the page's version after the action (docs/protocol.md)
     if isinstance(answer.get("scroll"), dict):  # scroll: where the page (or the element) is now
         done["scroll"] = answer["scroll"]
     return done

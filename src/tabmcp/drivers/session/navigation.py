@@ -8,6 +8,7 @@ whether one started, whether it stayed in the document, and how it ended.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -229,13 +230,16 @@ class Network:
 
     requests: dict[str, Inflight] = field(default_factory=dict)
     last_change: float = 0.0
+    _changed: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
 
     def receive(self, event: RequestStarted | RequestEnded) -> None:
         if isinstance(event, RequestStarted):
             self.requests[event.request_id] = Inflight(time.monotonic(), event.kind)
-            self.last_change = time.monotonic()
-        elif self.requests.pop(event.request_id, None) is not None:
-            self.last_change = time.monotonic()
+        elif self.requests.pop(event.request_id, None) is None:
+            return
+        self.last_change = time.monotonic()
+        self._changed.set()
+        self._changed = asyncio.Event()
 
     async def idle(self, deadline: float) -> bool:
         """True once nothing was in flight for NETWORK_IDLE_S; False at the deadline."""
@@ -248,12 +252,13 @@ class Network:
             await asyncio.sleep(NETWORK_POLL_S)
 
     async def fetches_done(self, since: float, seconds: float) -> bool:
-        """Until no fetch/XHR started at or after ``since`` is in flight (what a plan asked for)."""
+        """Until no fetch/XHR started at or after ``since`` is in flight (what a plan asked for): checked
+        again as each request ends, not on a timer."""
         deadline = time.monotonic() + seconds
-        while True:
-            busy = any(r.kind in ("xhr", "fetch") and r.started >= since for r in list(self.requests.values()))
-            if not busy:
-                return True
-            if time.monotonic() >= deadline:
+        while any(r.kind in ("xhr", "fetch") and r.started >= since for r in self.requests.values()):
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return False
-            await asyncio.sleep(NETWORK_POLL_S)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+        return True

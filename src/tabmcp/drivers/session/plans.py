@@ -54,15 +54,20 @@ async def run_plan(session: SessionCore, tab_id: int, steps: list[p.Step]) -> di
     await session.wait_while_loading(tab_id)
     run = Run(tab_id, session.watch(tab_id), any(s.action == "extract" for s in steps))
     try:
-        run.start_url = (await session.host.tab_url(tab_id))[0]
         run.watch_token = await _start_watch(session, tab_id)
+        if run.watch_token is None:  # the summary will tell a navigation by the URL
+            run.start_url = (await session.host.tab_url(tab_id))[0]
         outcomes = []
         for index, step in enumerate(steps):
             run.watcher.reset()
             outcome = await _run_step(session, step, index, run)
             outcomes.append({"action": step.action, "ok": True})
             await _settle(session, run.watcher, step, index, index == len(steps) - 1, outcome)
-        result: dict[str, Any] = {"steps": outcomes, "page": await _summary(session, run)}
+        page = await _summary(session, run)
+        version = page.pop("version", None)
+        result: dict[str, Any] = {"steps": outcomes, "page": page}
+        if version is not None:
+            result["version"] = version
         if run.extracted:
             result["extracted"] = run.extracted
         if run.webmcp is not ...:
@@ -122,6 +127,8 @@ async def _summary(session: SessionCore, run: Run) -> dict[str, Any]:
     summary["text"] = page.get("text") if isinstance(page.get("text"), str) else ""
     if isinstance(page.get("results"), list) and page["results"]:
         summary["results"] = page["results"]
+    if not navigated and isinstance(page.get("version"), str):
+        summary["version"] = page["version"]  # taken out by run_plan: the answer's, not the page's
     return summary
 
 

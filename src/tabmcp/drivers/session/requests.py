@@ -74,8 +74,9 @@ class PageRequests:
         target: Mapping[str, Any] | None = None,
         fmt: Literal["png", "jpeg"] = "png",
         quality: int | None = None,
+        marks: bool = False,
     ) -> dict[str, Any]:
-        return await self.page_call(self.session.screenshot(tab_id, kind, target, fmt, quality))
+        return await self.page_call(self.session.screenshot(tab_id, kind, target, fmt, quality, marks))
 
     async def console(
         self, tab_id: int, after_seq: int = 0, levels: Sequence[p.ConsoleLevel] | None = None

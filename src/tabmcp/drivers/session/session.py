@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from tabmcp import protocol as p
+from tabmcp import trace
 from tabmcp.drivers.base import OpenedTab
 from tabmcp.drivers.session import actions, observe, plans, tabs, waits
 from tabmcp.drivers.session.core import SessionCore
@@ -42,7 +43,8 @@ class PageSession(SessionCore):
         timeout_ms: int = 15_000,
     ) -> OpenedTab:
         work = tabs.open_tab(self, url, focus, group, workspace, timeout_ms)
-        return await self.bounded(work, timeout_ms / 1000 + MARGIN_S)
+        with trace.phase("navigation"):
+            return await self.bounded(work, timeout_ms / 1000 + MARGIN_S)
 
     async def capture(self, tab_id: int, max_chars: int, if_changed: str | None = None) -> PageCapture | None:
         return await self.bounded(observe.capture(self, tab_id, max_chars, if_changed), REQUEST_TIMEOUT_S)
@@ -63,7 +65,8 @@ class PageSession(SessionCore):
     async def act(self, tab_id: int, action: Mapping[str, Any], wait_until: p.WaitUntil = "load") -> dict[str, Any]:
         frame = wire_request(p.Act, **{**action, "tabId": tab_id, "waitUntil": wait_until})
         timeout = (frame.timeoutMs if frame.timeoutMs is not None else DEFAULT_ACT_TIMEOUT_MS) / 1000
-        return await self.bounded(actions.act(self, tab_id, frame), timeout + NAVIGATION_TIMEOUT_S + MARGIN_S)
+        with trace.phase("action"):
+            return await self.bounded(actions.act(self, tab_id, frame), timeout + NAVIGATION_TIMEOUT_S + MARGIN_S)
 
     async def navigate(
         self,
@@ -75,7 +78,8 @@ class PageSession(SessionCore):
     ) -> dict[str, Any]:
         frame = wire_request(p.Navigate, tabId=tab_id, url=url, go=go, waitUntil=wait_until, timeoutMs=timeout_ms)
         work = tabs.navigate(self, tab_id, frame.url, frame.go, frame.waitUntil, frame.timeoutMs)
-        return await self.bounded(work, frame.timeoutMs / 1000 + MARGIN_S)
+        with trace.phase("navigation"):
+            return await self.bounded(work, frame.timeoutMs / 1000 + MARGIN_S)
 
     async def wait_for(self, tab_id: int, condition: Mapping[str, Any], timeout_ms: int = 5_000) -> dict[str, Any]:
         frame = wire_request(p.WaitFor, **{**condition, "tabId": tab_id, "timeoutMs": timeout_ms})
@@ -89,10 +93,11 @@ class PageSession(SessionCore):
         target: Mapping[str, Any] | None = None,
         fmt: Literal["png", "jpeg"] = "png",
         quality: int | None = None,
+        marks: bool = False,
     ) -> dict[str, Any]:
         jpeg_quality = quality if fmt == "jpeg" else None  # PNG has no quality: dropped, not refused
         wire_request(p.Screenshot, tabId=tab_id, kind=kind, target=target, format=fmt, quality=jpeg_quality)
-        work = observe.screenshot(self, tab_id, kind, dict(target) if target else None, fmt, jpeg_quality)
+        work = observe.screenshot(self, tab_id, kind, dict(target) if target else None, fmt, jpeg_quality, marks)
         return await self.bounded(work, SCREENSHOT_TIMEOUT_S + MARGIN_S)
 
     async def console(
@@ -108,4 +113,5 @@ class PageSession(SessionCore):
 
     async def run_steps(self, tab_id: int, tool_name: str, steps: Sequence[p.Step]) -> dict[str, Any]:
         log.debug("callTool %s: %d steps", tool_name, len(steps))
-        return await self.bounded(plans.run_plan(self, tab_id, list(steps)), plan_timeout(steps))
+        with trace.phase("page_tool"):
+            return await self.bounded(plans.run_plan(self, tab_id, list(steps)), plan_timeout(steps))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import re
@@ -10,6 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from tabmcp import protocol as p
+from tabmcp import trace
 from tabmcp.drivers.base import DriverError, OpenedTab
 from tabmcp.drivers.session.actions import await_navigation
 from tabmcp.drivers.session.limits import FOLLOW_ON_S, REPLACED_NAVIGATION_S
@@ -38,12 +40,14 @@ async def open_tab(
     watcher = session.watch(None)  # listening before the tab exists
     since = time.monotonic()
     try:
-        tab_id = await session.host.create_tab(url, focus, group, workspace)
-        watcher.set_tab(tab_id)
-        if not watcher.loaded:  # its load may have come before the answer that named the tab
-            session.tab(tab_id).loading = True
-        if not await watcher.wait_for_outcome(timeout_ms / 1000):
-            log.info("open_tab: %s still loading after %d ms", url, timeout_ms)  # answered as loading
+        with trace.phase("load"):
+            with trace.phase("create_tab"):  # the browser's answer: the tab exists, its page is loading
+                tab_id = await session.host.create_tab(url, focus, group, workspace)
+            watcher.set_tab(tab_id)
+            if not watcher.loaded:  # its load may have come before the answer that named the tab
+                session.tab(tab_id).loading = True
+            if not await watcher.wait_for_outcome(timeout_ms / 1000):
+                log.info("open_tab: %s still loading after %d ms", url, timeout_ms)  # answered as loading
         outcome = watcher.outcome
         if outcome is not None and outcome.kind == "error":
             await _close_quietly(session, tab_id)
@@ -51,14 +55,20 @@ async def open_tab(
         if outcome is not None and outcome.kind == "removed":
             raise DriverError(p.ErrorCode.NAVIGATION_FAILED, f"The tab for {url} was closed while it loaded")
         loaded_at = watcher.navigations
-        dialogs = await session.dialogs_shown(tab_id, since)
-        followed_by = await blocked_follow_on(session, watcher, loaded_at) if outcome is not None else None
+        with trace.phase("dialogs"):  # the tab as it loaded, read meanwhile: both wait for a busy page alike
+            dialogs, info = await asyncio.gather(session.dialogs_shown(tab_id, since), session.host.tab_info(tab_id))
+        with trace.phase("follow_on"):
+            followed_by = await blocked_follow_on(session, watcher, loaded_at) if outcome is not None else None
         if followed_by is not None:
             await _close_quietly(session, tab_id)
             raise followed_by
+        moved_on = watcher.navigations != loaded_at
     finally:
         session.unwatch(watcher)
-    return OpenedTab(await session.host.tab_info(tab_id), tuple(dialogs))
+    if moved_on:  # the page went on to another (allowed) page: the tab as it is now
+        with trace.phase("tab_info"):
+            info = await session.host.tab_info(tab_id)
+    return OpenedTab(info, tuple(dialogs))
 
 
 async def _close_quietly(session: SessionCore, tab_id: int) -> None:
@@ -87,21 +97,29 @@ async def navigate(
     watcher = session.watch(tab_id)
     since = time.monotonic()
     try:
-        if url is not None:
-            followed = await _goto(session, tab_id, url, watcher)
-            what = f"the page that replaced {url}" if followed else what
-        else:
-            await session.host.go(tab_id, go)  # type: ignore[arg-type]
-        left = timeout_ms / 1000 - (time.monotonic() - since)
-        await await_navigation(session, watcher, wait_until, max(left, 0.0), what)
+        with trace.phase("load"):
+            if url is not None:
+                followed = await _goto(session, tab_id, url, watcher)
+                what = f"the page that replaced {url}" if followed else what
+            else:
+                await session.host.go(tab_id, go)  # type: ignore[arg-type]
+            left = timeout_ms / 1000 - (time.monotonic() - since)
+            await await_navigation(session, watcher, wait_until, max(left, 0.0), what)
         loaded_at = watcher.navigations
-        dialogs = await session.dialogs_shown(tab_id, since)
-        followed_by = await blocked_follow_on(session, watcher, loaded_at)
+        with trace.phase("dialogs"):  # the tab's URL and title read meanwhile, as in open_tab
+            dialogs, (page_url, title, _) = await asyncio.gather(
+                session.dialogs_shown(tab_id, since), session.host.tab_url(tab_id)
+            )
+        with trace.phase("follow_on"):
+            followed_by = await blocked_follow_on(session, watcher, loaded_at)
         if followed_by is not None:
             raise followed_by
+        moved_on = watcher.navigations != loaded_at
     finally:
         session.unwatch(watcher)
-    page_url, title, _ = await session.host.tab_url(tab_id)
+    if moved_on:
+        with trace.phase("tab_info"):
+            page_url, title, _ = await session.host.tab_url(tab_id)
     answer: dict[str, Any] = {"url": page_url, "title": title}
     return {**answer, "dialogs": dialogs} if dialogs else answer
 
