@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 NPM := $(shell command -v npm)
 
-.PHONY: setup chromium node demo test lint clean bench bench-tasks soak
+.PHONY: setup chromium node editors demo test lint clean bench bench-tasks soak
 
 $(BIN)/tabmcp: pyproject.toml setup.py
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
@@ -31,6 +31,15 @@ endif
 
 setup: $(BIN)/tabmcp chromium node
 
+# The code and rich-text editors the browser tests edit (CodeMirror 5 and 6, Monaco, Ace, ProseMirror), pinned
+# by tests/fixtures/pages/editors/package-lock.json, installed once next to their pages, which load them
+# (ES modules through an import map: no bundling); npm's cache serves a reinstall offline
+EDITORS := tests/fixtures/pages/editors
+$(EDITORS)/node_modules/.package-lock.json: $(EDITORS)/package.json $(EDITORS)/package-lock.json
+	cd $(EDITORS) && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+
+editors: node $(EDITORS)/node_modules/.package-lock.json
+
 demo: setup
 	$(BIN)/tabmcp demo
 
@@ -43,7 +52,7 @@ lint: setup
 PYTEST_WORKERS ?= 3
 PYTEST_ARGS ?=
 
-test: setup lint
+test: setup lint editors
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # On demand, not part of `make test`: every benchmark in bench/ (tabmcp, and the peers Playwright MCP and

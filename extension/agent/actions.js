@@ -11,7 +11,8 @@
     resolveTarget, scrollIntoViewIfNeeded, waitActionable, timeoutOf, moveMouse, pointerClick, isTextControl,
     isEditable, setNativeValue, fireInput, fireBeforeInput, fireChange, editControl, insertEdit, insertText,
     execEdit, selectAllIn, caretToEnd, focusElement, parseKey, fireKey, pressKey, isCheckLike, isSubmitButton,
-    submitForm,
+    submitForm, ownInput, insertLineBreak, replaceInEditor, caretToEndKeys, editingTarget, pointerSurface,
+    isRichEditor,
   } = shared;
   // Defined by a later file: called through `shared` (by then every file has run).
   const flushConsole = () => shared.flushConsole();
@@ -109,12 +110,13 @@
     return {};
   }
 
+  // An editor's key taker may be hidden (a code editor's textarea): its visible surface is checked.
   async function editableTarget(arg, verb) {
-    const el = resolveTarget(arg.target);
+    const el = editingTarget(resolveTarget(arg.target));
     if (!isEditable(el)) {
       throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot ${verb} ${describe(el)}: it is not a text field`);
     }
-    await waitActionable(el, { enabled: true, editable: true }, timeoutOf(arg), verb);
+    await waitActionable(pointerSurface(el), { enabled: true, enabledOf: el, editable: true }, timeoutOf(arg), verb);
     return el;
   }
 
@@ -129,7 +131,7 @@
 
   function fillElement(el, text) {
     focusElement(el);
-    if (isTextControl(el)) {
+    if (isTextControl(el) && !ownInput(el)) {
       if (!fireBeforeInput(el, 'insertReplacementText', text)) return;
       setNativeValue(el, text);
       if (el instanceof HTMLInputElement && !TEXT_INPUT_TYPES.has(el.type) && el.value !== text) {
@@ -140,34 +142,41 @@
       fireChange(el);
       return;
     }
-    selectAllIn(el);
-    if (text) execEdit(el, 'insertText', text);
-    else if (!document.execCommand('delete')) {
-      el.textContent = '';
-      fireInput(el, 'deleteContentBackward', null);
-    }
+    replaceInEditor(el, text);
   }
 
   async function actType(arg) {
     const text = needString(arg, 'text');
     const el = await editableTarget(arg, 'type into');
     focusElement(el);
-    caretToEnd(el);
+    caretToEndKeys(el);
     const before = isTextControl(el) ? el.value : null;
+    if (el.editContext) return typeIntoEditContext(el, text);
     for (const ch of text) {
       if (ch === '\n' && el instanceof HTMLInputElement) continue;
       const key = ch === '\n' ? 'Enter' : ch;
       let proceed = fireKey('keydown', el, key, {});
       if (proceed) proceed = fireKey('keypress', el, key, {});
       if (proceed) {
-        if (ch === '\n' && el instanceof HTMLTextAreaElement) editControl(el, 'insertLineBreak', null, insertEdit('\n'));
-        else if (ch === '\n') execEdit(el, 'insertParagraph');
+        if (ch === '\n') insertLineBreak(el);
         else insertText(el, ch);
       }
       fireKey('keyup', el, key, {});
     }
     if (before !== null && el.value !== before) fireChange(el);
     return sensitiveTarget(el);
+  }
+
+  // An EditContext takes text only from the browser's own typing: the keys are fired one by one, the
+  // text goes in once, as a paste (pastes in a row would race the editor's own updates).
+  function typeIntoEditContext(el, text) {
+    for (const ch of text) {
+      const key = ch === '\n' ? 'Enter' : ch;
+      fireKey('keydown', el, key, {});
+      fireKey('keyup', el, key, {});
+    }
+    insertText(el, text);
+    return {};
   }
 
   async function actSelect(arg) {
@@ -238,7 +247,7 @@
     let el;
     if (arg.target) {
       el = resolveTarget(arg.target);
-      await waitActionable(el, {}, timeoutOf(arg), 'press a key on');
+      await waitActionable(pointerSurface(el), {}, timeoutOf(arg), 'press a key on');
       focusElement(el);
     }
     el = deepActiveElement() || document.body || document.documentElement;
@@ -362,19 +371,32 @@
     select: { enabled: true, pointer: true },
   };
 
+  const EDITING_ACTIONS = new Set(['fill', 'type', 'clear']);
+
+  /** Select-all and typed text replace its value: an editor, a textarea, a text-like input (not a date,
+   * number, colour or range input, whose value typing does not set the same way). */
+  function takesTypedText(el) {
+    return isRichEditor(el) || el instanceof HTMLTextAreaElement
+      || (el instanceof HTMLInputElement && TEXT_INPUT_TYPES.has(el.type));
+  }
+
   /** Where trusted input should land: the centre of the element once it is actionable. */
   async function point(arg) {
     try {
       if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'point needs {target}');
-      const el = resolveTarget(arg.target);
+      const target = resolveTarget(arg.target);
       const action = typeof arg.action === 'string' && POINT_CHECKS[arg.action] ? arg.action : 'click';
-      const found = await waitActionable(el, POINT_CHECKS[action], timeoutOf(arg), action);
+      // a code editor's hidden textarea is reached where the editor shows
+      const el = EDITING_ACTIONS.has(action) ? editingTarget(target) : target;
+      const found = await waitActionable(pointerSurface(el), { ...POINT_CHECKS[action], enabledOf: el }, timeoutOf(arg), action);
       // trusted input is routed by the browser from what was last painted: let the scroll show
       if (found.scrolled) await framesPainted();
       // dialogs opened by the trusted input that follows answer by this policy for a while
       if (arg.dialog === 'accept' || arg.dialog === 'dismiss') setDialogPolicy(arg.dialog, arg.promptText, POINT_POLICY_MS);
       const { rect } = found;
-      return { ok: true, x: found.x, y: found.y, rect: plainRect(rect), ...sensitiveTarget(el) };
+      const answer = { ok: true, x: found.x, y: found.y, rect: plainRect(rect), ...sensitiveTarget(el) };
+      if (EDITING_ACTIONS.has(action)) answer.textEntry = takesTypedText(el);
+      return answer;
     } catch (e) {
       return failure(e);
     }

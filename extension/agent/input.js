@@ -7,7 +7,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     SKIPPED_TAGS, AgentError, forEachChild, flatParent, deepActiveElement, isRendered, explicitRole, isFocusable,
-    isDisabled, isReadOnly,
+    isDisabled, isReadOnly, drawnEditorOf,
   } = shared;
 
   const UNFILLABLE_INPUT_TYPES = new Set(['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'hidden']);
@@ -94,8 +94,12 @@
   }
 
   function isEditable(el) {
-    return isTextControl(el) || (el instanceof HTMLElement && el.isContentEditable);
+    return isTextControl(el) || (el instanceof HTMLElement && (el.isContentEditable || !!el.editContext));
   }
+
+  // Takes its text through its own input handling (a code editor's hidden textarea, an EditContext):
+  // edited with the browser's editing commands and keys, never by setting a value.
+  const ownInput = (el) => !!el.editContext || !!drawnEditorOf(el);
 
   // The prototype's setter, not el.value = …: frameworks (React) wrap the instance property and
   // would otherwise miss the change.
@@ -165,9 +169,75 @@
   };
 
   function insertText(el, text) {
+    if (ownInput(el)) return editorInsert(el, text);
     if (isTextControl(el)) return editControl(el, 'insertText', text, insertEdit(text));
     if (el.isContentEditable) return execEdit(el, 'insertText', text);
     return false;
+  }
+
+  /** Text into an editor with its own input handling: the browser's insertText command (beforeinput and
+   * input as typing fires them); a paste where the element takes text through an EditContext, which
+   * editing commands do not reach. */
+  function editorInsert(el, text) {
+    focusElement(el);
+    if (!el.editContext && document.execCommand('insertText', false, text)) return true;
+    const data = new DataTransfer();
+    data.setData('text/plain', text);
+    return !el.dispatchEvent(new ClipboardEvent('paste', {
+      clipboardData: data, bubbles: true, cancelable: true, composed: true,
+    }));
+  }
+
+  /** Deletes the selection (or the character before the caret) in an editor with its own input handling. */
+  function editorDelete(el, forward) {
+    focusElement(el);
+    if (!el.editContext) return document.execCommand(forward ? 'forwardDelete' : 'delete');
+    return false; // an EditContext editor deletes in its own key handling, which the keydown reached
+  }
+
+  /** A line break where the user pressed Enter in a multi-line editable. */
+  function insertLineBreak(el) {
+    if (ownInput(el)) return editorInsert(el, '\n');
+    if (el instanceof HTMLTextAreaElement) return editControl(el, 'insertLineBreak', null, insertEdit('\n'));
+    if (el.isContentEditable) return execEdit(el, 'insertParagraph');
+    return false;
+  }
+
+  // Select all, line start and end: Meta on a Mac, Control elsewhere (as the editors bind "Mod").
+  const PRIMARY_MODIFIER = /Mac|iPhone|iPad/.test(navigator.platform) ? 'Meta' : 'Control';
+
+  /** Everything in el selected as a user selects it: Mod+A, which an editor handles itself (its whole
+   * document, drawn or not), the browser's select-all where nothing handled it. */
+  function selectAllKeys(el) {
+    focusElement(el);
+    pressKey(el, 'a', [PRIMARY_MODIFIER]);
+  }
+
+  /** fill and clear on an editor: select all, then type the text over it (or delete it). */
+  function replaceInEditor(el, text) {
+    selectAllKeys(el);
+    if (text) {
+      insertText(el, text);
+      return;
+    }
+    if (ownInput(el)) {
+      if (!fireKey('keydown', el, 'Backspace', {}) || editorDelete(el, false)) {
+        fireKey('keyup', el, 'Backspace', {});
+        return;
+      }
+      fireKey('keyup', el, 'Backspace', {});
+      return;
+    }
+    if (!document.execCommand('delete')) {
+      el.textContent = '';
+      fireInput(el, 'deleteContentBackward', null);
+    }
+  }
+
+  /** The caret to the end of el's text: Mod+End in an editor (its document's end), directly elsewhere. */
+  function caretToEndKeys(el) {
+    if (ownInput(el) || el.isContentEditable) pressKey(el, 'End', [PRIMARY_MODIFIER]);
+    else caretToEnd(el);
   }
 
   /** contenteditable editing through the browser's own editing commands. */
@@ -191,6 +261,24 @@
     }
     const selection = getSelection();
     if (selection) selection.selectAllChildren(el.isContentEditable ? el : document.body || document.documentElement);
+  }
+
+  function caretToStart(el) {
+    if (isTextControl(el)) {
+      setCaret(el, 0);
+      return;
+    }
+    const selection = getSelection();
+    if (selection && el.isContentEditable) {
+      selection.selectAllChildren(el);
+      selection.collapseToStart();
+    }
+  }
+
+  /** Escape's default: the topmost modal dialog gets a cancel event and closes unless it is cancelled. */
+  function closeModalDialog() {
+    const modal = [...document.querySelectorAll('dialog[open]')].filter((d) => d.matches(':modal')).pop();
+    if (modal && modal.dispatchEvent(new Event('cancel', { cancelable: true }))) modal.close();
   }
 
   function caretToEnd(el) {
@@ -318,23 +406,30 @@
       selectAllIn(el);
       return null;
     }
+    if ((key === 'End' || key === 'Home') && (flags.ctrlKey || flags.metaKey) && editable && !ownInput(el)) {
+      if (key === 'End') caretToEnd(el);
+      else caretToStart(el);
+      return null;
+    }
+    if (key === 'Escape') {
+      closeModalDialog();
+      return null;
+    }
     if (shortcut) return null;
     if (key === 'Enter') {
       if (el instanceof HTMLInputElement && isTextControl(el)) implicitSubmission(el);
-      else if (el instanceof HTMLTextAreaElement && editable) editControl(el, 'insertLineBreak', null, insertEdit('\n'));
-      else if (el.isContentEditable && editable) execEdit(el, 'insertParagraph');
+      else if (editable && !(el instanceof HTMLInputElement)) insertLineBreak(el);
       else if ((el instanceof HTMLAnchorElement && el.hasAttribute('href')) || (isButtonLike(el) && !isCheckLike(el))) el.click();
       return null;
     }
     if (key === ' ' && isButtonLike(el) && !editable) return () => el.click();
     if (!editable) return null;
-    if (key === 'Backspace') {
-      if (isTextControl(el)) editControl(el, 'deleteContentBackward', null, backspaceEdit);
-      else execEdit(el, 'delete');
-    } else if (key === 'Delete') {
-      if (isTextControl(el)) editControl(el, 'deleteContentForward', null, deleteEdit);
-      else execEdit(el, 'forwardDelete');
-    } else if (isTextControl(el) && ['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(key)) {
+    if (key === 'Backspace' || key === 'Delete') {
+      const forward = key === 'Delete';
+      if (ownInput(el)) editorDelete(el, forward);
+      else if (isTextControl(el)) editControl(el, forward ? 'deleteContentForward' : 'deleteContentBackward', null, forward ? deleteEdit : backspaceEdit);
+      else execEdit(el, forward ? 'forwardDelete' : 'delete');
+    } else if (isTextControl(el) && !ownInput(el) && ['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(key)) {
       const { start, end } = selectionOf(el);
       const length = el.value.length;
       const position = { ArrowLeft: start === end ? Math.max(0, start - 1) : start,
@@ -402,6 +497,6 @@
   Object.assign(shared, {
     moveMouse, pointerClick, isTextControl, isEditable, setNativeValue, fireInput, fireBeforeInput, fireChange,
     editControl, insertEdit, insertText, execEdit, selectAllIn, caretToEnd, focusElement, parseKey, fireKey,
-    pressKey, isCheckLike, isSubmitButton, submitForm,
+    pressKey, isCheckLike, isSubmitButton, submitForm, ownInput, insertLineBreak, replaceInEditor, caretToEndKeys,
   });
 })();

@@ -339,17 +339,20 @@
   // -------------------------------------------------------------------------------------------
   // Values and states
 
+  // an editor's text as it shows (a code editor's lines, a contenteditable's blocks): editors.js
+  const editorValue = (el) => shared.editorText(el);
+
   function valueOf(el, role) {
     const tag = el.localName;
     if (tag === 'input') {
       if (el.type === 'password') return el.value ? '********' : '';
       return VALUE_ROLES.has(role) ? el.value : '';
     }
-    if (tag === 'textarea') return el.value;
+    if (tag === 'textarea') return editorValue(el) ?? el.value;
     if (tag === 'select') return selectedLabels(el);
     if (tag === 'progress' || tag === 'meter') return el.hasAttribute('value') ? String(el.value) : '';
     if (RANGE_ROLES.has(role)) return rangeValue(el);
-    if (role === 'textbox' || role === 'searchbox') return el.textContent;
+    if (role === 'textbox' || role === 'searchbox') return editorValue(el) ?? el.textContent;
     return '';
   }
 

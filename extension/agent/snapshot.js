@@ -117,6 +117,7 @@
     let shown; // known to render visibly: its text shows
     if (include) {
       visibility = visibilityOf(el);
+      if (visibility === ZERO_SIZE && shared.shownByEditor(el)) visibility = VISIBLE;
       if (visibility === PRUNED) return;
       if (visibility === VISIBLE) shown = true;
     } else if (state.full) {

@@ -68,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--enable-evaluate", action=argparse.BooleanOptionalAction, default=None,
                        help="list the evaluate tool (runs JavaScript in the page)")
     serve.add_argument("--enable-trusted-input", action=argparse.BooleanOptionalAction, default=None,
-                       help="allow interact(trusted=true): real input events through chrome.debugger")
+                       help="real input events for interact: unset, the default in tabmcp's own browser and "
+                            "off in the user's Chrome; --enable-trusted-input allows them there too")
     serve.add_argument("--screenshot-origin", dest="screenshot_origins", action="append", metavar="PATTERN",
                        help="only screenshot pages matching PATTERN (as --allow-url), e.g. https://*.example.com "
                             "(repeatable)")

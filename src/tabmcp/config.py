@@ -101,8 +101,11 @@ class Settings(BaseSettings):
     screenshot_origins: list[str] = Field(
         default_factory=list, description="If set, screenshots only of pages matching these URL patterns."
     )
-    enable_trusted_input: bool = Field(
-        False, description="Allow trusted input (chrome.debugger) for interact(trusted=true)."
+    enable_trusted_input: bool | None = Field(
+        None,
+        description="Trusted input (real input events through CDP) for interact. Unset: on in tabmcp's own "
+        "browser (the CDP driver, a browser tabmcp launched), where fill, clear, type and press use it by "
+        "default, and off in the user's own Chrome; true: allowed everywhere; false: never.",
     )
     confirm_destructive: bool = Field(
         False, description="Ask the user (MCP elicitation) before running a destructive tool or action."

@@ -433,7 +433,8 @@ class Act(Frame):
     key: str | None = Field(None, min_length=1)
     direction: Literal["up", "down", "left", "right"] | None = None
     amount: int | None = Field(None, ge=1)
-    trusted: bool = False
+    # "auto": trusted where the target takes typed text, the agent's synthetic input elsewhere
+    trusted: bool | Literal["auto"] = False
     dialog: Literal["accept", "dismiss"] | None = None
     promptText: str | None = None
     timeoutMs: int | None = Field(None, ge=0, le=MAX_TIMEOUT_MS)

@@ -312,7 +312,8 @@ async def test_capabilities_off_by_default_and_screenshots_per_origin(
     guard_pages: SiteServer, server_log: object, tmp_path: Path
 ) -> None:
     port = guard_pages.base_url.rstrip("/").rsplit(":", 1)[1]
-    settings = {"screenshot_origins": json.dumps([f"http://127.0.0.1:{port}"])}
+    # trusted input is on by default in a browser tabmcp launched: switched off here, as in the user's Chrome
+    settings = {"screenshot_origins": json.dumps([f"http://127.0.0.1:{port}"]), "enable_trusted_input": "false"}
     async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile"), **settings) as client:
         await client.call_ok("connect_browser", {"launch": True})
         await client.call_ok("open_tab", {"url": guard_pages.url("login.html")})
@@ -333,6 +334,7 @@ async def test_capabilities_off_by_default_and_screenshots_per_origin(
         fill = {"action": "fill", "target": "css=#nick", "text": "x"}
         trusted = await error_body(client, "interact", {**fill, "trusted": True})
         assert trusted["code"] == "CAPABILITY_DISABLED" and "enable_trusted_input" in trusted["error"]
+        assert "ask the user to start tabmcp with --enable-trusted-input" in trusted["error"]
         assert next(r for r in await page_rows(client) if r["name"] == "Nickname").get("value", "") == ""
         await client.call_ok("interact", fill)  # untrusted input works
 

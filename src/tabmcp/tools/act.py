@@ -99,7 +99,7 @@ class InteractArgs(TargetArgs):
     key: str | None = None  # Enter, Control+A…: the names models know from Playwright
     direction: Literal["up", "down", "left", "right"] | None = None
     amount: int | None = Field(None, ge=1)
-    trusted: bool = Field(False, description="real input events")
+    trusted: bool | None = Field(None, description="real input events (default for fill/clear/type/press when allowed)")
     dialog: Literal["dismiss", "accept"] = "dismiss"
     prompt_text: str | None = Field(None, alias="promptText")
     snapshot: AfterSnapshot = False
@@ -119,7 +119,7 @@ class InteractArgs(TargetArgs):
             raise ValueError("scroll needs an element to bring into view, or a direction")
         return self
 
-    def wire(self, timeout_ms: int) -> dict[str, Any]:
+    def wire(self, timeout_ms: int, trusted: bool | str = False) -> dict[str, Any]:
         fields = {
             "action": self.action,
             "target": self.wire_target(),
@@ -129,7 +129,7 @@ class InteractArgs(TargetArgs):
             "key": self.key,
             "direction": self.direction,
             "amount": self.amount,
-            "trusted": self.trusted,
+            "trusted": trusted,
             "dialog": self.dialog,
             "promptText": self.prompt_text,
             "timeoutMs": timeout_ms,
@@ -137,20 +137,36 @@ class InteractArgs(TargetArgs):
         return {k: v for k, v in fields.items() if v is not None}
 
 
+# Keyboard actions use real input by default where allowed: editors and chords answer to a person's keys
+# (docs/decisions.md, Trusted input by default); clicks stay synthetic (same events, no navigation grace).
+TRUSTED_BY_DEFAULT = {"fill", "clear", "type", "press"}
+
+
+def trusted_input_allowed(ctx: ToolContext) -> bool:
+    """The setting, or unset: tabmcp's own browser (the CDP driver, or a browser it launched) allows it."""
+    setting = ctx.settings.enable_trusted_input
+    return setting if setting is not None else ctx.settings.uses_cdp or ctx.launcher.running
+
+
 @tool(title="Interact with the page", available_in=FOCUSED)
 async def interact(ctx: ToolContext, args: InteractArgs) -> Text:
     """Act on target (press: the focused one by default; scroll: the page)."""
     tab_id = focused_tab_id(ctx)
     what = f"{args.action} {args.describe_target()}"
-    if args.trusted and not ctx.settings.enable_trusted_input:
+    allowed = trusted_input_allowed(ctx)
+    if args.trusted and not allowed:
         raise ToolFailure(
-            "Trusted input (trusted=true: real input events through chrome.debugger) is off: the user can "
-            "switch it on with enable_trusted_input (TABMCP_ENABLE_TRUSTED_INPUT=true). Try without trusted.",
+            "Trusted input (real input events) is off in the user's own browser, and no tool can switch it on. "
+            "Try without trusted; if only real input works, ask the user to start tabmcp with "
+            "--enable-trusted-input (setting enable_trusted_input, TABMCP_ENABLE_TRUSTED_INPUT=true).",
             {"code": "CAPABILITY_DISABLED"},
         )
+    trusted: bool | str = args.trusted
+    if args.trusted is None:
+        trusted = "auto" if allowed and args.action in TRUSTED_BY_DEFAULT else False
 
     async def perform() -> dict[str, Any]:
-        done = await ctx.runtime.driver.act(tab_id, args.wire(ctx.settings.action_timeout_ms))
+        done = await ctx.runtime.driver.act(tab_id, args.wire(ctx.settings.action_timeout_ms, trusted))
         if done.get("sensitive"):  # the agent filled a password field: the audit log must not show the text
             note_sensitive("text", "value")  # first: the landing check that follows may fail the call
         return done

@@ -46,9 +46,10 @@ async def act(session: SessionCore, tab_id: int, frame: p.Act) -> dict[str, Any]
     since = time.monotonic()
     try:
         try:
+            answer = None
             if frame.trusted and frame.action in TRUSTED_ACTIONS:
-                answer = await trusted_act(session, tab_id, resolved, action)
-            else:
+                answer = await trusted_act(session, tab_id, resolved, action, auto=frame.trusted == "auto")
+            if answer is None:
                 agent_action = {k: v for k, v in action.items() if k not in ("trusted", "target")}
                 if resolved.target is not None:
                     agent_action["target"] = resolved.target
@@ -147,10 +148,11 @@ async def await_navigation(
 
 
 async def trusted_act(
-    session: SessionCore, tab_id: int, resolved: Resolved, action: Mapping[str, Any]
-) -> dict[str, Any]:
+    session: SessionCore, tab_id: int, resolved: Resolved, action: Mapping[str, Any], auto: bool = False
+) -> dict[str, Any] | None:
     """Real input events (CDP ``Input.*``) at the point the agent gives; answers like the agent's act
-    (without navigation)."""
+    (without navigation). ``auto`` (trusted by default, not asked for): None for a fill, clear or type on a
+    field typed text does not set (a date, number or range input), which the agent's act sets instead."""
     name = action["action"]
     since = time.monotonic()
     state = session.tab(tab_id)
@@ -160,7 +162,7 @@ async def trusted_act(
     async def send(method: str, params: Mapping[str, Any]) -> Any:
         return await session.host.cdp(tab_id, method, params)
 
-    async def point(checks: str = name) -> tuple[float, float, bool]:
+    async def point(checks: str = name) -> tuple[float, float, bool, bool]:
         """The target's actionable centre in the tab's viewport, after the agent's checks for ``checks``;
         the agent also takes the dialog policy, which then answers dialogs the input opens."""
         arg: dict[str, Any] = {
@@ -173,7 +175,7 @@ async def trusted_act(
                 arg[key] = action[key]
         answer = await agent.call_frame(resolved.frame, "point", arg, resolved.label)
         x, y = await agent.point_in_tab(resolved.frame, float(answer["x"]), float(answer["y"]))
-        return x, y, answer.get("sensitive") is True
+        return x, y, answer.get("sensitive") is True, answer.get("textEntry") is not False
 
     async def probe(state_name: str) -> bool:
         arg = {"target": resolved.target, "state": state_name}
@@ -182,7 +184,7 @@ async def trusted_act(
     if name in ("check", "uncheck"):
         want = name == "check"
         if await probe("checked") != want:
-            x, y, _ = await point()
+            x, y, _, _ = await point()
             await mouse_click(send, x, y)
             if await probe("checked") != want:
                 raise DriverError(
@@ -191,11 +193,13 @@ async def trusted_act(
                 )
     elif name == "press":
         if resolved.target is not None and not await probe("focused"):
-            x, y, _ = await point("click")  # focus it the way a user would
+            x, y, _, _ = await point("click")  # focus it the way a user would
             await mouse_click(send, x, y)
         await press_key(send, action["key"])
     else:
-        x, y, sensitive = await point()
+        x, y, sensitive, text_entry = await point()
+        if auto and not text_entry:
+            return None
         if name == "hover":
             await mouse_move(send, x, y)
         else:
@@ -207,7 +211,7 @@ async def trusted_act(
                 else:
                     await press_key(send, "Delete")
             elif name == "type":
-                await press_key(send, "End")
+                await press_key(send, "Control+End")  # the end of the text, not of the caret's line
                 if action.get("text"):
                     await send("Input.insertText", {"text": action["text"]})
     # the agent reports dialogs while the page handles the input; one round trip to the frame lets
