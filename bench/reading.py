@@ -12,13 +12,16 @@ is what is measured for it. Sizes are characters of the result text; times the m
     .venv/bin/python -m bench.reading --repeat 3            # every server installed
     .venv/bin/python -m bench.reading --only tabmcp tabmcp-cdp
 
-Printed only: nothing is written to docs/benchmarks.md.
+A run of every server rewrites the block ``<!-- bench:reading -->`` of docs/benchmarks.md (``--no-doc``:
+printed only); a partial run is printed only.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime
+import os
 import statistics
 import sys
 from collections.abc import Awaitable, Callable
@@ -27,10 +30,19 @@ from pathlib import Path
 from bench import toon_rows
 from bench.adapters import ALL
 from bench.adapters.base import Adapter, PeerMissing
+from bench.doc_sections import put
 from bench.mcp_stdio import Call
 from bench.site import BIG_PAGE, BenchSite
 
 PEERS_DIR = Path.home() / ".cache" / "tabmcp-bench" / "peers"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+SERVERS = ("tabmcp", "tabmcp-cdp", "playwright", "devtools")
+LABELS = {
+    "tabmcp": "tabmcp (extension)",
+    "tabmcp-cdp": "tabmcp (CDP)",
+    "playwright": "Playwright MCP (`browser_snapshot {target}`, `browser_find`)",
+    "devtools": "Chrome DevTools MCP (`evaluate_script`: text, no refs)",
+}
 REGION_CSS = "#G + table"
 WORDS = ("gather", "asyncio")
 REGION_JS = f"() => document.querySelector({REGION_CSS!r}).innerText"
@@ -75,11 +87,41 @@ async def measure(key: str, url: str, repeat: int) -> dict[str, dict[str, float]
     return figures
 
 
+def cell(row: dict[str, float] | None) -> str:
+    if row is None:
+        return "—"
+    paged = f" ({row['all_chars']:,.0f} in {row['pages']:.0f} pages)" if row["pages"] > 1 else ""
+    return f"{row['chars']:,.0f} chars, {row['seconds'] * 1000:,.0f} ms{paged}"
+
+
+def section(results: dict[str, dict[str, dict[str, float]]], repeat: int) -> str:
+    """The block of docs/benchmarks.md: one column per server, one row per case."""
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load = os.getloadavg()[0]
+    keys = [k for k in SERVERS if k in results]
+    lines = [
+        "## Reading one part of a long page: a region and a text search",
+        "",
+        f"Measured {when} by `.venv/bin/python -m bench.reading --repeat {repeat}` (`bench/reading.py`), "
+        f"1-minute load average {load:.1f} at the end (2 cores). On `genindex-all.html` (1,684 KB): the table "
+        f"after `h2#G` as a region, and a search for a rare word and a common one. First result's size, "
+        f"median time of {repeat} calls (the client's wall clock); tabmcp's pages behind its cursor in brackets.",
+        "",
+        "| case | " + " | ".join(LABELS[k] for k in keys) + " |",
+        "|---|" + "---|" * len(keys),
+    ]
+    for name in ("region", *(f"find {w}" for w in WORDS)):
+        lines.append(f"| {name} | " + " | ".join(cell(results[k].get(name)) for k in keys) + " |")
+    return "\n".join(lines)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", nargs="*", default=["tabmcp", "tabmcp-cdp", "playwright", "devtools"])
+    parser.add_argument("--only", nargs="*", default=list(SERVERS))
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-doc", action="store_true", help="print only")
     args = parser.parse_args()
+    results: dict[str, dict[str, dict[str, float]]] = {}
     with BenchSite() as site:
         url = site.doc_url(BIG_PAGE)
         for key in args.only:
@@ -88,9 +130,13 @@ async def main() -> None:
             except PeerMissing as exc:
                 print(f"{key}: not installed ({exc})")
                 continue
+            results[key] = figures
             for name, row in figures.items():
                 paged = f", {row['all_chars']:,.0f} chars in {row['pages']:.0f} pages" if row["pages"] > 1 else ""
                 print(f"{key:11} {name:15} {row['chars']:>9,.0f} chars {row['seconds'] * 1000:7.0f} ms{paged}")
+    if not args.no_doc and set(results) == set(SERVERS):
+        DOC.write_text(put(DOC.read_text(encoding="utf-8"), "reading", section(results, args.repeat)), encoding="utf-8")
+        print(f"wrote {DOC}")
 
 
 if __name__ == "__main__":
