@@ -433,10 +433,15 @@ async def navigate_itself(page: Page, url: str) -> None:
 async def goto_from_refused(page: Page, url: str) -> None:
     """The test's own navigation away from a refused page. The server may be sending the same tab to
     about:blank at that moment (a relinked server restores the focus, and sends a focused tab at a
-    refused page away): that navigation wins, and the test's goes once it is done."""
+    refused page away): that navigation wins, and the test's goes once it is done. Leaving the
+    browser's error page, Chromium may start the same navigation again in another process, which
+    Playwright reports as interrupted by a navigation to ``url`` itself: the page still loads ``url``."""
     try:
         await page.goto(url)
     except PlaywrightError as exc:
+        if f'interrupted by another navigation to "{url}"' in str(exc):
+            await page.wait_for_url(url)
+            return
         if 'interrupted by another navigation to "about:blank"' not in str(exc):
             raise
         await page.goto(url)
