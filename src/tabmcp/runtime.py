@@ -12,6 +12,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from tabmcp import state as s
 from tabmcp import trace
@@ -43,6 +44,19 @@ OnFocus = Callable[[int | None], Awaitable[None]]
 TABS_URI = "tabs://list"
 STOP_TIMEOUT_MS = 5_000  # sending a tab to about:blank
 PAGE_URI = "dom://current-page"
+
+
+@dataclass
+class TabReads:
+    """Read once per document version, for one tab: each load it starts (a ``TabUpdated`` that is not
+    complete, or a new URL) counts one; a capture begun after the tab's latest load started, that read
+    it at the URL it then finished loading at, makes that load's own refresh needless (its later
+    changes are the agent's toolsChanged, with their versions)."""
+
+    loads: int = 0
+    read: tuple[int, str] | None = None  # (load count, URL) of its latest capture
+    begun: int = 0  # captures begun
+    done: int = 0  # the number (of ``begun``) of its latest capture done
 
 
 def tabs_signature(state: s.BrowserState) -> tuple[object, ...]:
@@ -93,18 +107,11 @@ class Runtime:
         self._batches = 0
         self._batch_start: tuple[object, ...] = ()
         self._versions: dict[int, str] = {}  # tab -> capture version its tools were made from
-        # Read once per document version: each load a tab starts (a TabUpdated that is not complete, or a
-        # new URL) counts one; a capture begun after the tab's latest load started, that read it at the
-        # URL it then finished loading at, makes that load's own refresh needless (its later changes are
-        # the agent's toolsChanged, with their versions).
-        self._loads: dict[int, int] = {}
-        self._read: dict[int, tuple[int, str]] = {}  # tab -> (load count, URL) of its latest capture
+        self._reads: dict[int, TabReads] = {}
         self._refreshing: dict[int, asyncio.Task[None]] = {}
         self._refresh_again: set[int] = set()
         # tab -> its reads begun when a refresh was deferred: a read begun after the request answers it
         self._deferred_refresh: dict[int, int] = {}
-        self._reads_begun: dict[int, int] = {}
-        self._read_done: dict[int, int] = {}  # tab -> the number (in _reads_begun) of its latest read done
         self._stale_tools: set[int] = set()  # unfocused tabs whose page changed since their tools were made
         # The navigation policy (docs/security.md): tools check URLs with it, and what the browser
         # blocked or the runtime stopped becomes a note in the next tool result (take_policy_notes).
@@ -124,8 +131,7 @@ class Runtime:
             self.snapshots.forget(tab_id)
             self.console_read.pop(tab_id, None)
             self._versions.pop(tab_id, None)
-            for per_tab in (self._loads, self._read, self._reads_begun, self._read_done):
-                per_tab.pop(tab_id, None)
+            self._reads.pop(tab_id, None)
             self._stale_tools.discard(tab_id)
             self.policy_watch.forget(tab_id)
         if tabs_signature(before) != tabs_signature(self.state):
@@ -177,7 +183,7 @@ class Runtime:
                 await self._flush_resources()
                 deferred, self._deferred_refresh = self._deferred_refresh, {}
                 for tab_id, begun in sorted(deferred.items()):
-                    if tab_id in self.state.tabs and self._read_done.get(tab_id, 0) <= begun:
+                    if tab_id in self.state.tabs and self._reads.get(tab_id, TabReads()).done <= begun:
                         self.refresh_in_background(tab_id)  # not read since (a tab the call closed is gone)
 
     async def _notify(self) -> None:
@@ -204,8 +210,10 @@ class Runtime:
         known = self._versions.get(tab_id) if tab is not None and tab.tools is not None else None
         stale = tab_id in self._stale_tools
         self._stale_tools.discard(tab_id)  # read from now on: a change during the capture marks it again
-        load = self._loads.get(tab_id, 0)
-        number = self._reads_begun[tab_id] = self._reads_begun.get(tab_id, 0) + 1
+        reads = self._reads_of(tab_id)
+        load = reads.loads
+        reads.begun += 1
+        number = reads.begun
         await progress.step("reading the page")
         try:
             with trace.phase("capture") as span:
@@ -220,13 +228,13 @@ class Runtime:
             if stale:
                 self._stale_tools.add(tab_id)  # not read: the next list_tabs tries again
             raise
-        self._read_done[tab_id] = max(number, self._read_done.get(tab_id, 0))
+        reads.done = max(number, reads.done)
         if capture is None:
             log.debug("tab %s unchanged since version %s", tab_id, known)
-            self._read_at(tab_id, load, None)
+            self._read_at(reads, load, None)
             return None
         log.debug("tab %s captured: version %s, %d characters", tab_id, capture.version, len(capture.html))
-        self._read_at(tab_id, load, capture.url)
+        self._read_at(reads, load, capture.url)
         if capture.url and not self.policy.check(capture.url).allowed:
             self._versions.pop(tab_id, None)
             return ()  # it went there while being read
@@ -242,26 +250,30 @@ class Runtime:
             self._versions.pop(tab_id, None)
         return tools
 
-    def _read_at(self, tab_id: int, load: int, url: str | None) -> None:
+    def _reads_of(self, tab_id: int) -> TabReads:
+        return self._reads.setdefault(tab_id, TabReads())
+
+    @staticmethod
+    def _read_at(reads: TabReads, load: int, url: str | None) -> None:
         """A capture begun at load count ``load`` answered (``url`` None: the version was unchanged, the
         URL is the one read before)."""
-        if self._loads.get(tab_id, 0) != load:
+        if reads.loads != load:
             return  # a load started while it ran: what it read may be the page that was leaving
         if url is None:
-            previous = self._read.get(tab_id)
-            if previous is None:
+            if reads.read is None:
                 return
-            url = previous[1]
-        self._read[tab_id] = (load, url)
+            url = reads.read[1]
+        reads.read = (load, url)
 
     def _load_started(self, before: s.Tab | None, after: s.Tab) -> None:
         if after.status != "complete" or before is None or before.url != after.url:
-            self._loads[after.id] = self._loads.get(after.id, 0) + 1
+            self._reads_of(after.id).loads += 1
 
     def read_since_load(self, tab: s.Tab) -> bool:
         """Whether the tab's page, as it finished loading, has been read already (by the call that
         loaded it): its load needs no refresh of its own."""
-        return self._read.get(tab.id) == (self._loads.get(tab.id, 0), tab.url)
+        reads = self._reads.get(tab.id)
+        return reads is not None and reads.read == (reads.loads, tab.url)
 
     async def focus(self, tab_id: int, progress: Progress = NO_PROGRESS) -> s.Transition:
         """Focus a tab with its page tools. A tab that does not answer is focused with none, and its
@@ -328,7 +340,7 @@ class Runtime:
         """Re-introspect a tab without holding up the caller (browser events). While a tool call is
         running the request waits for its end: the call refreshes the page it acts on itself."""
         if self._batches:
-            self._deferred_refresh.setdefault(tab_id, self._reads_begun.get(tab_id, 0))
+            self._deferred_refresh.setdefault(tab_id, self._reads.get(tab_id, TabReads()).begun)
             return
         self._spawn(self._refresh_quietly(tab_id))
 
