@@ -46,7 +46,7 @@ async def phases(client: StdioSession, name: str, args: dict[str, Any]) -> tuple
 
 @pytest.mark.asyncio
 async def test_an_open_and_a_navigate_capture_each_document_once(sites: SiteServer, server_log: Any) -> None:
-    async with serve(server_log, trace_phases="true") as client:
+    async with serve(server_log, ws_port="0", trace_phases="true") as client:
         await client.call_ok("connect_browser", {"launch": True})
         meta, names = await phases(client, "open_tab", {"url": sites.url("mail/index.html")})
         tab_id = meta["answer"]["tab"]["id"]
@@ -75,7 +75,7 @@ async def test_an_open_and_a_navigate_capture_each_document_once(sites: SiteServ
 
 @pytest.mark.asyncio
 async def test_an_untraced_call_carries_no_phases(sites: SiteServer, server_log: Any) -> None:
-    async with serve(server_log) as client:
+    async with serve(server_log, ws_port="0") as client:
         await client.call_ok("connect_browser", {"launch": True})
         meta, names = await phases(client, "open_tab", {"url": sites.url("mail/index.html")})
         assert names == [] and META_KEY not in meta and meta["answer"]["focused"]
