@@ -130,3 +130,19 @@ async def test_a_click_whose_popup_goes_to_a_blocked_origin_says_so_in_its_answe
         notes = [line for line in text_of(sent).splitlines() if line.startswith("blocked")]
         assert notes and "secret.html?popup" in notes[0] and "TABMCP_BLOCK_URLS" in notes[0], text_of(sent)
         assert load_sites.blocked.hits == []
+
+
+async def test_dialogs_shown_on_load_reach_every_open_tab_without_a_policy(
+    server_log: object, tmp_path: Path, load_sites: LoadSites
+) -> None:
+    """Without a navigation policy the CDP driver makes a tab with its URL (the page may load before
+    Playwright shows it): the dialogs of that load still reach the answer, tab after tab."""
+    async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile")) as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        for _ in range(3):
+            opened = await client.call_ok("open_tab", {"url": load_sites.url("alert.html")})
+            assert dialogs_of(opened) == ON_LOAD, opened
+            assert opened["tab"]["title"] == "Greeting", opened
+            plain = await client.call_ok("open_tab", {"url": load_sites.url("plain.html")})
+            assert "dialogs" not in plain, plain
+            assert plain["tab"]["title"] == "Plain", plain
