@@ -42,8 +42,6 @@ CONNECT_TIMEOUT_MS = 30_000
 FIRST_CONNECT_MS = 10_000
 TITLE_TIMEOUT_S = 2.0
 CLOSE_SETTLE_S = 0.25
-CREATED_PAGE_S = 10.0  # a target the browser made: until Playwright shows its page
-TARGET_POLL_S = 0.5  # between looks at the pages recorded, if no new one came meanwhile
 BLOCKS_KEPT = 200
 NOT_LINKED = "the browser is not connected: call connect_browser"
 
@@ -61,7 +59,6 @@ class TabRecord:
     announced: bool = False
     closing: bool = False  # the driver closes it (close_tab, a failed open_tab)
     failed_url: str = ""  # the page Chrome shows its error page for
-    target_id: str = ""  # its CDP target, once read
 
     @property
     def url(self) -> str:
@@ -106,9 +103,6 @@ class CdpDriver(PageRequests):
         self._windows: dict[BrowserContext, int] = {}
         self._contexts: dict[str, BrowserContext] = {}  # per client workspace
         self._prepared: set[BrowserContext] = set()
-        self._context_ids: dict[BrowserContext, str] = {}  # CDP browserContextId, once a page of it told
-        self._browser_session: CDPSession | None = None
-        self._page_seen = asyncio.Event()  # a page was recorded (a tab being made waits for its own)
         self._blocked: dict[str, str] = {}  # url -> the policy's reason, for the tab events that report it
         self._tasks: set[asyncio.Task[Any]] = set()
         self._link_lock = asyncio.Lock()
@@ -175,8 +169,6 @@ class CdpDriver(PageRequests):
         self._shown.clear()
         self._contexts.clear()
         self._prepared.clear()
-        self._context_ids.clear()
-        self._browser_session = None
         self._windows.clear()
         if not self._closing:
             log.warning("CDP link lost: %s", reason)
@@ -258,7 +250,6 @@ class CdpDriver(PageRequests):
         context = self._contexts.pop(workspace, None)
         if context is not None:
             self._prepared.discard(context)
-            self._context_ids.pop(context, None)
             try:
                 await context.close()
             except PlaywrightError as exc:
@@ -275,9 +266,7 @@ class CdpDriver(PageRequests):
         self._tabs[tab_id] = record
         self._by_page[page] = record
         self._shown[tab_id] = None
-        self._page_seen.set()
-        self._page_seen = asyncio.Event()
-        self.host.attach(tab_id, page, new=announce)  # first: the session hears of a navigation before the tab strip
+        self.host.attach(tab_id, page)  # first: the session hears of a navigation before the tab strip
         page.on("request", lambda r: self._on_request(record, r))
         page.on("requestfailed", lambda r: self._on_request_failed(record, r))
         page.on("framenavigated", lambda f: self._spawn(self._refresh(record)) if f is page.main_frame else None)
@@ -287,70 +276,10 @@ class CdpDriver(PageRequests):
         self._spawn(self._announce(record, announce))
         return record
 
-    async def _new_page(self, workspace: str | None, url: str) -> tuple[int, bool]:
-        """A new tab in the workspace's context: (its id, whether it is loading ``url`` already). With
-        the context's id known, the browser creates the tab with ``url`` (``Target.createTarget``), so
-        the page loads while Playwright sets the tab up (it holds the target until the agent's scripts
-        are in place); else a blank page (Playwright's ``new_page``) the caller sends to ``url``."""
+    async def _new_page(self, workspace: str | None) -> int:
         context = await self._context_for(workspace)
-        # the navigation policy routes every request of a page, which Playwright can do only once it
-        # has set the page up: with a policy, the page starts blank
-        if self.policy is None and url.startswith(("http:", "https:")) and context in self._context_ids:
-            target = {"url": url}
-            if self._context_ids[context]:
-                target["browserContextId"] = self._context_ids[context]
-            record = await self._create_target(context, target)
-            self._spawn(self._loaded_unseen(record))
-            return record.id, True
         page = await context.new_page()
-        record = self._record(page, announce=True)
-        self._spawn(self._learn_context_id(record))
-        return record.id, False
-
-    async def _create_target(self, context: BrowserContext, target: dict[str, str]) -> TabRecord:
-        browser = self._require_browser()
-        mark = self._next_id  # the tab is recorded (context's ``page`` event) from this id on
-        try:
-            if self._browser_session is None:
-                self._browser_session = await browser.new_browser_cdp_session()
-            created = await self._browser_session.send("Target.createTarget", target)
-        except PlaywrightError as exc:
-            raise self._playwright_error(exc) from None
-        target_id = str(created.get("targetId", ""))
-        deadline = asyncio.get_running_loop().time() + CREATED_PAGE_S
-        while True:
-            recorded = self._page_seen  # set by the next page recorded, even one recorded while looking
-            for record in [r for r in self._tabs.values() if r.id >= mark and r.page.context is context]:
-                if await self._target_id(record) == target_id:
-                    return record
-            left = deadline - asyncio.get_running_loop().time()
-            if left <= 0:
-                made = f"The browser made a tab for {target['url']} but Playwright never showed its page"
-                raise DriverError(p.ErrorCode.INTERNAL, made)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(recorded.wait(), min(left, TARGET_POLL_S))
-
-    async def _loaded_unseen(self, record: TabRecord) -> None:
-        """A tab made with its URL may have loaded before its page was followed (no ``load`` event)."""
-        with contextlib.suppress(PlaywrightError):
-            await record.page.wait_for_load_state("load")
-            if record.status == "loading" and record.id in self._tabs:
-                await self._on_load(record)
-
-    async def _target_id(self, record: TabRecord) -> str:
-        """The tab's CDP target id (read once, over the tab's own CDP session, which it keeps)."""
-        if not record.target_id:
-            try:
-                info = (await self.host.cdp(record.id, "Target.getTargetInfo")).get("targetInfo", {})
-            except DriverError:
-                return ""
-            record.target_id = str(info.get("targetId", ""))
-            self._context_ids.setdefault(record.page.context, str(info.get("browserContextId", "")))
-        return record.target_id
-
-    async def _learn_context_id(self, record: TabRecord) -> None:
-        """After a blank page, the context's id, for the next tab to be made with its URL."""
-        await self._target_id(record)
+        return self._record(page, announce=True).id
 
     def _describe(self, tab_id: int) -> s.Tab:
         return self._tab(tab_id).tab()

@@ -43,7 +43,6 @@ from tabmcp.state import Tab
 log = logging.getLogger(__name__)
 HOST_BINDING = "__tabmcpHostPost"  # the page agent posts its port messages here (console, dialogs, toolsChanged)
 NO_COMMIT_S = 0.2  # a navigation request that finished without a new document (204, a download)
-EARLY_MESSAGES = 100  # an agent's messages from a page before it is followed, kept for when it is
 ERROR_PAGE_S = 2.0  # Chrome commits its error page just after a main-frame failure: the error waits for it
 
 
@@ -72,8 +71,7 @@ class FrameNav:
 class HostTab:
     tab_id: int
     page: Page
-    fresh: bool = False  # opened by create_tab on a blank page: that page is no history entry
-    new: bool = False  # opened while linked (not found at link time): its first document is a navigation
+    fresh: bool = False  # opened by create_tab: its blank first page is no history entry
     seen_start: bool = False
     next_frame: int = 1
     frame_ids: dict[Frame, int] = field(default_factory=dict)
@@ -97,13 +95,12 @@ class HostTab:
 
 
 class CdpHost:
-    """``open_page(workspace, url)`` (the driver's): a new page in the workspace's context, recorded as a
-    tab: (its id, whether it is loading ``url`` already);
+    """``open_page(workspace)`` (the driver's): a new page in the workspace's context, recorded as a tab;
     ``tab_of(tab_id)``: the driver's record of an open tab (NO_TAB / DISCONNECTED raised)."""
 
     def __init__(
         self,
-        open_page: Callable[[str | None, str], Awaitable[tuple[int, bool]]],
+        open_page: Callable[[str | None], Awaitable[int]],
         describe: Callable[[int], Tab],
         focus: Callable[[int], Awaitable[None]],
         close: Callable[[int], Awaitable[None]],
@@ -122,17 +119,13 @@ class CdpHost:
             weakref.WeakKeyDictionary()
         )
         self._ids = itertools.count(1)
-        self._early: weakref.WeakKeyDictionary[Page, list[tuple[Mapping[str, Any], object]]] = (
-            weakref.WeakKeyDictionary()
-        )
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # ------------------------------------------------------------- tabs the driver records
 
-    def attach(self, tab_id: int, page: Page, new: bool = False) -> None:
-        """Follow a page the driver recorded as ``tab_id`` (``new``: opened while linked): its events
-        reach the listeners from now on."""
-        tab = HostTab(tab_id, page, new=new)
+    def attach(self, tab_id: int, page: Page) -> None:
+        """Follow a page the driver recorded as ``tab_id``: its events reach the listeners from now on."""
+        tab = HostTab(tab_id, page)
         self._tabs[tab_id] = tab
         tab.frame_id(page.main_frame)
         page.on("request", lambda r: self._on_request(tab, r))
@@ -141,8 +134,6 @@ class CdpHost:
         page.on("framenavigated", lambda f: self._on_navigated(tab, f))
         page.on("framedetached", lambda f: self._on_detached(tab, f))
         page.on("close", lambda _p: self._on_close(tab))
-        for source, payload in self._early.pop(page, []):
-            self.on_binding(source, payload)
 
     def forget_all(self) -> None:
         """The link went away: every tab with it."""
@@ -152,15 +143,9 @@ class CdpHost:
             task.cancel()
 
     def on_binding(self, source: Mapping[str, Any], payload: object) -> None:
-        """A message an agent posted through the binding; one from a page not followed yet (a tab made
-        with its URL can load before Playwright shows its page) is kept for ``attach``."""
+        """A message an agent posted through the binding."""
         page, frame = source.get("page"), source.get("frame")
         tab = next((t for t in self._tabs.values() if t.page is page), None)
-        if tab is None and isinstance(page, Page) and not page.is_closed():
-            early = self._early.setdefault(page, [])
-            if len(early) < EARLY_MESSAGES:
-                early.append((source, payload))
-            return
         if tab is None or not isinstance(payload, str) or frame is None:
             return
         try:
@@ -251,7 +236,7 @@ class CdpHost:
         if frame_id == MAIN_FRAME and not tab.seen_start and frame.url == "about:blank":
             return  # a new page's blank document, before the navigation it was opened for
         nav = tab.nav_of(frame_id)
-        if frame_id == MAIN_FRAME and (tab.fresh or (tab.new and nav.count == 0)) and not nav.pending:
+        if frame_id == MAIN_FRAME and tab.fresh and not nav.pending:
             # a new tab's first page that needed no request (a browser page the policy opts in)
             nav.count += 1
             nav.pending = tab.seen_start = True
@@ -317,31 +302,13 @@ class CdpHost:
         return DriverError(ErrorCode.INTERNAL, f"{what} failed: {first_line(exc)}")
 
     async def create_tab(self, url: str, focus: bool, group: str | None, workspace: str | None) -> int:
-        tab_id, loading = await self._open_page(workspace, url)
+        tab_id = await self._open_page(workspace)
         tab = self._tab(tab_id)
-        if not loading:  # a blank page first: sent to ``url``, and its blank entry taken out of the history
-            tab.fresh = True
-            self._spawn(self._first_navigation(tab, url))
-        elif not tab.seen_start and tab.page.main_frame.url != "about:blank":
-            self._caught_up(tab, url)
+        tab.fresh = True
+        self._spawn(self._first_navigation(tab, url))
         if focus:
             await self._focus(tab_id)
         return tab_id
-
-    def _caught_up(self, tab: HostTab, url: str) -> None:
-        """A tab made with its URL whose document came before Playwright showed its page (the events
-        of that navigation went to no one): its start and commit said now, its load followed. Chrome's
-        error page names no error: that page is loaded again, followed from its start, to say why."""
-        frame = tab.page.main_frame
-        if frame.url.startswith("chrome-error:"):
-            self._spawn(self._first_navigation(tab, url))
-            return
-        nav = tab.nav_of(MAIN_FRAME)
-        nav.count += 1
-        tab.seen_start = True
-        self._navigation(tab, MAIN_FRAME, "start", frame.url)
-        self._navigation(tab, MAIN_FRAME, "commit", frame.url)
-        self._spawn(self._follow_load(tab, frame, MAIN_FRAME, nav.count))
 
     async def _first_navigation(self, tab: HostTab, url: str) -> None:
         """The new tab's navigation, through Playwright's own session (no other to open first): its
