@@ -4,7 +4,9 @@ page, and where a call's time goes (the per-phase trace tabmcp returns with ``TA
 The bare goto is Playwright for Python in its own headless Chromium (``/usr/bin/chromium``): a fresh
 page, ``page.goto(url, wait_until="load")``, timed, closed; one warm-up goto first. Each one runs
 right before the tabmcp calls of the same page, so both see the same load on the machine. The target is
-``open_tab``/``navigate`` ≤ 1.2 x bare goto + 100 ms.
+``navigate`` ≤ 1.2 x bare goto + 100 ms; ``open_tab`` makes a tab too, so its bare counterpart is
+``new_page`` + ``goto`` (≤ 1.2 x that + 100 ms), and the stricter figure against the goto alone is
+printed beside it (docs/decisions.md, "What open_tab is measured against").
 """
 
 from __future__ import annotations
@@ -234,17 +236,36 @@ def _s(value: float | None) -> str:
     return f"{value:.2f} s" if value is not None else "—"
 
 
+def _mark(value: float, bare: float) -> str:
+    return "✓" if value <= target_s(bare) else "✗"
+
+
 def _against(value: float | None, bare: float | None) -> str:
     if value is None or bare is None:
         return "—"
-    ok = value <= target_s(bare)
-    return f"{value:.2f} s ({value / bare:.1f}× bare) {'✓' if ok else '✗'}"
+    return f"{value:.2f} s ({value / bare:.1f}× bare) {_mark(value, bare)}"
+
+
+def _opened_against(value: float | None, with_tab: float | None, bare: float | None) -> str:
+    """``open_tab`` against its bare counterpart (``new_page`` + ``goto``), and against the goto alone."""
+    if value is None or with_tab is None or bare is None:
+        return "—"
+    return (
+        f"{value:.2f} s ({value / with_tab:.1f}× new_page+goto {_mark(value, with_tab)};"
+        f" {value / bare:.1f}× goto {_mark(value, bare)})"
+    )
 
 
 def opens_table(ext: Opens | None, cdp: Opens | None, sizes: Mapping[str, str]) -> str:
     """Per page: the bare goto, the target, and each driver's ``open_tab`` / ``navigate`` medians."""
     drivers = [("extension", ext), ("CDP", cdp)]
-    head = ["page", "bare Playwright `goto` (load)", "target (1.2× bare + 100 ms)", "bare `new_page` + `goto`"]
+    head = [
+        "page",
+        "bare Playwright `goto` (load)",
+        "target for `navigate` (1.2× goto + 100 ms)",
+        "bare `new_page` + `goto`",
+        "target for `open_tab` (1.2× new_page+goto + 100 ms)",
+    ]
     for label, _ in drivers:
         head += [f"`open_tab`, {label}", f"`navigate`, {label}"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -254,12 +275,13 @@ def opens_table(ext: Opens | None, cdp: Opens | None, sizes: Mapping[str, str]) 
         bare = _med(bare_samples)
         with_tab = _med([t for e in entries if e for t in e.bare_tab])
         cells = [f"`{page}` ({sizes.get(page, '?')})", _s(bare), _s(target_s(bare) if bare is not None else None)]
-        cells.append(_s(with_tab))
+        cells += [_s(with_tab), _s(target_s(with_tab) if with_tab is not None else None)]
         for entry in entries:
             if entry is None:
                 cells += ["—", "—"]
             else:
-                cells += [_against(_med(entry.open_tab), bare), _against(_med(entry.navigate), bare)]
+                opened = _opened_against(_med(entry.open_tab), with_tab, bare)
+                cells += [opened, _against(_med(entry.navigate), bare)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -312,9 +334,11 @@ def opens_section(ext: Opens | None, cdp: Opens | None, sizes: Mapping[str, str]
         "`open_tab {url}` opens and focuses a new tab and answers with the page's tools; `navigate {url}`",
         "loads the page again in that tab and answers once the new document's tools are read. `open_tab`",
         "also starts a tab (a renderer process), which the bare goto's fresh page had before its clock started:",
-        "the bare `new_page` + `goto` column times both. Target:",
-        f"≤ 1.2 × the bare goto + 100 ms. Medians of {calls} calls of each kind per page and driver (as many",
-        "bare gotos, the drivers' together).",
+        "the bare `new_page` + `goto` column times both, and is what `open_tab` is held to. Targets:",
+        "`navigate` ≤ 1.2 × the bare goto + 100 ms; `open_tab` ≤ 1.2 × the bare `new_page` + `goto` + 100 ms",
+        "(its ratio to the goto alone, and whether it meets the goto's target, follow it: docs/decisions.md,",
+        f'"What open_tab is measured against"). Medians of {calls} calls of each kind per page and driver (as',
+        "many bare gotos, the drivers' together).",
         "",
         opens_table(ext, cdp, sizes),
     ]

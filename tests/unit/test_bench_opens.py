@@ -52,15 +52,18 @@ def test_the_tables_show_the_target_and_each_driver() -> None:
     for opens, factor in ((ext, 1.0), (cdp, 2.0)):
         entry = opens.page(DOC_PAGE)
         entry.bare, entry.bare_tab = [0.2, 0.3, 0.25], [0.3, 0.4, 0.35]
-        entry.open_tab = [0.4 * factor] * 3
+        entry.open_tab = [0.45 * factor] * 3
         entry.navigate = [0.3 * factor] * 3
         entry.open_phases = [(0.45, OPEN)] * 3
         entry.navigate_phases = [(0.45, OPEN)] * 3
         opens.tool_phases = [(0.06, TOOL)]
     section = opens_section(ext, cdp, {DOC_PAGE: "291 KB"})
-    row = f"`{DOC_PAGE}` (291 KB) | 0.25 s | {target_s(0.25):.2f} s | 0.35 s | 0.40 s (1.6× bare) ✓"
-    assert row in section  # at the target: met
-    assert "0.30 s (1.2× bare) ✓" in section and "0.60 s (2.4× bare) ✗" in section
+    # open_tab is held to new_page + goto (0.35 s: target 0.52 s), its ratio to the goto alone beside it
+    targets = f"0.25 s | {target_s(0.25):.2f} s | 0.35 s | {target_s(0.35):.2f} s"
+    row = f"`{DOC_PAGE}` (291 KB) | {targets} | 0.45 s (1.3× new_page+goto ✓; 1.8× goto ✗) | 0.30 s (1.2× bare) ✓"
+    assert row in section, section
+    assert "0.90 s (2.6× new_page+goto ✗; 3.6× goto ✗)" in section
+    assert "0.60 s (2.4× bare) ✗" in section  # navigate: against the goto
     table = phases_table(ext, cdp)
     assert "`add_one`, CDP" in table and "| **total (client's wall clock)** | **450** |" in table
     assert opens_section(None, None, {}) == ""
