@@ -135,8 +135,8 @@ async def test_a_click_whose_popup_goes_to_a_blocked_origin_says_so_in_its_answe
 async def test_dialogs_shown_on_load_reach_every_open_tab_without_a_policy(
     server_log: object, tmp_path: Path, load_sites: LoadSites
 ) -> None:
-    """Without a navigation policy the CDP driver makes a tab with its URL (the page may load before
-    Playwright shows it): the dialogs of that load still reach the answer, tab after tab."""
+    """Without a navigation policy (no routes in the way), a dialog the page shows while it loads still
+    reaches open_tab's answer, tab after tab: the hooks are in place before the page's first script."""
     async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile")) as client:
         await client.call_ok("connect_browser", {"launch": True})
         for _ in range(3):
