@@ -114,7 +114,7 @@ def test_doctor_shows_the_tools_of_a_saved_page(capsys: pytest.CaptureFixture[st
     assert rows == [
         ("add_to_cart(size, quantity?)", "acme_shop", "Add Trail Runner 2 to the cart"),
         ("read_reviews()", "acme_shop", ""),
-        ("search(query)", "search", "Search products"),
+        ("search_products(query)", "search", "Search products"),
         ("add_to_wishlist()", "actions", "Add to wishlist"),
     ]
     assert "ok   introspector failures on the page: none" in lines

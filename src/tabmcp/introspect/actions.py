@@ -12,6 +12,7 @@ the search and form tools.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -20,8 +21,18 @@ from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import operable
+from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
 from tabmcp.introspect.search import SEARCH_BOXES
-from tabmcp.introspect.text import DESTRUCTIVE_WORDS, UNTRUSTED_NOTE, clean, quoted, snake, without_counters
+from tabmcp.introspect.text import (
+    DESTRUCTIVE_WORDS,
+    UNTRUSTED_NOTE,
+    balanced,
+    cap_words,
+    clean,
+    name_words,
+    quoted,
+    without_counters,
+)
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
 
@@ -63,7 +74,7 @@ class ActionsIntrospector(Introspector):
         found = []
         for button in _BUTTONS(capture.tree):
             label = self._label(capture, button, beside_search)
-            if label and (name := snake(label)):
+            if label and (name := name_words(label)):
                 found.append((button, label, name))
         # A name on several buttons ("Reply" under each message) does not say which one: skipped.
         counts = Counter(name for _, _, name in found)
@@ -96,13 +107,17 @@ class ActionsIntrospector(Introspector):
     def _tool(self, capture: PageCapture, button: HtmlElement, label: str, name: str, n: int) -> PageTool:
         destructive = bool(DESTRUCTIVE_WORDS.search(label))
         warning = "Destructive: " if destructive else ""
+        place = landmark_of(button)
+        where = landmark_word(place)
+        located = f" in the page's {where}" if where else " on this page"
         description = (
-            f"{warning}Click the {quoted(label)} button on this page. Returns what changed on the page. "
+            f"{warning}Click the {quoted(label)} button{located}. Returns what changed on the page. "
             f"{UNTRUSTED_NOTE}"
         )
         return PageTool(
             name=name,
-            title=label,
+            title=cap_words(label, 60),
+            qualifiers=qualifiers(landmark_name(capture, place), heading_above(button, within=place), where),
             description=description,
             input_schema={"type": "object", "properties": {}, "additionalProperties": False},
             plan=(PlanStep("click", target=Target(ref=capture.ref(button))),),
@@ -113,12 +128,18 @@ class ActionsIntrospector(Introspector):
         )
 
 
+_TRAILING_BRACKETS = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
+
+
 def stable_label(name: str) -> str:
     """A button's name without what changes while it stays the same button: counters, shortcut
     hints, and a current state after a colon ("Watch: All activity" is the "Watch" button)."""
     label = clean(without_counters(name))
     head, colon, _state = label.partition(": ")
-    return head if colon and clear_name(head) else label
+    label = balanced(head) if colon and clear_name(balanced(head)) else label
+    # a state in brackets at the end ("Toggle theme (current theme: auto)") is not the button's name
+    bare = balanced(_TRAILING_BRACKETS.sub("", label))
+    return bare if bare != label and clear_name(bare) else label
 
 
 def clear_name(label: str) -> bool:

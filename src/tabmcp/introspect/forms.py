@@ -16,15 +16,24 @@ from urllib.parse import urlsplit
 
 from lxml.html import HtmlElement
 
-from tabmcp.introspect.api import Arg, Choice, Contains, Introspector, PageTool, PlanStep, ToolHints
+from tabmcp.introspect.api import Arg, Choice, Contains, Introspector, PageTool, PlanStep, RowText, ToolHints
+from tabmcp.introspect.purpose import (
+    heading_above,
+    heading_inside,
+    landmark_name,
+    landmark_of,
+    landmark_word,
+    qualifiers,
+)
 from tabmcp.introspect.text import (
     DESTRUCTIVE_WORDS,
     UNTRUSTED_NOTE,
     cap,
+    cap_words,
     clean,
+    name_words,
     param_name,
     quoted,
-    snake,
     without_counters,
 )
 from tabmcp.page.capture import PageCapture, label_text
@@ -100,13 +109,16 @@ def form_fields(
         # else: another kind under a name already seen; the first kind wins
     for raw, (kind, controls) in groups.items():
         name = param_name(raw, taken)
-        taken.add(name)
-        if kind == "radio":
+        if kind == "checkbox" and (selector := row_selector(capture, form, raw, controls)):
+            name = _rows_name(name, taken)
+            schema, steps = _row_group(name, selector)
+        elif kind == "radio":
             schema, steps = _radio_group(capture, controls, name)
         elif kind == "checkbox" and len(controls) > 1:
             schema, steps = _checkbox_group(capture, controls, name)
         else:
             schema, steps = _control(capture, controls[0], kind, name)
+        taken.add(name)
         fields.properties[name] = schema
         fields.plan.extend(steps)
         if any(c.get("required") is not None for c in controls):
@@ -264,6 +276,64 @@ def _checkbox_group(
     return schema, steps
 
 
+# A row of a table, grid or list: a checkbox in each is "select this row" (a list page's bulk action).
+_ROWS = ("tr", "li")
+_ROW_ROLES = frozenset({"row", "listitem", "article"})
+ROWS_ARG = "rows"
+
+
+def _row_of(control: HtmlElement) -> HtmlElement | None:
+    for ancestor in control.iterancestors():
+        if ancestor.tag in _ROWS or ancestor.get("role") in _ROW_ROLES or ancestor.tag == "article":
+            return ancestor
+        if ancestor.tag in ("form", "table", "ul", "ol"):
+            return None
+    return None
+
+
+def _in_data_table(row: HtmlElement) -> bool:
+    """A body row of a table whose columns are named (``thead`` or ``th scope=col``): a data table,
+    not a layout table holding a form."""
+    if row.tag != "tr" or row.getparent() is None or row.getparent().tag == "thead":
+        return False
+    table = next(row.iterancestors("table"), None)
+    return table is not None and (table.find(".//thead") is not None or table.find(".//th[@scope='col']") is not None)
+
+
+def row_selector(capture: PageCapture, form: HtmlElement, raw: str, boxes: list[HtmlElement]) -> str:
+    """The CSS selector of a group of row checkboxes (one per row of a list or table, all named
+    ``raw``), or "" when the group is not one: several boxes each in its own row, or one box in a
+    data table's body row (the same list with one match keeps the same tool)."""
+    rows = [_row_of(box) for box in boxes]
+    if any(r is None for r in rows) or len(set(rows)) != len(rows):
+        return ""
+    if len(rows) == 1 and not _in_data_table(rows[0]):  # type: ignore[arg-type]
+        return ""
+    name = raw.replace("\\", "\\\\").replace('"', '\\"')
+    scope = f'form[id="{form.get("id")}"] ' if form.get("id") and '"' not in form.get("id", "") else ""
+    return f'{scope}input[type="checkbox"][name="{name}"]'
+
+
+def _rows_name(name: str, taken: set[str]) -> str:
+    return ROWS_ARG if ROWS_ARG not in taken else name
+
+
+def _row_group(name: str, selector: str) -> tuple[dict[str, Any], list[PlanStep]]:
+    """The rows to act on, by a text each shows (a title, a name, as the list shows it): matched in
+    the page when the tool runs, so the schema lists no row and stays the same while the list changes."""
+    schema: dict[str, Any] = {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1},
+        "minItems": 1,
+        "uniqueItems": True,
+        "description": (
+            "The rows to select, each by a text shown in it (a title or name as the list shows it); "
+            "a cell saying exactly that wins over a row containing it"
+        ),
+    }
+    return schema, [PlanStep("check", target=RowText(name, selector), value=True)]
+
+
 def _describe_group(
     capture: PageCapture, controls: list[HtmlElement], schema: dict[str, Any], values: str, *, plural: bool = False
 ) -> None:
@@ -345,23 +415,30 @@ class FormIntrospector(Introspector):
         fields = form_fields(capture, form)
         fields.plan.append(PlanStep("submit", target=Target(ref=ref)))
         submit = submit_text(capture, form)
-        label = form_label(capture, form) or submit
+        label = form_label(capture, form)
+        landmark = landmark_of(form)
+        heading = heading_above(form, within=landmark)
         method = (form.get("method") or "get").strip().lower()
         action = form.get("action") or capture.url
+        name, title = form_purpose(capture, form, submit=submit, label=label, heading=heading, action=action)
         hints = ToolHints(
             read_only=method == "get",
             idempotent=method == "get",
             destructive=bool(DESTRUCTIVE_WORDS.search(f"{submit} {label} {urlsplit(action).path}")),
         )
-        described = f" {quoted(label)}" if label else ""
+        where = landmark_word(landmark)
+        described = f" {quoted(title)}" if title else ""
+        under = f" under the heading {quoted(heading)}" if heading and heading != title else ""
+        located = f" in the page's {where}" if where else ""
         names = cap(", ".join(fields.properties) or "no fields", MAX_DESCRIPTION_FIELDS)
+        rows = " Rows are chosen by the text they show." if ROWS_ARG in fields.properties else ""
         description = (
-            f"Fill and submit the form{described} on this page ({method.upper()} {_short(action)}; "
-            f"fields: {names}). Returns the page shown afterwards. {UNTRUSTED_NOTE}"
+            f"Fill and submit the form{described}{under}{located} ({method.upper()} {_short(action)}; "
+            f"fields: {names}).{rows} Returns the page shown afterwards: its message and main list. {UNTRUSTED_NOTE}"
         )
         return PageTool(
-            name=form_name(form, submit, label, action),
-            title=clean(label, 60) or None,
+            name=name,
+            title=cap_words(title, 60) or None,
             description=description,
             input_schema=fields.schema(),
             plan=tuple(fields.plan),
@@ -369,38 +446,92 @@ class FormIntrospector(Introspector):
             source=self.name,
             element_ref=ref,
             rank=rank,
+            qualifiers=qualifiers(
+                label, heading, landmark_name(capture, landmark), where, _path_words(action), form.get("id") or ""
+            ),
         )
 
 
-def submit_text(capture: PageCapture, form: HtmlElement) -> str:
-    """The name of the form's first submit button (inside it, or associated with ``form=``)."""
+# Submit buttons that say only "send this form": the form's label or the heading above it says more.
+VAGUE_SUBMITS = frozenset({
+    "submit", "save", "go", "ok", "apply", "continue", "next", "done", "confirm", "enter", "update",
+    "save changes", "submit form", "submit query",
+})
+
+
+def form_purpose(
+    capture: PageCapture, form: HtmlElement, *, submit: str, label: str, heading: str, action: str
+) -> tuple[str, str]:
+    """The form's name and title from what it is for: a submit button that says it ("Sign in" →
+    ``sign_in``), else the form's own label or title, the submit button's tooltip, the heading it
+    sits under ("Add book"), the vague button with what the form's id or action names ("Save" in
+    ``book_form`` → ``save_book``), the action's last words. Numbers never make a name."""
+    vague = submit.lower().strip(" .!…") in VAGUE_SUBMITS
+    tooltip = ""
+    if vague:
+        button = _submit_button(capture, form)
+        tooltip = clean(button.get("title"), MAX_TEXT) if button is not None else ""
+    candidates = [] if vague else [submit]
+    candidates += [label, tooltip, heading]
+    thing = _thing(form.get("id") or form.get("name") or "") or _thing(_path_words(action))
+    if vague and thing:
+        candidates.append(f"{submit} {thing}")
+    candidates += [submit, form.get("name") or "", form.get("id") or "", _path_words(action)]
+    for candidate in candidates:
+        if candidate and (name := _purpose_name(candidate)):
+            title = candidate if candidate in (submit, label, tooltip, heading) else (label or submit or candidate)
+            return name, clean(title, MAX_TEXT)
+    return "submit_form", label or submit
+
+
+_FILLER = frozenset({"the", "a", "an", "form"})
+
+
+def _purpose_name(text: str) -> str:
+    """Name words of ``text`` without articles and the word "form"."""
+    words = [w for w in name_words(text).split("_") if w and w not in _FILLER]
+    return "_".join(words)[:40].strip("_")
+
+
+def _thing(text: str) -> str:
+    """What a form's id or action names, without the words that only say "form"
+    (``book_form`` → ``book``; ``changelist-form`` → ``changelist``)."""
+    return _purpose_name(text.replace("-", " ").replace("_", " "))
+
+
+def _submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | None:
     buttons = list(form.iter("button", "input"))
     if form.get("id"):
         buttons += [b for b in capture.index.form_owned.get(form.get("id"), []) if b.tag in ("button", "input")]
     for el in buttons:
         kind = (el.get("type") or ("submit" if el.tag == "button" else "text")).lower()
         if kind in ("submit", "image"):
-            return clean(without_counters(capture.accessible_name(el), every_number=False), MAX_TEXT)
-    return ""
+            return el
+    return None
+
+
+def _path_words(action: str) -> str:
+    """The action's path as words, without the parts that name one item (numbers, ids)."""
+    parts = [p for p in urlsplit(action).path.split("/") if p and not any(c.isdigit() for c in p)]
+    return " ".join(parts[-2:]).replace("-", " ").replace("_", " ")
+
+
+def submit_text(capture: PageCapture, form: HtmlElement) -> str:
+    """The name of the form's first submit button (inside it, or associated with ``form=``)."""
+    button = _submit_button(capture, form)
+    if button is None:
+        return ""
+    return clean(without_counters(capture.accessible_name(button), every_number=False), MAX_TEXT)
 
 
 def form_label(capture: PageCapture, form: HtmlElement) -> str:
     """The form's name: ARIA's, else its ``title``, else its first heading or legend (counters left out)."""
-    text = capture.aria_name(form) or form.get("title")
-    if not text:
-        text = next((label_text(h) for h in form.iter("h1", "h2", "h3", "h4", "legend")), "")
+    text = capture.aria_name(form) or form.get("aria-label") or form.get("title") or heading_inside(form)
     return clean(without_counters(text, every_number=False), MAX_TEXT) if text else ""
 
 
-def form_name(form: HtmlElement, submit: str, label: str, action: str) -> str:
-    """A verb-like name: the submit button says what the form does ("Search", "Sign in")."""
-    path_tail = urlsplit(action).path.rstrip("/").rsplit("/", 1)[-1]
-    for candidate in (submit, label, form.get("name"), form.get("id"), path_tail):
-        if candidate and snake(candidate):
-            return snake(candidate)
-    return "submit_form"
-
-
 def _short(url: str) -> str:
-    parts = urlsplit(url)
-    return cap(parts.path or "/", 60) if parts.netloc else cap(url, 60)
+    """The action's path with the parts that name one item (a row's id) left out: the same kind of
+    page gives the same description. No query: it holds the page's state (``?next=…``, a filter)."""
+    parts = [p if not any(c.isdigit() for c in p) else "…" for p in urlsplit(url).path.split("/")]
+    return cap("/".join(parts) or "/", 60)
