@@ -119,7 +119,7 @@ class SearchIntrospector(Introspector):
 _SEARCH_FILLER = frozenset({
     "search", "searching", "query", "find", "for", "the", "a", "an", "this", "here", "type", "start", "typing", "to",
     "keywords", "keyword", "term", "terms", "enter", "box", "input", "field", "quick", "go", "press", "everything",
-    "all", "site", "website", "here", "or", "and", "of", "in", "on", "by",
+    "all", "site", "website", "or", "and", "of", "in", "on", "by",
 })
 _VERBS = ("filter", "find", "jump", "look", "lookup", "go")
 
