@@ -123,8 +123,11 @@
     return el.closest(ROW_SELECTOR) || el.parentElement || el;
   }
 
+  /** The row as a person reads it: its cells' texts apart ("Dune | Frank Herbert | 1965"). */
   function rowText(row) {
-    return collapse(row.textContent || '');
+    const cells = row.querySelectorAll(':scope > td, :scope > th, :scope > [role=cell], :scope > [role=gridcell], :scope > [role=rowheader]');
+    if (!cells.length) return collapse(row.textContent || '');
+    return [...cells].map((cell) => collapse(cell.textContent || '')).filter(Boolean).join(' | ');
   }
 
   /**
@@ -157,6 +160,7 @@
   function resolveTarget(target) {
     checkTarget(target);
     if (typeof target.ref === 'string') return resolveRef(target);
+    if (typeof target.css === 'string' && typeof target.row === 'string') return resolveRow(target);
     let matches = matchesFor(target);
     if (typeof target.role === 'string' && matches.length > 1) {
       const shown = matches.filter(isVisible);
@@ -171,6 +175,19 @@
         candidates);
     }
     return matches[0];
+  }
+
+  /** A row target's one match, or an error naming the rows most like the text / the rows that show it. */
+  function resolveRow(target) {
+    const { matches, near } = byRow(queryAll(target.css), target.row);
+    if (matches.length === 1) return matches[0];
+    if (!matches.length) {
+      const closest = near.length ? `; the closest rows: ${near.map((t) => JSON.stringify(t)).join('; ')}` : '; the list has no rows';
+      throw new AgentError('ELEMENT_NOT_FOUND', `No row on the page shows ${JSON.stringify(target.row)}${closest}`);
+    }
+    const shown = matches.slice(0, CANDIDATES_MAX).map((el) => JSON.stringify(cut(rowText(rowOf(el)), ROW_TEXT_MAX)));
+    throw new AgentError('ELEMENT_AMBIGUOUS',
+      `${matches.length} rows show ${JSON.stringify(target.row)}: ${shown.join('; ')}${matches.length > CANDIDATES_MAX ? '; …' : ''}. Give more of the row's text`);
   }
 
   function find(arg) {

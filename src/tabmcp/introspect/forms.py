@@ -10,7 +10,7 @@ changed, the main result list).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -25,6 +25,7 @@ from tabmcp.introspect.purpose import (
     landmark_word,
     qualifiers,
 )
+from tabmcp.introspect.rows import ROW_ARG, ROWS_ARG, row_argument, row_boxes, row_forms, row_group, row_of
 from tabmcp.introspect.text import (
     DESTRUCTIVE_WORDS,
     UNTRUSTED_NOTE,
@@ -109,9 +110,9 @@ def form_fields(
         # else: another kind under a name already seen; the first kind wins
     for raw, (kind, controls) in groups.items():
         name = param_name(raw, taken)
-        if kind == "checkbox" and (selector := row_selector(capture, form, raw, controls)):
-            name = _rows_name(name, taken)
-            schema, steps = _row_group(name, selector)
+        if kind == "checkbox" and (selector := row_boxes(form, raw, controls)):
+            name = ROWS_ARG if ROWS_ARG not in taken else name
+            schema, steps = row_group(name, selector)
         elif kind == "radio":
             schema, steps = _radio_group(capture, controls, name)
         elif kind == "checkbox" and len(controls) > 1:
@@ -276,64 +277,6 @@ def _checkbox_group(
     return schema, steps
 
 
-# A row of a table, grid or list: a checkbox in each is "select this row" (a list page's bulk action).
-_ROWS = ("tr", "li")
-_ROW_ROLES = frozenset({"row", "listitem", "article"})
-ROWS_ARG = "rows"
-
-
-def _row_of(control: HtmlElement) -> HtmlElement | None:
-    for ancestor in control.iterancestors():
-        if ancestor.tag in _ROWS or ancestor.get("role") in _ROW_ROLES or ancestor.tag == "article":
-            return ancestor
-        if ancestor.tag in ("form", "table", "ul", "ol"):
-            return None
-    return None
-
-
-def _in_data_table(row: HtmlElement) -> bool:
-    """A body row of a table whose columns are named (``thead`` or ``th scope=col``): a data table,
-    not a layout table holding a form."""
-    if row.tag != "tr" or row.getparent() is None or row.getparent().tag == "thead":
-        return False
-    table = next(row.iterancestors("table"), None)
-    return table is not None and (table.find(".//thead") is not None or table.find(".//th[@scope='col']") is not None)
-
-
-def row_selector(capture: PageCapture, form: HtmlElement, raw: str, boxes: list[HtmlElement]) -> str:
-    """The CSS selector of a group of row checkboxes (one per row of a list or table, all named
-    ``raw``), or "" when the group is not one: several boxes each in its own row, or one box in a
-    data table's body row (the same list with one match keeps the same tool)."""
-    rows = [_row_of(box) for box in boxes]
-    if any(r is None for r in rows) or len(set(rows)) != len(rows):
-        return ""
-    if len(rows) == 1 and not _in_data_table(rows[0]):  # type: ignore[arg-type]
-        return ""
-    name = raw.replace("\\", "\\\\").replace('"', '\\"')
-    scope = f'form[id="{form.get("id")}"] ' if form.get("id") and '"' not in form.get("id", "") else ""
-    return f'{scope}input[type="checkbox"][name="{name}"]'
-
-
-def _rows_name(name: str, taken: set[str]) -> str:
-    return ROWS_ARG if ROWS_ARG not in taken else name
-
-
-def _row_group(name: str, selector: str) -> tuple[dict[str, Any], list[PlanStep]]:
-    """The rows to act on, by a text each shows (a title, a name, as the list shows it): matched in
-    the page when the tool runs, so the schema lists no row and stays the same while the list changes."""
-    schema: dict[str, Any] = {
-        "type": "array",
-        "items": {"type": "string", "minLength": 1},
-        "minItems": 1,
-        "uniqueItems": True,
-        "description": (
-            "The rows to select, each by a text shown in it (a title or name as the list shows it); "
-            "a cell saying exactly that wins over a row containing it"
-        ),
-    }
-    return schema, [PlanStep("check", target=RowText(name, selector), value=True)]
-
-
 def _describe_group(
     capture: PageCapture, controls: list[HtmlElement], schema: dict[str, Any], values: str, *, plural: bool = False
 ) -> None:
@@ -402,19 +345,60 @@ class FormIntrospector(Introspector):
     kind: str = "generic"
 
     def tools(self, capture: PageCapture) -> list[PageTool]:
-        tools = []
+        # Forms that repeat in the rows of a list ("Delete" in each row, no field to fill) are one
+        # form, found by its place in the document order of the first one.
+        found: list[list[HtmlElement]] = []
+        repeated: dict[tuple[str, ...], list[HtmlElement]] = {}
         for form in capture.tree.iter("form"):
             ref = capture.ref(form)
-            if ref and not capture.is_hidden(form) and not is_declarative(form):
-                tools.append(self._tool(capture, form, ref, rank=20 + len(tools)))
-                if len(tools) == MAX_FORMS:
-                    break  # more than a page's tool budget: the rest could not be listed anyway
+            if not ref or capture.is_hidden(form) or is_declarative(form):
+                continue
+            key = _repeat_key(capture, form)
+            if key is not None and key in repeated:
+                repeated[key].append(form)
+                continue
+            group = [form]
+            if key is not None:
+                repeated[key] = group
+            found.append(group)
+            if len(found) == MAX_FORMS:
+                break  # more than a page's tool budget: the rest could not be listed anyway
+        tools: list[PageTool] = []
+        for group in found:
+            selector = row_forms(group) if _repeat_key(capture, group[0]) else ""
+            made = [self._row_tool(capture, group[0], selector, 20 + len(tools))] if selector else [
+                self._tool(capture, form, capture.ref(form) or "", 20 + len(tools)) for form in group
+            ]
+            tools += [tool for tool in made if tool is not None]
         return tools
 
-    def _tool(self, capture: PageCapture, form: HtmlElement, ref: str, rank: int) -> PageTool:
+    def _row_tool(self, capture: PageCapture, form: HtmlElement, selector: str, rank: int) -> PageTool:
+        """One tool for the form each row of a list has: the row is an argument, by its text."""
+        tool = self._tool(capture, form, capture.ref(form) or "", rank)
+        assert tool is not None  # a repeated form has a visible submit button (_repeat_key)
+        method = (form.get("method") or "get").strip().lower()
+        action = form.get("action") or capture.url
+        label = tool.title or "submit"
+        description = (
+            f"Submit the form {quoted(label)} of one row of the list ({method.upper()} {_short(action)}), the row "
+            f"chosen by a text it shows. Returns the page shown afterwards: its message and main list. {UNTRUSTED_NOTE}"
+        )
+        schema = {"type": "object", "properties": {ROW_ARG: row_argument()}, "required": [ROW_ARG],
+                  "additionalProperties": False}
+        return replace(
+            tool,
+            description=description,
+            input_schema=schema,
+            plan=(PlanStep("submit", target=RowText(ROW_ARG, selector)),),
+            element_ref=None,  # no one element: the row's form is found when the tool runs
+        )
+
+    def _tool(self, capture: PageCapture, form: HtmlElement, ref: str, rank: int) -> PageTool | None:
         fields = form_fields(capture, form)
         fields.plan.append(PlanStep("submit", target=Target(ref=ref)))
         submit = submit_text(capture, form)
+        if not fields.properties and not _has_button(capture, form):
+            return None  # nothing to fill and nothing to press: a form the page's scripts fill first
         label = form_label(capture, form)
         landmark = landmark_of(form)
         heading = heading_above(form, within=landmark)
@@ -452,6 +436,15 @@ class FormIntrospector(Introspector):
         )
 
 
+def _repeat_key(capture: PageCapture, form: HtmlElement) -> tuple[str, ...] | None:
+    """What makes two forms in the rows of a list the same form: no field to fill, the same
+    method, action path and button. None for a form that is not such a row form."""
+    if row_of(form) is None or form_fields(capture, form).properties or not _has_button(capture, form):
+        return None
+    method = (form.get("method") or "get").strip().lower()
+    return (method, urlsplit(form.get("action") or "").path, submit_text(capture, form))
+
+
 # Submit buttons that say only "send this form": the form's label or the heading above it says more.
 VAGUE_SUBMITS = frozenset({
     "submit", "save", "go", "ok", "apply", "continue", "next", "done", "confirm", "enter", "update",
@@ -471,15 +464,18 @@ def form_purpose(
     if vague:
         button = _submit_button(capture, form)
         tooltip = clean(button.get("title"), MAX_TEXT) if button is not None else ""
+    # a one-word heading ("Book") names the thing, not what the form does with it
+    noun = heading if len(heading.split()) == 1 else ""
     candidates = [] if vague else [submit]
-    candidates += [label, tooltip, heading]
-    thing = _thing(form.get("id") or form.get("name") or "") or _thing(_path_words(action))
+    candidates += [label, tooltip, "" if noun else heading]
+    thing = _thing(form.get("id") or form.get("name") or "") or _thing(noun) or _thing(_path_words(action))
     if vague and thing:
-        candidates.append(f"{submit} {thing}")
+        candidates.append(f"{submit} {thing.replace('_', ' ')}")
     candidates += [submit, form.get("name") or "", form.get("id") or "", _path_words(action)]
     for candidate in candidates:
         if candidate and (name := _purpose_name(candidate)):
-            title = candidate if candidate in (submit, label, tooltip, heading) else (label or submit or candidate)
+            page_words = candidate in (submit, label, tooltip, heading)
+            title = candidate if page_words else candidate.replace("_", " ").replace("-", " ")
             return name, clean(title, MAX_TEXT)
     return "submit_form", label or submit
 
@@ -508,6 +504,11 @@ def _submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | Non
         if kind in ("submit", "image"):
             return el
     return None
+
+
+def _has_button(capture: PageCapture, form: HtmlElement) -> bool:
+    button = _submit_button(capture, form)
+    return button is not None and not capture.is_hidden(button)
 
 
 def _path_words(action: str) -> str:

@@ -327,7 +327,8 @@ class Agent:
             agent_ok(failure, "find")  # e.g. an invalid selector: say so
         if near:
             shown = "; ".join(f'"{text}"' for text in near[:MAX_NEAR_ROWS])
-            raise DriverError(ErrorCode.ELEMENT_NOT_FOUND, f"No row matches {label}; the closest rows: {shown}")
+            text = json.dumps(target["row"], ensure_ascii=False)
+            raise DriverError(ErrorCode.ELEMENT_NOT_FOUND, f"No row on the page shows {text}; the closest rows: {shown}")
         raise DriverError(ErrorCode.ELEMENT_NOT_FOUND, f"No element matches {label}")
 
     async def focused_frame(self) -> int:
