@@ -328,7 +328,8 @@ class Agent:
         if near:
             shown = "; ".join(f'"{text}"' for text in near[:MAX_NEAR_ROWS])
             text = json.dumps(target["row"], ensure_ascii=False)
-            raise DriverError(ErrorCode.ELEMENT_NOT_FOUND, f"No row on the page shows {text}; the closest rows: {shown}")
+            message = f"No row on the page shows {text}; the closest rows: {shown}"
+            raise DriverError(ErrorCode.ELEMENT_NOT_FOUND, message)
         raise DriverError(ErrorCode.ELEMENT_NOT_FOUND, f"No element matches {label}")
 
     async def focused_frame(self) -> int:
