@@ -67,7 +67,8 @@ def row_boxes(form: HtmlElement, raw: str, boxes: list[HtmlElement]) -> str:
     group is not one."""
     if not one_per_row(boxes):
         return ""
-    scope = f"form{attribute_selector('id', form.get('id'))} " if form.get("id") else ""
+    inside = all(form in box.iterancestors("form") for box in boxes)  # else tied to it by form="id"
+    scope = f"form{attribute_selector('id', form.get('id'))} " if form.get("id") and inside else ""
     return f'{scope}input[type="checkbox"]{attribute_selector("name", raw)}'
 
 
