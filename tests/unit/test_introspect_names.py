@@ -211,3 +211,52 @@ def test_a_checkbox_in_a_layout_table_is_not_a_row_pick() -> None:
       <tr><td><input type="checkbox" name="remember" aria-label="Remember me" data-tabmcp-ref="e3"></td></tr>
       </table><button data-tabmcp-ref="e4">Log in</button></form>""")
     assert tools[0].input_schema["properties"]["remember"]["type"] == "boolean"
+
+
+# ----------------------------------------------------------------- the pieces
+
+
+def test_row_text_steps_one_per_text_and_refuse_an_empty_one() -> None:
+    from tabmcp.introspect.api import PlanError, PlanStep, RowText
+
+    tool = PageTool(
+        name="pick",
+        description="d",
+        input_schema={"type": "object", "properties": {"rows": {"type": "array"}, "row": {"type": "string"}}},
+        plan=(PlanStep("check", target=RowText("rows", "input.pick"), value=True),
+              PlanStep("submit", target=RowText("row", "form.one"))),
+    )
+    assert resolve_plan(tool, {"row": " Dune "}) == [Step(action="submit", target=Target(css="form.one", row="Dune"))]
+    assert resolve_plan(tool, {}) == []  # not given: skipped, like any argument's step
+    with pytest.raises(PlanError, match="texts shown in the rows"):
+        resolve_plan(tool, {"rows": ["Dune", " "]})
+
+
+def test_a_row_goes_with_a_css_target_only() -> None:
+    with pytest.raises(ValueError, match="row goes with css"):
+        Target(role="checkbox", row="Dune")
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("Toggle theme (current theme", 60, "Toggle theme"),
+        ("Export the selected invoices as a spreadsheet", 30, "Export the selected invoices…"),
+        ("Short", 60, "Short"),
+        ("Archive (3 selected) now and forever", 25, "Archive (3 selected) now…"),
+    ],
+)
+def test_titles_are_cut_at_a_word(text: str, limit: int, expected: str) -> None:
+    from tabmcp.introspect.text import cap_words
+
+    assert cap_words(text, limit) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("Save 2", "save"), ("Search 1,234 books", "search_books"), ("Page 3 of 10", "page_of"), ("H2O fix", "h2o_fix")],
+)
+def test_names_leave_numbers_out(text: str, expected: str) -> None:
+    from tabmcp.introspect.text import name_words
+
+    assert name_words(text) == expected

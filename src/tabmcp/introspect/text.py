@@ -88,7 +88,7 @@ def cap_words(text: str, limit: int) -> str:
         return balanced(text)
     cut = text[: limit - 1]
     space = cut.rfind(" ")
-    if space > 0:
+    if space > 0 and not text[limit - 1].isspace():  # the cut falls inside a word: back to its start
         cut = cut[:space]
     return (balanced(cut.rstrip(" ,;:-–(")) or text[: limit - 1]) + ELLIPSIS
 
