@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from lxml.html import HtmlElement
 
@@ -377,7 +377,7 @@ class FormIntrospector(Introspector):
         tool = self._tool(capture, form, capture.ref(form) or "", rank)
         assert tool is not None  # a repeated form has a visible submit button (_repeat_key)
         method = (form.get("method") or "get").strip().lower()
-        action = form.get("action") or capture.url
+        action = urljoin(capture.url, form.get("action") or "")
         label = tool.title or "submit"
         description = (
             f"Submit the form {quoted(label)} of one row of the list ({method.upper()} {_short(action)}), the row "
@@ -403,7 +403,7 @@ class FormIntrospector(Introspector):
         landmark = landmark_of(form)
         heading = heading_above(form, within=landmark)
         method = (form.get("method") or "get").strip().lower()
-        action = form.get("action") or capture.url
+        action = urljoin(capture.url, form.get("action") or "")
         name, title = form_purpose(capture, form, submit=submit, label=label, heading=heading, action=action)
         hints = ToolHints(
             read_only=method == "get",
