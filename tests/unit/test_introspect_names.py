@@ -84,6 +84,12 @@ def test_add_and_change_forms_are_named_from_the_heading_they_sit_under_not_the_
     add = {t.name: t for t in admin_tools("book_add")}
     change = {t.name: t for t in admin_tools("book_change")}
     assert "add_book" in add and add["add_book"].title == "Add book"  # the submit says only "Save"
+    # the author select's values are row ids ("1", "2"): the option's text is what is picked
+    author = add["add_book"].input_schema["properties"]["author"]
+    assert author["enum"] == ["Frank Herbert", "Ursula K. Le Guin"] and "1:" not in author["description"]
+    steps = resolve_plan(add["add_book"], {"title": "T", "author": "Frank Herbert", "year": 1})
+    step = next(s for s in steps if s.action == "select")
+    assert step.value == "Frank Herbert"
     assert "change_book" in change  # h1 "Change book", not the h2 under it ("Dune": an item's title)
     description = change["change_book"].description
     assert "/admin/books/book/…/change/" in description and "/1/" not in description  # no row id
@@ -202,6 +208,22 @@ def test_row_checkboxes_outside_any_form_give_select_rows() -> None:
     assert resolve_plan(select, {ROWS_ARG: ["Harbor Lights"]}) == [
         Step(action="check", target=Target(css='input[type="checkbox"][name="rowid"]', row="Harbor Lights"), value=True)
     ]
+
+
+def test_a_select_of_ids_takes_the_options_texts_unless_they_cannot_stand_for_them() -> None:
+    def enum_of(options: str) -> list[str]:
+        (tool,) = tools_on(f'''<form method="post" action="/issue" data-tabmcp-ref="e1">
+          <select name="status" aria-label="Status" data-tabmcp-ref="e2">{options}</select>
+          <button data-tabmcp-ref="e3">Create issue</button></form>''')
+        return tool.input_schema["properties"]["status"]["enum"]
+
+    ids = '<option value="-1">- no selection -</option><option value="1">unread</option>'
+    ids += '<option value="2">chatting</option>'
+    assert enum_of(ids) == ["- no selection -", "unread", "chatting"]
+    words = '<option value="open">Open</option><option value="closed">Closed</option>'
+    assert enum_of(words) == ["open", "closed"]  # plain values people could read: kept
+    clashing = '<option value="1">2</option><option value="2">3</option>'
+    assert enum_of(clashing) == ["1", "2"]  # a text that is another option's value would pick that one
 
 
 def test_a_checkbox_in_a_layout_table_is_not_a_row_pick() -> None:

@@ -240,8 +240,30 @@ def _select_schema(control: HtmlElement) -> tuple[dict[str, Any], str]:
     if len(real) > MAX_OPTIONS or any(clean(v, MAX_VALUE) != v for v, _ in real):
         examples = ", ".join(quoted(t or v, 30) for v, t in real[:5])
         return {"type": "string"}, f"one of the page's {len(real)} options, by value or label, e.g. {examples}"
+    if by_label := _labels_for_ids(real):
+        return {"type": "string", "enum": by_label}, ""
     values = list(dict.fromkeys(v for v, _ in real))
     return {"type": "string", "enum": values}, _value_labels(real)
+
+
+_ID = re.compile(r"-?\d+(?:,-?\d+)*")
+
+
+def _labels_for_ids(options: list[tuple[str, str]]) -> list[str]:
+    """The options' texts, when the values are the page's row ids ("1", "-1", "-1,1,2"): an id is
+    live data a person never sees, the text is what they pick (the agent selects by label when no
+    value matches). [] when the texts cannot stand for the values (empty, repeated, long, or one of
+    them another option's value)."""
+    ids = sum(1 for v, _ in options if _ID.fullmatch(v))
+    if not options or 2 * ids < len(options):
+        return []
+    labels = [" ".join(t.split()) for _, t in options]
+    values = {v for v, _ in options}
+    if not all(labels) or len(set(labels)) != len(labels) or any(t in values for t in labels):
+        return []
+    if any(clean(t, MAX_VALUE) != t for t in labels):
+        return []
+    return labels
 
 
 def _radio_group(
