@@ -92,14 +92,14 @@ def test_add_and_change_forms_are_named_from_the_heading_they_sit_under_not_the_
     assert step.value == "Frank Herbert"
     assert "change_book" in change  # h1 "Change book", not the h2 under it ("Dune": an item's title)
     description = change["change_book"].description
-    assert "/admin/books/book/…/change/" in description and "/1/" not in description  # no row id
+    assert "(POST …/change/;" in description and "/1/" not in description  # the endpoint, no row id
     assert "Dune" not in description
 
 
 def test_the_login_form_description_holds_no_query_string() -> None:
     (log_in, _toggle) = admin_tools("login")
     assert log_in.name == "log_in"
-    assert "?next" not in log_in.description and "POST /admin/login/;" in log_in.description
+    assert "?next" not in log_in.description and "POST …/login/;" in log_in.description
 
 
 @pytest.mark.parametrize("page", ["login", *LIST_PAGES, "book_add", "book_change"])
@@ -282,3 +282,29 @@ def test_names_leave_numbers_out(text: str, expected: str) -> None:
     from tabmcp.introspect.text import name_words
 
     assert name_words(text) == expected
+
+
+def test_checkboxes_whose_values_their_rows_show_stay_an_enum() -> None:
+    """A search form's "show this column" boxes, one per row of a layout: readable choices, not rows."""
+    rows = "".join(
+        f'<tr><th>{label}:</th><td><input name="{key}" data-tabmcp-ref="i{key}"></td>'
+        f'<td><input type="checkbox" name="@columns" value="{key}" data-tabmcp-ref="c{key}"></td></tr>'
+        for key, label in (("title", "Title"), ("assignedto", "Assigned to"), ("status", "Status"))
+    )
+    (tool,) = tools_on(f"""<form method="get" action="/issue" data-tabmcp-ref="e1"><table><thead><tr>
+      <th scope="col">Field</th><th scope="col">Value</th><th scope="col">Show</th></tr></thead><tbody>{rows}</tbody>
+      </table><button data-tabmcp-ref="e2">Search issues</button></form>""")
+    columns = tool.input_schema["properties"]["columns"]
+    assert columns["items"]["enum"] == ["title", "assignedto", "status"]
+
+
+def test_a_heading_that_is_the_button_and_the_pages_item_does_not_name_the_form() -> None:
+    """A wiki's save dialog: "Save Travel" on /Handbook/Travel/edit would be a new tool on every page."""
+    body = """<div role="dialog"><h5>Save Travel</h5><form id="saveform" action="/Handbook/Travel/save" method="post"
+      data-tabmcp-ref="e1"><input name="commit" aria-label="Commit Message" data-tabmcp-ref="e2">
+      <button data-tabmcp-ref="e3">Save</button></form></div>"""
+    travel = tools_on(body, "https://wiki.test/Handbook/Travel/edit")
+    holidays = tools_on(body.replace("Travel", "Holidays"), "https://wiki.test/Handbook/Holidays/edit")
+    assert [(t.name, t.title) for t in travel] == [("save", "Save")]
+    assert "Travel" not in travel[0].description
+    assert listed(travel) == listed(holidays)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from lxml.html import HtmlElement
 
@@ -423,7 +423,7 @@ class FormIntrospector(Introspector):
             return None  # nothing to fill and nothing to press: a form the page's scripts fill first
         label = form_label(capture, form)
         landmark = landmark_of(form)
-        heading = heading_above(form, within=landmark)
+        heading = _not_an_item(heading_above(form, within=landmark), submit, capture.url)
         method = (form.get("method") or "get").strip().lower()
         action = urljoin(capture.url, form.get("action") or "")
         name, title = form_purpose(capture, form, submit=submit, label=label, heading=heading, action=action)
@@ -490,10 +490,12 @@ def form_purpose(
     noun = heading if len(heading.split()) == 1 else ""
     candidates = [] if vague else [submit]
     candidates += [label, tooltip, "" if noun else heading]
-    thing = _thing(form.get("id") or form.get("name") or "") or _thing(noun) or _thing(_path_words(action))
+    verb = _purpose_name(submit)
+    things = (form.get("id") or form.get("name") or "", noun, _path_words(action))
+    thing = next((t for t in map(_thing, things) if t and t != verb), "")
     if vague and thing:
         candidates.append(f"{submit} {thing.replace('_', ' ')}")
-    candidates += [submit, form.get("name") or "", form.get("id") or "", _path_words(action)]
+    candidates += [submit, noun, form.get("name") or "", form.get("id") or "", _path_words(action)]
     for candidate in candidates:
         if candidate and (name := _purpose_name(candidate)):
             page_words = candidate in (submit, label, tooltip, heading)
@@ -513,8 +515,9 @@ def _purpose_name(text: str) -> str:
 
 def _thing(text: str) -> str:
     """What a form's id or action names, without the words that only say "form"
-    (``book_form`` → ``book``; ``changelist-form`` → ``changelist``)."""
-    return _purpose_name(text.replace("-", " ").replace("_", " "))
+    (``book_form`` → ``book``; ``changelist-form`` → ``changelist``; ``saveform`` → ``save``)."""
+    words = text.replace("-", " ").replace("_", " ").split()
+    return _purpose_name(" ".join(w[:-4] if len(w) > 4 and w.lower().endswith("form") else w for w in words))
 
 
 def _submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | None:
@@ -534,9 +537,22 @@ def _has_button(capture: PageCapture, form: HtmlElement) -> bool:
 
 
 def _path_words(action: str) -> str:
-    """The action's path as words, without the parts that name one item (numbers, ids)."""
-    parts = [p for p in urlsplit(action).path.split("/") if p and not any(c.isdigit() for c in p)]
-    return " ".join(parts[-2:]).replace("-", " ").replace("_", " ")
+    """The last part of the action's path as words ("/admin/book/delete/" → "delete"): what the
+    endpoint does; the parts before it often name one item ("/Handbook/Travel/save"), and parts
+    with numbers are ids."""
+    parts = [p for p in urlsplit(action).path.split("/") if p]
+    last = parts[-1] if parts else ""
+    return "" if any(c.isdigit() for c in last) else last.replace("-", " ").replace("_", " ")
+
+
+def _not_an_item(heading: str, submit: str, url: str) -> str:
+    """The heading, or "" when it is the button's verb with the item the page is about ("Save
+    Travel" on /Handbook/Travel/edit): the item's name would make the tool change from item to item."""
+    words, verb = heading.lower().split(), submit.lower().split()[:1]
+    if len(words) < 2 or words[:1] != verb:
+        return heading
+    path = {unquote(p).lower() for p in urlsplit(url).path.split("/") for p in (p, *p.split()) if p}
+    return "" if " ".join(words[1:]) in path or all(w in path for w in words[1:]) else heading
 
 
 def submit_text(capture: PageCapture, form: HtmlElement) -> str:
@@ -554,7 +570,13 @@ def form_label(capture: PageCapture, form: HtmlElement) -> str:
 
 
 def _short(url: str) -> str:
-    """The action's path with the parts that name one item (a row's id) left out: the same kind of
-    page gives the same description. No query: it holds the page's state (``?next=…``, a filter)."""
-    parts = [p if not any(c.isdigit() for c in p) else "…" for p in urlsplit(url).path.split("/")]
-    return cap("/".join(parts) or "/", 60)
+    """The action's endpoint, the last part of its path ("…/change/"): the parts before it often
+    name one item ("/Handbook/Travel/save", "/book/1/change/"), and the query holds the page's
+    state (``?next=…``, a filter), so the same kind of page gives the same description."""
+    path = urlsplit(url).path
+    parts = [p for p in path.split("/") if p]
+    if not parts:
+        return "/"
+    last = "…" if any(c.isdigit() for c in parts[-1]) else parts[-1]
+    end = "/" if path.endswith("/") else ""
+    return cap(f"{'…/' if len(parts) > 1 else '/'}{last}{end}", 60)

@@ -11,6 +11,7 @@ or the next page keeps the same tool.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,29 @@ def one_per_row(elements: list[HtmlElement]) -> bool:
     return len(rows) > 1 or in_data_table(rows[0])  # type: ignore[arg-type]
 
 
+def _values_shown(boxes: list[HtmlElement]) -> bool:
+    """The boxes' values are words their rows show ("title" in the row "Title ☐ show"): choices a
+    person reads, which stay an enum, not rows picked by their text. Row keys ("7", "WzFd") are
+    not shown. Only the rows the capture kept with their text are looked at."""
+    seen = False
+    for box in boxes:
+        value = _letters(box.get("value") or "on")
+        if not value or value.isdigit():
+            return False  # a number is a row's id, whatever the row shows
+        row = row_of(box)
+        text = _letters(row.text_content()) if row is not None else ""
+        if not text:
+            continue  # a row past the capture's sample: its text is not here
+        seen = True
+        if value not in text:  # "assignedto" is shown as "Assigned to:"
+            return False
+    return seen
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).lower()
+
+
 def attribute_selector(name: str, value: str) -> str:
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     return f'[{name}="{escaped}"]'
@@ -65,7 +89,7 @@ def attribute_selector(name: str, value: str) -> str:
 def row_boxes(form: HtmlElement, raw: str, boxes: list[HtmlElement]) -> str:
     """The CSS selector of a group of row checkboxes (one per row, all named ``raw``), or "" when the
     group is not one."""
-    if not one_per_row(boxes):
+    if not one_per_row(boxes) or _values_shown(boxes):
         return ""
     inside = all(form in box.iterancestors("form") for box in boxes)  # else tied to it by form="id"
     scope = f"form{attribute_selector('id', form.get('id'))} " if form.get("id") and inside else ""
