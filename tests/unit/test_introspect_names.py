@@ -92,7 +92,7 @@ def test_add_and_change_forms_are_named_from_the_heading_they_sit_under_not_the_
     assert step.value == "Frank Herbert"
     assert "change_book" in change  # h1 "Change book", not the h2 under it ("Dune": an item's title)
     description = change["change_book"].description
-    assert "(POST …/change/;" in description and "/1/" not in description  # the endpoint, no row id
+    assert "(POST this page;" in description and "/1/" not in description  # the page names the book: left out
     assert "Dune" not in description
 
 
@@ -308,3 +308,30 @@ def test_a_heading_that_is_the_button_and_the_pages_item_does_not_name_the_form(
     assert [(t.name, t.title) for t in travel] == [("save", "Save")]
     assert "Travel" not in travel[0].description
     assert listed(travel) == listed(holidays)
+
+
+def test_items_of_a_list_drawn_as_bare_buttons_are_not_actions() -> None:
+    """A mail list whose messages are buttons keyed by id: their names are data, not actions."""
+    items = "".join(
+        f'<button class="item" data-email-id="k{i}" data-tabmcp-ref="m{i}">OP ops@example.org {subject}</button>'
+        for i, subject in enumerate(["Newsletter", "Reminder", "Invoice"])
+    )
+    tools = tools_on(f"""<header><button class="btn" data-tabmcp-ref="e1">Refresh emails</button>
+      <button class="btn" data-tabmcp-ref="e2">Mark all as read</button></header><aside>
+      <input placeholder="Search emails..." data-tabmcp-ref="e3"><div>{items}</div></aside>""")
+    assert [(t.name, t.title) for t in tools] == [
+        ("search_emails", "Search emails"),  # a text box that says it searches, without form or name
+        ("refresh_emails", "Refresh emails"),
+        ("mark_all_as_read", "Mark all as read"),
+    ]
+
+
+def test_a_form_posting_to_its_own_page_is_not_named_after_that_page() -> None:
+    """A docs site's colour scheme switch on every page: the page's address names the page, not the form."""
+    body = """<form data-md-component="palette" data-tabmcp-ref="e1">
+      <input type="radio" name="__palette" value="0" aria-label="Switch to dark mode" data-tabmcp-ref="e2">
+      <input type="radio" name="__palette" value="1" aria-label="Switch to light mode" data-tabmcp-ref="e3"></form>"""
+    configuration = tools_on(body, "https://docs.test/guide/configuration/")
+    options = tools_on(body, "https://docs.test/reference/options/")
+    assert [t.name for t in configuration] == ["palette"]  # its one field
+    assert listed(configuration) == listed(options)

@@ -59,6 +59,8 @@ VAGUE = frozenset({
     "click here", "button", "go",
 })
 MAX_ACTIONS = 10
+_KEY = re.compile(r"(^|[-_])(id|key|uid|uuid)$")  # data-email-id, data-key, data-row-uid
+MIN_KEYED_SIBLINGS = 2  # other items beside this one with their own keys
 MIN_NAME, MAX_NAME = 2, 40
 # aria-haspopup values of a button that only opens a menu (a dialog opener is kept).
 _MENU_POPUPS = frozenset({"true", "menu", "listbox", "tree", "grid"})
@@ -73,6 +75,8 @@ class ActionsIntrospector(Introspector):
         beside_search = {box.getparent() for box in SEARCH_BOXES(capture.tree)}
         found = []
         for button in _BUTTONS(capture.tree):
+            if keyed_item(button):
+                continue
             label = self._label(capture, button, beside_search)
             if label and (name := name_words(label)):
                 found.append((button, label, name))
@@ -129,6 +133,21 @@ class ActionsIntrospector(Introspector):
 
 
 _TRAILING_BRACKETS = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
+
+
+def keyed_item(button: HtmlElement) -> bool:
+    """One item of a list the page draws with bare buttons (a mail list: each message a button
+    with its ``data-email-id``): a ``data-*`` key naming an id, and alike siblings (same tag and
+    class) keyed too. Its name is the item's data ("OP ops@example.org Newsletter"), not an action."""
+    keys = [k for k in button.attrib if k.startswith("data-") and _KEY.search(k) and not k.startswith("data-tabmcp")]
+    parent = button.getparent()
+    if not keys or parent is None:
+        return False
+    alike = [
+        b for b in parent.iterchildren(button.tag)
+        if b.get("class") == button.get("class") and any(b.get(k) not in (None, button.get(k)) for k in keys)
+    ]
+    return len(alike) >= MIN_KEYED_SIBLINGS
 
 
 def stable_label(name: str) -> str:

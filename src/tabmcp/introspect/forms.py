@@ -402,8 +402,9 @@ class FormIntrospector(Introspector):
         action = urljoin(capture.url, form.get("action") or "")
         label = tool.title or "submit"
         description = (
-            f"Submit the form {quoted(label)} of one row of the list ({method.upper()} {_short(action)}), the row "
-            f"chosen by a text it shows. Returns the page shown afterwards: its message and main list. {UNTRUSTED_NOTE}"
+            f"Submit the form {quoted(label)} of one row of the list ({method.upper()} {_target(form, action)}), "
+            "the row chosen by a text it shows. Returns the page shown afterwards: its message and main list. "
+            f"{UNTRUSTED_NOTE}"
         )
         schema = {"type": "object", "properties": {ROW_ARG: row_argument()}, "required": [ROW_ARG],
                   "additionalProperties": False}
@@ -426,7 +427,9 @@ class FormIntrospector(Introspector):
         heading = _not_an_item(heading_above(form, within=landmark), submit, capture.url)
         method = (form.get("method") or "get").strip().lower()
         action = urljoin(capture.url, form.get("action") or "")
-        name, title = form_purpose(capture, form, submit=submit, label=label, heading=heading, action=action)
+        name, title = form_purpose(
+            capture, form, submit=submit, label=label, heading=heading, fields=list(fields.properties)
+        )
         hints = ToolHints(
             read_only=method == "get",
             idempotent=method == "get",
@@ -439,7 +442,7 @@ class FormIntrospector(Introspector):
         names = cap(", ".join(fields.properties) or "no fields", MAX_DESCRIPTION_FIELDS)
         rows = " Rows are chosen by the text they show." if ROWS_ARG in fields.properties else ""
         description = (
-            f"Fill and submit the form{described}{under}{located} ({method.upper()} {_short(action)}; "
+            f"Fill and submit the form{described}{under}{located} ({method.upper()} {_target(form, action)}; "
             f"fields: {names}).{rows} Returns the page shown afterwards: its message and main list. {UNTRUSTED_NOTE}"
         )
         return PageTool(
@@ -475,7 +478,7 @@ VAGUE_SUBMITS = frozenset({
 
 
 def form_purpose(
-    capture: PageCapture, form: HtmlElement, *, submit: str, label: str, heading: str, action: str
+    capture: PageCapture, form: HtmlElement, *, submit: str, label: str, heading: str, fields: list[str]
 ) -> tuple[str, str]:
     """The form's name and title from what it is for: a submit button that says it ("Sign in" →
     ``sign_in``), else the form's own label or title, the submit button's tooltip, the heading it
@@ -491,11 +494,15 @@ def form_purpose(
     candidates = [] if vague else [submit]
     candidates += [label, tooltip, "" if noun else heading]
     verb = _purpose_name(submit)
-    things = (form.get("id") or form.get("name") or "", noun, _path_words(action))
+    # the action's words only when the form names one: without it the form posts to the page itself,
+    # whose address names the item shown ("/guide/configuration/")
+    action = _path_words(form.get("action") or "")
+    things = (form.get("id") or form.get("name") or "", noun, action)
     thing = next((t for t in map(_thing, things) if t and t != verb), "")
     if vague and thing:
         candidates.append(f"{submit} {thing.replace('_', ' ')}")
-    candidates += [submit, noun, form.get("name") or "", form.get("id") or "", _path_words(action)]
+    sole = fields[0].replace("_", " ").strip() if len(fields) == 1 else ""  # a one-field form is that field
+    candidates += [submit, noun, form.get("name") or "", form.get("id") or "", action, sole]
     for candidate in candidates:
         if candidate and (name := _purpose_name(candidate)):
             page_words = candidate in (submit, label, tooltip, heading)
@@ -567,6 +574,12 @@ def form_label(capture: PageCapture, form: HtmlElement) -> str:
     """The form's name: ARIA's, else its ``title``, else its first heading or legend (counters left out)."""
     text = capture.aria_name(form) or form.get("aria-label") or form.get("title") or heading_inside(form)
     return clean(without_counters(text, every_number=False), MAX_TEXT) if text else ""
+
+
+def _target(form: HtmlElement, action: str) -> str:
+    """Where the form goes: its endpoint, or "this page" when it names none (the page's own address
+    names the item it shows)."""
+    return _short(action) if (form.get("action") or "").strip() else "this page"
 
 
 def _short(url: str) -> str:

@@ -25,9 +25,15 @@ from tabmcp.protocol import Target
 
 # One XPath over the page (document order), not one per control. Roles are found through their
 # attribute nodes (``//@role[…]/..``): libxml2 walks those far faster than it tests ``//*[@role=…]``.
+_SAYS_SEARCH = " or ".join(
+    f"starts-with(translate(normalize-space(@{attr}), 'SEARCH', 'search'), 'search')"
+    for attr in ("placeholder", "aria-label")
+)
 _BOXES = (
     "//@role[.='searchbox']/.. | //input[translate(@type, 'SEARCH', 'search')='search' or @name='q']"
     " | //textarea[@name='q']"
+    # a plain text box that says it searches ("Search emails…"), as apps built without forms make them
+    f" | //input[not(@type) or translate(@type, 'TEXT', 'text')='text'][{_SAYS_SEARCH}]"
 )
 SEARCH_BOXES = XPath(_BOXES)  # the inputs search(query) is made for (the actions introspector leaves their buttons)
 _CANDIDATES = XPath(f"//@role[.='search']/.. | //search | {_BOXES}")
@@ -138,7 +144,7 @@ def search_name(label: str) -> str:
 
 def _label(capture: PageCapture, box: HtmlElement) -> str:
     """The box's label without a count ("Search 1,234 books" is the box "Search books")."""
-    return clean(without_counters(capture.label_for(box)), 60)
+    return clean(without_counters(capture.label_for(box)), 60).rstrip(" .…")  # "Search emails..." is a prompt
 
 
 def _same_search(capture: PageCapture, box: HtmlElement, form: HtmlElement | None) -> tuple[str, ...]:
