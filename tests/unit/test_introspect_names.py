@@ -335,3 +335,14 @@ def test_a_form_posting_to_its_own_page_is_not_named_after_that_page() -> None:
     options = tools_on(body, "https://docs.test/reference/options/")
     assert [t.name for t in configuration] == ["palette"]  # its one field
     assert listed(configuration) == listed(options)
+
+
+def test_the_heading_above_a_form_is_not_in_its_description() -> None:
+    """A post's title above its comment form: every post would otherwise have its own tool."""
+    body = """<main><article><h1>{title}</h1><form method="post" action="/comments" data-tabmcp-ref="e1">
+      <textarea name="body" aria-label="Comment" data-tabmcp-ref="e2"></textarea>
+      <button data-tabmcp-ref="e3">Post comment</button></form></article></main>"""
+    first = tools_on(body.format(title="Hello world"), "https://blog.test/posts/hello-world")
+    second = tools_on(body.format(title="Second post"), "https://blog.test/posts/second-post")
+    assert [t.name for t in first] == ["post_comment"]
+    assert listed(first) == listed(second)

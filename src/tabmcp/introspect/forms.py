@@ -437,12 +437,13 @@ class FormIntrospector(Introspector):
         )
         where = landmark_word(landmark)
         described = f" {quoted(title)}" if title else ""
-        under = f" under the heading {quoted(heading)}" if heading and heading != title else ""
+        # the heading is not quoted here: above a form it is often the item the page shows (a post's
+        # title above its comment form), which would make the tool change from page to page
         located = f" in the page's {where}" if where else ""
         names = cap(", ".join(fields.properties) or "no fields", MAX_DESCRIPTION_FIELDS)
         rows = " Rows are chosen by the text they show." if ROWS_ARG in fields.properties else ""
         description = (
-            f"Fill and submit the form{described}{under}{located} ({method.upper()} {_target(form, action)}; "
+            f"Fill and submit the form{described}{located} ({method.upper()} {_target(form, action)}; "
             f"fields: {names}).{rows} Returns the page shown afterwards: its message and main list. {UNTRUSTED_NOTE}"
         )
         return PageTool(

@@ -100,9 +100,8 @@ class SearchIntrospector(Introspector):
             plan.append(PlanStep("press", target=Target(ref=capture.ref(box)), key="Enter"))
         what = f"{host}'s search box {quoted(label)}" if label else f"{host}'s search box"
         located = f" in the page's {where}" if where else ""
-        under = f" under {quoted(heading)}" if heading else ""
         description = (
-            f"Search with {what}{located}{under}: types the query and submits it. "
+            f"Search with {what}{located}: types the query and submits it. "
             f"Returns the results the page shows. {UNTRUSTED_NOTE}"
         )
         schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
