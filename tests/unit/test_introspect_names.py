@@ -346,3 +346,13 @@ def test_the_heading_above_a_form_is_not_in_its_description() -> None:
     second = tools_on(body.format(title="Second post"), "https://blog.test/posts/second-post")
     assert [t.name for t in first] == ["post_comment"]
     assert listed(first) == listed(second)
+
+
+def test_a_heading_that_is_the_pages_address_does_not_name_the_form() -> None:
+    body = """<main><h1>{title}</h1><form method="post" action="/comments" data-tabmcp-ref="e1">
+      <textarea name="body" aria-label="Comment" data-tabmcp-ref="e2"></textarea>
+      <button data-tabmcp-ref="e3">Submit</button></form></main>"""
+    first = tools_on(body.format(title="Hello world"), "https://blog.test/posts/hello-world")
+    second = tools_on(body.format(title="Second post"), "https://blog.test/posts/second-post")
+    assert listed(first) == listed(second)
+    assert first[0].name == "submit_comments"  # the vague button with what its action names

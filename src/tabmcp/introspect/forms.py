@@ -554,12 +554,16 @@ def _path_words(action: str) -> str:
 
 
 def _not_an_item(heading: str, submit: str, url: str) -> str:
-    """The heading, or "" when it is the button's verb with the item the page is about ("Save
-    Travel" on /Handbook/Travel/edit): the item's name would make the tool change from item to item."""
+    """The heading, or "" when it names the item the page is about: it is a part of the page's
+    address ("Hello world" on /posts/hello-world), or the button's verb with one ("Save Travel" on
+    /Handbook/Travel/edit). The item's name would make the tool change from item to item."""
+    segments = [" ".join(re.split(r"[-_+\s]+", unquote(p).lower())).strip() for p in urlsplit(url).path.split("/")]
+    path = {p for p in segments if p} | {w for p in segments for w in p.split()}
     words, verb = heading.lower().split(), submit.lower().split()[:1]
+    if " ".join(words) in path:
+        return ""
     if len(words) < 2 or words[:1] != verb:
         return heading
-    path = {unquote(p).lower() for p in urlsplit(url).path.split("/") for p in (p, *p.split()) if p}
     return "" if " ".join(words[1:]) in path or all(w in path for w in words[1:]) else heading
 
 
