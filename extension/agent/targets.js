@@ -43,7 +43,9 @@
 
   function targetText(target) {
     // as the model writes a target (tools/targets.py): css=…, role=…[name=…]
-    if (typeof target.css === 'string') return `css=${target.css}`;
+    if (typeof target.css === 'string') {
+      return typeof target.row === 'string' ? `the row showing ${JSON.stringify(target.row)}` : `css=${target.css}`;
+    }
     return `role=${target.role}${typeof target.name === 'string' ? `[name=${target.name}]` : ''}`;
   }
 
@@ -101,8 +103,54 @@
 
   function matchesFor(target) {
     if (typeof target.ref === 'string') return [resolveRef(target)];
-    if (typeof target.css === 'string') return queryAll(target.css);
+    if (typeof target.css === 'string') {
+      const matches = queryAll(target.css);
+      return typeof target.row === 'string' ? byRow(matches, target.row).matches : matches;
+    }
     return queryRole(target.role, target.name);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Rows by what a person sees: {css, row} is the match whose table row, list item or article
+  // shows the text. Rows are picked at call time, so a tool's schema never lists a page's rows.
+
+  const ROW_SELECTOR = 'tr, [role=row], li, [role=listitem], article, [role=article]';
+  const CELL_SELECTOR = 'td, th, [role=cell], [role=gridcell], [role=rowheader], a, label';
+  const NEAR_MAX = 5;
+  const ROW_TEXT_MAX = 80;
+
+  function rowOf(el) {
+    return el.closest(ROW_SELECTOR) || el.parentElement || el;
+  }
+
+  /** The row as a person reads it: its cells' texts apart ("Dune | Frank Herbert | 1965"). */
+  function rowText(row) {
+    const cells = row.querySelectorAll(':scope > td, :scope > th, :scope > [role=cell], :scope > [role=gridcell], :scope > [role=rowheader]');
+    if (!cells.length) return collapse(row.textContent || '');
+    return [...cells].map((cell) => collapse(cell.textContent || '')).filter(Boolean).join(' | ');
+  }
+
+  /**
+   * The matches whose row shows `text` (case and spaces ignored): those with a cell or link that
+   * says exactly that first, else those whose row contains it. `near`: when none does, the texts of
+   * the rows most like it (most words in common), for an error the model can act on.
+   */
+  function byRow(matches, text) {
+    const needle = collapse(text).toLowerCase();
+    const rows = matches.map((el) => ({ el, row: rowOf(el) }));
+    const exact = rows.filter(({ row }) => [...row.querySelectorAll(CELL_SELECTOR)]
+      .some((cell) => collapse(cell.textContent || '').toLowerCase() === needle));
+    const found = exact.length ? exact : rows.filter(({ row }) => rowText(row).toLowerCase().includes(needle));
+    if (found.length || !needle) return { matches: found.map((r) => r.el), near: [] };
+    const words = new Set(needle.split(/\W+/).filter(Boolean));
+    const scored = rows.map(({ row }, i) => {
+      const shown = rowText(row);
+      const common = shown.toLowerCase().split(/\W+/).filter((w) => words.has(w));
+      return { shown, score: new Set(common).size, i };
+    });
+    scored.sort((a, b) => b.score - a.score || a.i - b.i);
+    const near = [...new Set(scored.map((s) => cut(s.shown, ROW_TEXT_MAX)).filter(Boolean))].slice(0, NEAR_MAX);
+    return { matches: [], near };
   }
 
   /**
@@ -112,6 +160,7 @@
   function resolveTarget(target) {
     checkTarget(target);
     if (typeof target.ref === 'string') return resolveRef(target);
+    if (typeof target.css === 'string' && typeof target.row === 'string') return resolveRow(target);
     let matches = matchesFor(target);
     if (typeof target.role === 'string' && matches.length > 1) {
       const shown = matches.filter(isVisible);
@@ -128,12 +177,38 @@
     return matches[0];
   }
 
+  /** A row target's one match, or an error naming the rows most like the text / the rows that show it. */
+  function resolveRow(target) {
+    const { matches, near } = byRow(queryAll(target.css), target.row);
+    if (matches.length === 1) return matches[0];
+    if (!matches.length) {
+      const closest = near.length ? `; the closest rows: ${near.map((t) => JSON.stringify(t)).join('; ')}` : '; the list has no rows';
+      throw new AgentError('ELEMENT_NOT_FOUND', `No row on the page shows ${JSON.stringify(target.row)}${closest}`);
+    }
+    const shown = matches.slice(0, CANDIDATES_MAX).map((el) => JSON.stringify(cut(rowText(rowOf(el)), ROW_TEXT_MAX)));
+    throw new AgentError('ELEMENT_AMBIGUOUS',
+      `${matches.length} rows show ${JSON.stringify(target.row)}: ${shown.join('; ')}${matches.length > CANDIDATES_MAX ? '; …' : ''}. Give more of the row's text`);
+  }
+
   function find(arg) {
     try {
       if (!arg || typeof arg !== 'object') throw new AgentError('BAD_MESSAGE', 'find needs {target}');
       checkTarget(arg.target);
       const limit = Number.isInteger(arg.limit) && arg.limit > 0 ? arg.limit : FIND_LIMIT;
-      const matches = matchesFor(arg.target);
+      const { target } = arg;
+      if (typeof target.css === 'string' && typeof target.row === 'string') {
+        // a row target: the candidates are named by their rows' text, what the model chose them by
+        const { matches, near } = byRow(queryAll(target.css), target.row);
+        return {
+          ok: true,
+          matches: matches.slice(0, limit).map((el) => ({
+            ...candidate(el), name: cut(rowText(rowOf(el)), ROW_TEXT_MAX), visible: isVisible(el),
+          })),
+          total: matches.length,
+          near,
+        };
+      }
+      const matches = matchesFor(target);
       return {
         ok: true,
         matches: matches.slice(0, limit).map((el) => ({ ...candidate(el), visible: isVisible(el) })),

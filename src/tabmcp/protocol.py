@@ -239,12 +239,14 @@ Reply = Connected | Result | Error
 class Target(Frame):
     """How a request names its element: a ref (capture or snapshot, ``f2e3`` in a frame), a CSS
     selector, or an ARIA role with an optional accessible name. Exactly one way, so the extension
-    never has to guess which one wins."""
+    never has to guess which one wins. ``row`` narrows a css target to the match whose table row,
+    list item or article shows that text (a cell or link saying exactly it first)."""
 
     ref: str | None = Field(None, min_length=1)
     css: str | None = Field(None, min_length=1)
     role: str | None = Field(None, min_length=1)
     name: str | None = None
+    row: str | None = Field(None, min_length=1)
 
     @model_validator(mode="after")
     def _one_way(self) -> Target:
@@ -253,6 +255,8 @@ class Target(Frame):
             raise ValueError(f"a target is exactly one of ref, css, role (got {', '.join(ways) or 'none'})")
         if self.name is not None and self.role is None:
             raise ValueError("name goes with role")
+        if self.row is not None and self.css is None:
+            raise ValueError("row goes with css")
         return self
 
 

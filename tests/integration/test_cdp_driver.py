@@ -168,9 +168,9 @@ async def test_remote_endpoint_drives_tabs_open_before(sites: SiteServer, server
 
             # the page loaded before the driver came: the agent is injected when it is needed
             focused = await client.call_ok("focus_tab", {"tabId": tab_id})
-            assert focused["toolsAvailable"] == ["search", "send"]
+            assert focused["toolsAvailable"] == ["search_mail", "send"]
             await client.wait_changes(2)
-            assert await client.tool_names() == [*CORE_FOCUSED, "search", "send"]
+            assert await client.tool_names() == [*CORE_FOCUSED, "search_mail", "send"]
 
             sent = await client.call_ok("send", {"to": "ada@example.com", "subject": "Remote", "urgent": True})
             assert 'Sent "Remote" to ada@example.com (urgent)' in sent["changed"]
@@ -188,8 +188,8 @@ async def test_remote_endpoint_drives_tabs_open_before(sites: SiteServer, server
             assert connected["tabCount"] == 1
             tab_id = await tab_id_for(client, mail)
             focused = await client.call_ok("focus_tab", {"tabId": tab_id})
-            assert focused["toolsAvailable"] == ["search", "send"]
-            found = await client.call_ok("search", {"query": "flight"})
+            assert focused["toolsAvailable"] == ["search_mail", "send"]
+            found = await client.call_ok("search_mail", {"query": "flight"})
             assert found["page"]["url"] == sites.url("mail.html?q=flight")
             assert await listed_ids(client) == [tab_id]
 
@@ -328,7 +328,7 @@ async def test_user_edge_cases(sites: SiteServer, server_log: object, tmp_path: 
         # the page navigates by itself: re-introspected, and its page tools change
         await page.evaluate("url => setTimeout(() => { location.href = url }, 200)", sites.url("mail.html"))
         await client.wait_changes(3)
-        assert await client.tool_names() == [*CORE_FOCUSED, "search", "send"]
+        assert await client.tool_names() == [*CORE_FOCUSED, "search_mail", "send"]
         assert await tab_id_for(client, sites.url("mail.html")) == flights  # the same tab, elsewhere
 
         # the focused tab's renderer crashes: the tab is dropped, and the focus with it
@@ -347,7 +347,7 @@ async def test_user_edge_cases(sites: SiteServer, server_log: object, tmp_path: 
         # the user closes the focused tab
         opened = await client.call_ok("open_tab", {"url": sites.url("mail.html")})
         await client.wait_changes(5)
-        assert await client.tool_names() == [*CORE_FOCUSED, "search", "send"]
+        assert await client.tool_names() == [*CORE_FOCUSED, "search_mail", "send"]
         await (await page_at(user, sites.url("mail.html"))).close()
         await client.wait_changes(6)
         assert await client.tool_names() == CORE_TABS

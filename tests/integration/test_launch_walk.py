@@ -88,9 +88,9 @@ async def test_launch_walk(sites: SiteServer, server_log: object, tmp_path: Path
         await expect_no_change(client, 3)
 
         focused = await client.call_ok("focus_tab", {"tabId": mail_id})
-        assert focused["toolsAvailable"] == ["search", "send"]
+        assert focused["toolsAvailable"] == ["search_mail", "send"]
         await client.wait_changes(4)
-        assert await client.tool_names() == [*CORE_FOCUSED, "search", "send"]
+        assert await client.tool_names() == [*CORE_FOCUSED, "search_mail", "send"]
 
         sent = await client.call_ok("send", {"to": "ada@example.com", "subject": "Trip", "urgent": True})
         assert 'Sent "Trip" to ada@example.com (urgent)' in sent["changed"]  # what the page added

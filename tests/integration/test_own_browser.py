@@ -109,7 +109,7 @@ async def test_follow_user_tab_switches(sites: SiteServer, server_log: object, o
         await client.call_ok("connect_browser")
         await client.call_ok("open_tab", {"url": sites.url("flights.html")})
         await client.call_ok("open_tab", {"url": sites.url("mail.html")})
-        assert await client.tool_names() == [*CORE_FOCUSED, "search", "send"]
+        assert await client.tool_names() == [*CORE_FOCUSED, "search_mail", "send"]
         before = client.changes
         flights_page = await page_at(browser.context, sites.url("flights.html"))
         await flights_page.bring_to_front()  # the user clicks the other tab

@@ -104,8 +104,8 @@ def test_the_kitchen_sink_gives_the_expected_tools(tools: tuple[PageTool, ...]) 
         ("get_weather", "webmcp"),
         ("reset", "webmcp"),
         ("create_issue", "webmcp"),
-        ("search", "search"),
-        ("search_filter_files", "search"),
+        ("filter_files", "search"),  # the main content's box first, named for what its label says it does
+        ("search", "search"),  # the header's site-wide box: "everything" says no more than "search"
         ("save_profile", "forms"),  # named for what its submit button says
         ("sign_out", "forms"),
         ("new_project", "actions"),

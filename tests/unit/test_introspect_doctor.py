@@ -63,6 +63,7 @@ def test_doctor_lists_the_builtins_and_passes(capsys: pytest.CaptureFixture[str]
         ["page", "webmcp", "built-in", "*"],
         ["generic", "search", "built-in", "*"],
         ["generic", "forms", "built-in", "*"],
+        ["generic", "rows", "built-in", "*"],
         ["generic", "actions", "built-in", "*"],
     ]
     assert all(row[0] == "site" and row[2].startswith("introspectors.") for row in rows if row[2] != "built-in")
@@ -114,7 +115,7 @@ def test_doctor_shows_the_tools_of_a_saved_page(capsys: pytest.CaptureFixture[st
     assert rows == [
         ("add_to_cart(size, quantity?)", "acme_shop", "Add Trail Runner 2 to the cart"),
         ("read_reviews()", "acme_shop", ""),
-        ("search(query)", "search", "Search products"),
+        ("search_products(query)", "search", "Search products"),
         ("add_to_wishlist()", "actions", "Add to wishlist"),
     ]
     assert "ok   introspector failures on the page: none" in lines

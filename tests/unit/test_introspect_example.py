@@ -35,7 +35,7 @@ def test_the_shop_introspector_on_its_saved_page() -> None:
     assert [(t.name, t.source) for t in tools] == [
         ("add_to_cart", "acme_shop"),
         ("read_reviews", "acme_shop"),
-        ("search", "search"),
+        ("search_products", "search"),
         ("add_to_wishlist", "actions"),
     ]
     add_to_cart = tools[0]

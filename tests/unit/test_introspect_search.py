@@ -25,7 +25,7 @@ MAIL_SEARCH = """<header><form role="search" action="mail.html" method="get" ari
 
 def test_a_search_form_becomes_search_query() -> None:
     (tool,) = search_tools(MAIL_SEARCH)
-    assert tool.name == "search"
+    assert tool.name == "search_mail"  # what its label says it searches
     assert tool.title == "Search mail"
     assert tool.input_schema == {
         "type": "object",
@@ -51,7 +51,7 @@ def test_a_search_form_becomes_search_query() -> None:
 
 def test_the_search_tool_wins_the_form_over_the_form_introspector() -> None:
     tools = Registry.discover().page_tools(capture(MAIL_SEARCH))
-    assert [(t.name, t.source) for t in tools] == [("search", "search")]
+    assert [(t.name, t.source) for t in tools] == [("search_mail", "search")]
     assert resolve_plan(tools[0], {"query": "invoice"}) == [
         Step(action="fill", target=Target(ref="e2"), value="invoice"),
         Step(action="submit", target=Target(ref="e1")),
@@ -65,7 +65,7 @@ def test_a_type_search_input_without_a_form_presses_enter() -> None:
         PlanStep("press", target=Target(ref="e1"), key="Enter"),
     )
     assert tool.element_ref == "e1"
-    assert tool.title == "Search: Filter repositories"
+    assert tool.title == "Filter repositories"  # the label says what the box does
 
 
 def test_the_common_q_input_is_a_search_box() -> None:
@@ -122,7 +122,7 @@ def test_a_second_search_box_is_named_for_what_it_searches() -> None:
     body = MAIL_SEARCH + """<aside><form action="/help" data-tabmcp-ref="e10">
       <input type="search" aria-label="Search help articles" data-tabmcp-ref="e11"></form></aside>"""
     tools = search_tools(body)
-    assert [t.name for t in tools] == ["search", "search_help_articles"]
+    assert [t.name for t in tools] == ["search_mail", "search_help_articles"]
     assert [t.rank for t in tools] == [10, 11]
 
 

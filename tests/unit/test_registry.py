@@ -19,6 +19,7 @@ from tabmcp.introspect.actions import ActionsIntrospector
 from tabmcp.introspect.api import MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep
 from tabmcp.introspect.forms import FormIntrospector
 from tabmcp.introspect.registry import MAX_TOOLS_PER_INTROSPECTOR, Registry, unique_name
+from tabmcp.introspect.rows import RowsIntrospector
 from tabmcp.introspect.search import SearchIntrospector
 from tabmcp.introspect.text import UNTRUSTED_PREFIX
 from tabmcp.introspect.webmcp import WebMCPIntrospector
@@ -28,7 +29,7 @@ from tabmcp.tools.catalog import CATALOG
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 CORE_NAMES = {t.name for t in CATALOG}
-BUILTIN_NAMES = ["webmcp", "search", "forms", "actions"]
+BUILTIN_NAMES = ["webmcp", "search", "forms", "rows", "actions"]
 
 GOOD_PLUGIN = """
 from tabmcp.introspect.api import Introspector, PageTool, PlanStep
@@ -175,7 +176,7 @@ def test_discover_loads_good_plugins_and_reports_broken_ones(tmp_path: Path, no_
     assert "the class Forgot (an instance is needed)" in wrong
 
     found = [i.name for i in registry.introspectors]
-    assert found[:4] == BUILTIN_NAMES  # built-ins first, in their order
+    assert found[: len(BUILTIN_NAMES)] == BUILTIN_NAMES  # built-ins first, in their order
     assert found.count("shop") == 1
     assert registry.source_of(registry.introspectors[found.index("shop")]) == str(tmp_path / "shop.py")
 
@@ -187,9 +188,10 @@ def test_the_builtins_run_page_then_generic_with_search_before_forms() -> None:
         WebMCPIntrospector,
         SearchIntrospector,
         FormIntrospector,
+        RowsIntrospector,
         ActionsIntrospector,
     ]
-    assert [i.kind for i in builtins] == ["page", "generic", "generic", "generic"]
+    assert [i.kind for i in builtins] == ["page", "generic", "generic", "generic", "generic"]
 
 
 @pytest.mark.parametrize("file_name", sorted(BROKEN_AT_LOAD))
@@ -239,7 +241,7 @@ def test_a_discovered_plugin_runs_only_on_its_urls(tmp_path: Path, no_entry_poin
 
 def test_discover_without_a_folder_has_the_builtins_and_no_errors() -> None:
     registry = Registry.discover()
-    assert [i.name for i in registry.introspectors][:4] == BUILTIN_NAMES
+    assert [i.name for i in registry.introspectors][: len(BUILTIN_NAMES)] == BUILTIN_NAMES
     assert registry.errors == []
 
 
@@ -307,9 +309,9 @@ def test_the_introspectors_package_loads_modules_by_name_and_skips_helpers(
 
     registry = Registry.discover()
 
-    assert [i.name for i in registry.introspectors][4:] == ["code_repo", "mail"]
+    assert [i.name for i in registry.introspectors][len(BUILTIN_NAMES) :] == ["code_repo", "mail"]
     assert registry.errors == ["tabmcp_test_sites.flights: ImportError: flights is broken"]
-    assert registry.source_of(registry.introspectors[4]) == "tabmcp_test_sites.code_repo"
+    assert registry.source_of(registry.introspectors[len(BUILTIN_NAMES)]) == "tabmcp_test_sites.code_repo"
 
 
 def test_the_real_introspectors_package_loads_without_errors() -> None:
@@ -503,10 +505,10 @@ def test_the_default_budget_is_thirty() -> None:
 
 
 def test_names_are_given_in_budget_order_so_the_kept_tools_keep_clean_names() -> None:
-    declared = Fixed(name="p", kind="page", given=[page_tool("search", rank=1)])
-    site = Fixed(name="s", kind="site", given=[page_tool("search", rank=1)])
+    declared = Fixed(name="p", kind="page", given=[page_tool("search", rank=1, qualifiers=("Help center",))])
+    site = Fixed(name="s", kind="site", given=[page_tool("search", rank=1, qualifiers=("header",))])
     tools = Registry([declared, site]).page_tools(capture())
-    assert [(t.name, t.source) for t in tools] == [("search", "s"), ("search_2", "p")]
+    assert [(t.name, t.source) for t in tools] == [("search", "s"), ("search_help_center", "p")]
 
 
 def test_a_generic_tool_named_like_a_specific_one_is_left_out() -> None:
@@ -532,10 +534,42 @@ def test_tool_names_are_sanitised() -> None:
     assert all(TOOL_NAME.match(n) for n in found), found
 
 
-def test_colliding_names_get_numbered() -> None:
-    given = [page_tool("search"), page_tool("Search"), page_tool("search!")]
+def test_colliding_names_are_told_apart_by_their_qualifiers_or_the_lesser_tool_is_left_out() -> None:
+    given = [
+        page_tool("search", description="The list's search."),
+        page_tool("Search", description="The sidebar's filter.", qualifiers=("Filter", "sidebar")),
+        page_tool("search!", description="Another search nothing tells apart."),
+        page_tool("refresh", description="Reload the list."),
+    ]
     site = Fixed(name="s", kind="site", given=given)
-    assert names(Registry([site]).page_tools(capture())) == ["search", "search_2", "search_3"]
+    tools = Registry([site]).page_tools(capture(), limit=3)
+    # the third search is left out (no number is made up), and the budget goes to the next tool
+    assert names(tools) == ["search", "search_filter", "refresh"]
+
+
+def test_no_two_tools_share_a_description() -> None:
+    """A generic tool with another's description is the same thing twice: left out. A specific
+    tool keeps its place and gets its name appended, so the two read differently."""
+    generic = Fixed(name="g", kind="generic", given=[
+        page_tool("open_help", description="Open help."), page_tool("show_help", description="Open help."),
+    ])
+    site = Fixed(name="s", kind="site", given=[
+        page_tool("archive", description="Archive it."), page_tool("archive_all", description="Archive it."),
+    ])
+    tools = Registry([generic, site]).page_tools(capture())
+    assert [(t.name, t.description) for t in tools] == [
+        ("archive", "Archive it."),
+        ("archive_all", "Archive it (archive_all)."),
+        ("open_help", "Open help."),
+    ]
+
+
+def test_titles_are_cut_at_a_word_and_never_leave_a_bracket_open() -> None:
+    long_title = "Export the selected invoices as a spreadsheet for accounting purposes"
+    given = [page_tool("export", title=long_title), page_tool("toggle", title="Toggle theme (current theme")]
+    tools = Registry([Fixed(name="s", kind="site", given=given)]).page_tools(capture())
+    assert tools[0].title == "Export the selected invoices as a spreadsheet for…"
+    assert tools[1].title == "Toggle theme"
 
 
 def test_page_tools_never_take_a_core_tool_name() -> None:
@@ -548,7 +582,8 @@ def test_page_tools_never_take_a_core_tool_name() -> None:
     tools = Registry([FormIntrospector(), site]).page_tools(capture(html), reserved=CORE_NAMES)
 
     found = names(tools)
-    assert found == ["page_open_tab", "page_close_tab", "page_open_tab_2", "page_list_tabs"]
+    # the second "open_tab" (the site's own page_open_tab) has nothing telling it apart: left out
+    assert found == ["page_open_tab", "page_close_tab", "page_list_tabs"]
     assert not set(found) & CORE_NAMES
 
 
@@ -656,30 +691,38 @@ def test_unique_name_truncates_to_forty_characters() -> None:
     assert name == "x" * 40
 
 
-def test_unique_name_numbers_collisions_within_forty_characters() -> None:
+def test_a_colliding_name_takes_the_qualifier_that_tells_it_apart_kept_whole_within_forty_characters() -> None:
     taken = {"x" * 40}
-    second = unique_name("x" * 60, taken)
-    assert second == "x" * 38 + "_2"
+    second = unique_name("x" * 60, taken, qualifiers=("sidebar",))
+    assert second == "x" * 32 + "_sidebar"
     taken.add(second)
-    assert unique_name("x" * 60, taken) == "x" * 38 + "_3"
+    assert unique_name("x" * 60, taken, qualifiers=("sidebar", "Main navigation")) == "x" * 24 + "_main_navigation"
 
 
-def test_unique_name_skips_taken_numbers() -> None:
-    assert unique_name("search", {"search", "search_2", "search_3"}) == "search_4"
+def test_a_collision_nothing_tells_apart_has_no_name_never_a_number() -> None:
+    assert unique_name("search", {"search"}) is None
+    assert unique_name("search", {"search", "search_sidebar"}, qualifiers=("sidebar",)) is None
+    # a qualifier the name already says, or one with no usable words, tells nothing
+    assert unique_name("search_books", {"search_books"}, qualifiers=("books", "!!", "")) is None
 
 
 def test_unique_name_prefixes_reserved_names() -> None:
     reserved = {"navigate", "snapshot"}
     assert unique_name("navigate", set(reserved), reserved=reserved) == "page_navigate"
     assert unique_name("Snapshot", set(reserved), reserved=reserved) == "page_snapshot"
-    assert unique_name("navigate", {*reserved, "page_navigate"}, reserved=reserved) == "page_navigate_2"
+    assert unique_name("navigate", {*reserved, "page_navigate"}, reserved=reserved) is None
+    taken = {*reserved, "page_navigate"}
+    assert unique_name("navigate", taken, reserved=reserved, qualifiers=("header",)) == "page_navigate_header"
 
 
 @pytest.mark.parametrize("wanted", ["a" * 39 + "_b", "_" * 50, "9" * 45, "a-" * 30, "Ä" * 10, "tab\n\tname"])
 def test_unique_name_is_always_valid_even_when_colliding(wanted: str) -> None:
     taken: set[str] = set()
-    for _ in range(12):
-        name = unique_name(wanted, taken, reserved={"page_tool"})
+    where = ("header", "Main navigation", "sidebar", "Search results", "footer", "dialog")
+    for _ in range(len(where) + 1):
+        name = unique_name(wanted, taken, reserved={"page_tool"}, qualifiers=where)
+        assert name is not None
         assert TOOL_NAME.match(name), name
         assert name not in taken
         taken.add(name)
+    assert unique_name(wanted, taken, reserved={"page_tool"}, qualifiers=where) is None

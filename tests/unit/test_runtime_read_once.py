@@ -39,7 +39,7 @@ async def test_a_navigation_whose_load_event_comes_during_the_call_is_read_once(
         await runtime.refresh_page_tools(1)
     await settle(runtime)
     assert driver.captures[before:] == [(1, "d1:0")]  # the call's read of the new document, and no other
-    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert [t.name for t in runtime.state.page_tools] == ["search_mail", "subscribe"]
 
 
 @pytest.mark.asyncio
@@ -73,7 +73,7 @@ async def test_an_open_tab_is_read_once_whenever_its_load_is_heard() -> None:
             await runtime._on_event(s.TabUpdated(tab("complete")))
         await settle(runtime)
         assert driver.captures == [(1, None)], complete_first
-        assert [t.name for t in runtime.state.page_tools] == ["search"]
+        assert [t.name for t in runtime.state.page_tools] == ["search_mail"]
 
 
 @pytest.mark.asyncio
@@ -86,7 +86,7 @@ async def test_a_load_that_starts_after_the_read_is_read_again() -> None:
     await load_events(runtime)
     await settle(runtime)
     assert driver.captures[before:] == [(1, "d1:0")]
-    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert [t.name for t in runtime.state.page_tools] == ["search_mail", "subscribe"]
 
 
 @pytest.mark.asyncio
@@ -107,7 +107,7 @@ async def test_a_read_begun_before_a_load_started_does_not_stand_for_that_load()
     await runtime._on_event(s.TabUpdated(tab("complete")))
     await settle(runtime)
     assert driver.captures[before:] == [(1, "d1:0"), (1, "d1:1")]  # the load's own read came after
-    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert [t.name for t in runtime.state.page_tools] == ["search_mail", "subscribe"]
 
 
 @pytest.mark.asyncio
@@ -140,4 +140,4 @@ async def test_a_deferred_refresh_the_call_did_not_answer_still_runs() -> None:
         await runtime._on_event(PageChanged(1, "mutation", "d1:1"))
     await settle(runtime)
     assert driver.captures[before:] == [(1, "d1:0")]
-    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert [t.name for t in runtime.state.page_tools] == ["search_mail", "subscribe"]

@@ -84,7 +84,7 @@ async def test_an_unchanged_page_is_not_read_twice_and_sends_nothing() -> None:
     runtime, driver, notified = make_runtime()
     driver.pages[1] = ("d1:0", SEARCH)
     await connected(runtime, 1, focus=1)
-    assert [t.name for t in runtime.state.page_tools] == ["search"]
+    assert [t.name for t in runtime.state.page_tools] == ["search_mail"]
     assert len(notified) == 2  # connected, then focused with tools
 
     await runtime.refresh_page_tools(1)
@@ -93,7 +93,7 @@ async def test_an_unchanged_page_is_not_read_twice_and_sends_nothing() -> None:
 
     driver.pages[1] = ("d1:1", TWO_FORMS)
     await runtime.refresh_page_tools(1)
-    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert [t.name for t in runtime.state.page_tools] == ["search_mail", "subscribe"]
     assert len(notified) == 3
 
 
@@ -124,7 +124,7 @@ async def test_requests_during_a_capture_coalesce_into_one_more() -> None:
     driver.gate.set()
     await asyncio.gather(first, *later)
     assert len(driver.captures) - before == 2  # the running one, and one more for the requests it missed
-    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert [t.name for t in runtime.state.page_tools] == ["search_mail", "subscribe"]
 
 
 @pytest.mark.asyncio
@@ -135,7 +135,7 @@ async def test_a_change_in_the_focused_tab_is_introspected_in_the_background() -
     driver.pages[1] = ("d1:1", TWO_FORMS)
     await runtime._on_event(PageChanged(1, "mutation", "d1:1"))
     await settle(runtime)
-    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert [t.name for t in runtime.state.page_tools] == ["search_mail", "subscribe"]
     assert len(notified) == 3
 
 
@@ -221,7 +221,7 @@ async def test_an_answer_that_carries_the_tools_version_spares_the_capture() -> 
     driver.pages[1] = ("d1:1", TWO_FORMS)
     await page_changing_call(ctx, 1, done({"version": "d1:1"}), lambda _: None, version_of=lambda a: a["version"])
     assert driver.captures[before:] == [(1, "d1:0")]  # another version: read, and its tools listed
-    assert [t.name for t in runtime.state.page_tools] == ["search", "subscribe"]
+    assert [t.name for t in runtime.state.page_tools] == ["search_mail", "subscribe"]
     assert runtime.tools_current(1, "d1:1")
     await page_changing_call(ctx, 1, done({}), lambda _: None)  # no version said: read as always
     assert driver.captures[before:] == [(1, "d1:0"), (1, "d1:1")]

@@ -12,6 +12,7 @@ the search and form tools.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -20,8 +21,18 @@ from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import operable
+from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
 from tabmcp.introspect.search import SEARCH_BOXES
-from tabmcp.introspect.text import DESTRUCTIVE_WORDS, UNTRUSTED_NOTE, clean, quoted, snake, without_counters
+from tabmcp.introspect.text import (
+    DESTRUCTIVE_WORDS,
+    UNTRUSTED_NOTE,
+    balanced,
+    cap_words,
+    clean,
+    name_words,
+    quoted,
+    without_counters,
+)
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
 
@@ -48,6 +59,8 @@ VAGUE = frozenset({
     "click here", "button", "go",
 })
 MAX_ACTIONS = 10
+_KEY = re.compile(r"(^|[-_])(id|key|uid|uuid)$")  # data-email-id, data-key, data-row-uid
+MIN_KEYED_SIBLINGS = 2  # other items beside this one with their own keys
 MIN_NAME, MAX_NAME = 2, 40
 # aria-haspopup values of a button that only opens a menu (a dialog opener is kept).
 _MENU_POPUPS = frozenset({"true", "menu", "listbox", "tree", "grid"})
@@ -62,8 +75,10 @@ class ActionsIntrospector(Introspector):
         beside_search = {box.getparent() for box in SEARCH_BOXES(capture.tree)}
         found = []
         for button in _BUTTONS(capture.tree):
+            if keyed_item(button):
+                continue
             label = self._label(capture, button, beside_search)
-            if label and (name := snake(label)):
+            if label and (name := name_words(label)):
                 found.append((button, label, name))
         # A name on several buttons ("Reply" under each message) does not say which one: skipped.
         counts = Counter(name for _, _, name in found)
@@ -96,13 +111,17 @@ class ActionsIntrospector(Introspector):
     def _tool(self, capture: PageCapture, button: HtmlElement, label: str, name: str, n: int) -> PageTool:
         destructive = bool(DESTRUCTIVE_WORDS.search(label))
         warning = "Destructive: " if destructive else ""
+        place = landmark_of(button)
+        where = landmark_word(place)
+        located = f" in the page's {where}" if where else " on this page"
         description = (
-            f"{warning}Click the {quoted(label)} button on this page. Returns what changed on the page. "
+            f"{warning}Click the {quoted(label)} button{located}. Returns what changed on the page. "
             f"{UNTRUSTED_NOTE}"
         )
         return PageTool(
             name=name,
-            title=label,
+            title=cap_words(label, 60),
+            qualifiers=qualifiers(landmark_name(capture, place), heading_above(button, within=place), where),
             description=description,
             input_schema={"type": "object", "properties": {}, "additionalProperties": False},
             plan=(PlanStep("click", target=Target(ref=capture.ref(button))),),
@@ -113,12 +132,33 @@ class ActionsIntrospector(Introspector):
         )
 
 
+_TRAILING_BRACKETS = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
+
+
+def keyed_item(button: HtmlElement) -> bool:
+    """One item of a list the page draws with bare buttons (a mail list: each message a button
+    with its ``data-email-id``): a ``data-*`` key naming an id, and alike siblings (same tag and
+    class) keyed too. Its name is the item's data ("OP ops@example.org Newsletter"), not an action."""
+    keys = [k for k in button.attrib if k.startswith("data-") and _KEY.search(k) and not k.startswith("data-tabmcp")]
+    parent = button.getparent()
+    if not keys or parent is None:
+        return False
+    alike = [
+        b for b in parent.iterchildren(button.tag)
+        if b.get("class") == button.get("class") and any(b.get(k) not in (None, button.get(k)) for k in keys)
+    ]
+    return len(alike) >= MIN_KEYED_SIBLINGS
+
+
 def stable_label(name: str) -> str:
     """A button's name without what changes while it stays the same button: counters, shortcut
     hints, and a current state after a colon ("Watch: All activity" is the "Watch" button)."""
     label = clean(without_counters(name))
     head, colon, _state = label.partition(": ")
-    return head if colon and clear_name(head) else label
+    label = balanced(head) if colon and clear_name(balanced(head)) else label
+    # a state in brackets at the end ("Toggle theme (current theme: auto)") is not the button's name
+    bare = balanced(_TRAILING_BRACKETS.sub("", label))
+    return bare if bare != label and clear_name(bare) else label
 
 
 def clear_name(label: str) -> bool:

@@ -88,6 +88,17 @@ class Choice:
     targets: Mapping[str, Target]
 
 
+@dataclass(frozen=True)
+class RowText:
+    """The rows of a list or table picked by what a person sees in them, at call time: one step per
+    text in the array argument ``arg``, aimed at the ``selector`` match (a row's checkbox) whose row
+    shows that text (``Target(css=selector, row=text)``). The schema then names no row: a search,
+    a filter or the next page does not change the tool."""
+
+    arg: str
+    selector: str
+
+
 StepValue = str | bool | Arg | Fmt | Contains | None
 
 
@@ -97,7 +108,7 @@ class PlanStep:
     (``fill(css(...), Arg("to"))``) to building these by hand."""
 
     action: StepAction
-    target: Target | Choice | None = None
+    target: Target | Choice | RowText | None = None
     value: StepValue = None
     key: str | None = None
     condition: Mapping[str, str | Arg | Fmt] | None = None  # wait_for: {"text"} | {"textGone"} | {"state"}
@@ -144,6 +155,9 @@ class PageTool:
     element_ref: str | None = None
     rank: int = 100
     untrusted: bool = False
+    # Words that tell this tool apart from another wanting the same name, most telling first (the
+    # form's heading, the landmark it sits in): the registry adds the first that makes the name unique.
+    qualifiers: tuple[str, ...] = ()
     # The pydantic model the schema came from (set from ``input_schema``): calls are validated with it.
     input_model: type[BaseModel] | None = field(default=None, compare=False, repr=False)
 
@@ -154,6 +168,7 @@ class PageTool:
             schema = model_schema(schema)
         object.__setattr__(self, "input_schema", dict(schema))
         object.__setattr__(self, "plan", tuple(self.plan))
+        object.__setattr__(self, "qualifiers", tuple(self.qualifiers))
 
     @property
     def annotations(self) -> ToolHints:
@@ -330,6 +345,14 @@ def _resolve_step(tool: PageTool, plan_step: PlanStep, args: Mapping[str, Any]) 
         "failWhen": plan_step.fail_when,
     }
     target = plan_step.target
+    if isinstance(target, RowText):
+        rows = args.get(target.arg)
+        if rows is None:
+            return []
+        texts = [_text_of(r).strip() for r in (rows if isinstance(rows, list | tuple) else [rows])]
+        if any(not t for t in texts):
+            raise PlanError(f"{tool.name}: {target.arg} holds texts shown in the rows, not empty ones")
+        return [Step(target=Target(css=target.selector, row=t), **fields) for t in texts]
     if not isinstance(target, Choice):
         return [Step(target=target, **fields)]
     chosen = args.get(target.arg)

@@ -10,21 +10,31 @@ changed, the main result list).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from lxml.html import HtmlElement
 
-from tabmcp.introspect.api import Arg, Choice, Contains, Introspector, PageTool, PlanStep, ToolHints
+from tabmcp.introspect.api import Arg, Choice, Contains, Introspector, PageTool, PlanStep, RowText, ToolHints
+from tabmcp.introspect.purpose import (
+    heading_above,
+    heading_inside,
+    landmark_name,
+    landmark_of,
+    landmark_word,
+    qualifiers,
+)
+from tabmcp.introspect.rows import ROW_ARG, ROWS_ARG, row_argument, row_boxes, row_forms, row_group, row_of
 from tabmcp.introspect.text import (
     DESTRUCTIVE_WORDS,
     UNTRUSTED_NOTE,
     cap,
+    cap_words,
     clean,
+    name_words,
     param_name,
     quoted,
-    snake,
     without_counters,
 )
 from tabmcp.page.capture import PageCapture, label_text
@@ -100,13 +110,16 @@ def form_fields(
         # else: another kind under a name already seen; the first kind wins
     for raw, (kind, controls) in groups.items():
         name = param_name(raw, taken)
-        taken.add(name)
-        if kind == "radio":
+        if kind == "checkbox" and (selector := row_boxes(form, raw, controls)):
+            name = ROWS_ARG if ROWS_ARG not in taken else name
+            schema, steps = row_group(name, selector)
+        elif kind == "radio":
             schema, steps = _radio_group(capture, controls, name)
         elif kind == "checkbox" and len(controls) > 1:
             schema, steps = _checkbox_group(capture, controls, name)
         else:
             schema, steps = _control(capture, controls[0], kind, name)
+        taken.add(name)
         fields.properties[name] = schema
         fields.plan.extend(steps)
         if any(c.get("required") is not None for c in controls):
@@ -227,8 +240,30 @@ def _select_schema(control: HtmlElement) -> tuple[dict[str, Any], str]:
     if len(real) > MAX_OPTIONS or any(clean(v, MAX_VALUE) != v for v, _ in real):
         examples = ", ".join(quoted(t or v, 30) for v, t in real[:5])
         return {"type": "string"}, f"one of the page's {len(real)} options, by value or label, e.g. {examples}"
+    if by_label := _labels_for_ids(real):
+        return {"type": "string", "enum": by_label}, ""
     values = list(dict.fromkeys(v for v, _ in real))
     return {"type": "string", "enum": values}, _value_labels(real)
+
+
+_ID = re.compile(r"-?\d+(?:,-?\d+)*")
+
+
+def _labels_for_ids(options: list[tuple[str, str]]) -> list[str]:
+    """The options' texts, when the values are the page's row ids ("1", "-1", "-1,1,2"): an id is
+    live data a person never sees, the text is what they pick (the agent selects by label when no
+    value matches). [] when the texts cannot stand for the values (empty, repeated, long, or one of
+    them another option's value)."""
+    ids = sum(1 for v, _ in options if _ID.fullmatch(v))
+    if not options or 2 * ids < len(options):
+        return []
+    labels = [" ".join(t.split()) for _, t in options]
+    values = {v for v, _ in options}
+    if not all(labels) or len(set(labels)) != len(labels) or any(t in values for t in labels):
+        return []
+    if any(clean(t, MAX_VALUE) != t for t in labels):
+        return []
+    return labels
 
 
 def _radio_group(
@@ -332,36 +367,88 @@ class FormIntrospector(Introspector):
     kind: str = "generic"
 
     def tools(self, capture: PageCapture) -> list[PageTool]:
-        tools = []
+        # Forms that repeat in the rows of a list ("Delete" in each row, no field to fill) are one
+        # form, found by its place in the document order of the first one.
+        found: list[list[HtmlElement]] = []
+        repeated: dict[tuple[str, ...], list[HtmlElement]] = {}
         for form in capture.tree.iter("form"):
             ref = capture.ref(form)
-            if ref and not capture.is_hidden(form) and not is_declarative(form):
-                tools.append(self._tool(capture, form, ref, rank=20 + len(tools)))
-                if len(tools) == MAX_FORMS:
-                    break  # more than a page's tool budget: the rest could not be listed anyway
+            if not ref or capture.is_hidden(form) or is_declarative(form):
+                continue
+            key = _repeat_key(capture, form)
+            if key is not None and key in repeated:
+                repeated[key].append(form)
+                continue
+            group = [form]
+            if key is not None:
+                repeated[key] = group
+            found.append(group)
+            if len(found) == MAX_FORMS:
+                break  # more than a page's tool budget: the rest could not be listed anyway
+        tools: list[PageTool] = []
+        for group in found:
+            selector = row_forms(group) if _repeat_key(capture, group[0]) else ""
+            made = [self._row_tool(capture, group[0], selector, 20 + len(tools))] if selector else [
+                self._tool(capture, form, capture.ref(form) or "", 20 + len(tools)) for form in group
+            ]
+            tools += [tool for tool in made if tool is not None]
         return tools
 
-    def _tool(self, capture: PageCapture, form: HtmlElement, ref: str, rank: int) -> PageTool:
+    def _row_tool(self, capture: PageCapture, form: HtmlElement, selector: str, rank: int) -> PageTool:
+        """One tool for the form each row of a list has: the row is an argument, by its text."""
+        tool = self._tool(capture, form, capture.ref(form) or "", rank)
+        assert tool is not None  # a repeated form has a visible submit button (_repeat_key)
+        method = (form.get("method") or "get").strip().lower()
+        action = urljoin(capture.url, form.get("action") or "")
+        label = tool.title or "submit"
+        description = (
+            f"Submit the form {quoted(label)} of one row of the list ({method.upper()} {_target(form, action)}), "
+            "the row chosen by a text it shows. Returns the page shown afterwards: its message and main list. "
+            f"{UNTRUSTED_NOTE}"
+        )
+        schema = {"type": "object", "properties": {ROW_ARG: row_argument()}, "required": [ROW_ARG],
+                  "additionalProperties": False}
+        return replace(
+            tool,
+            description=description,
+            input_schema=schema,
+            plan=(PlanStep("submit", target=RowText(ROW_ARG, selector)),),
+            element_ref=None,  # no one element: the row's form is found when the tool runs
+        )
+
+    def _tool(self, capture: PageCapture, form: HtmlElement, ref: str, rank: int) -> PageTool | None:
         fields = form_fields(capture, form)
         fields.plan.append(PlanStep("submit", target=Target(ref=ref)))
         submit = submit_text(capture, form)
-        label = form_label(capture, form) or submit
+        if not fields.properties and not _has_button(capture, form):
+            return None  # nothing to fill and nothing to press: a form the page's scripts fill first
+        label = form_label(capture, form)
+        landmark = landmark_of(form)
+        heading = _not_an_item(heading_above(form, within=landmark), submit, capture.url)
         method = (form.get("method") or "get").strip().lower()
-        action = form.get("action") or capture.url
+        action = urljoin(capture.url, form.get("action") or "")
+        name, title = form_purpose(
+            capture, form, submit=submit, label=label, heading=heading, fields=list(fields.properties)
+        )
         hints = ToolHints(
             read_only=method == "get",
             idempotent=method == "get",
             destructive=bool(DESTRUCTIVE_WORDS.search(f"{submit} {label} {urlsplit(action).path}")),
         )
-        described = f" {quoted(label)}" if label else ""
+        where = landmark_word(landmark)
+        described = f" {quoted(title)}" if title else ""
+        # the heading is not quoted here: above a form it is often the item the page shows (a post's
+        # title above its comment form), which would make the tool change from page to page
+        located = f" in the page's {where}" if where else ""
         names = cap(", ".join(fields.properties) or "no fields", MAX_DESCRIPTION_FIELDS)
+        rows = " Rows are chosen by the text they show." if ROWS_ARG in fields.properties else ""
         description = (
-            f"Fill and submit the form{described} on this page ({method.upper()} {_short(action)}; "
-            f"fields: {names}). Returns the page shown afterwards. {UNTRUSTED_NOTE}"
+            f"Fill and submit the form{described}{located} ({method.upper()} {_target(form, action)}; "
+            f"fields: {names}).{rows} Returns the page shown afterwards: its message and main list. {UNTRUSTED_NOTE}"
         )
         return PageTool(
-            name=form_name(form, submit, label, action),
-            title=clean(label, 60) or None,
+            name=name,
+            title=cap_words(title, 60) or None,
             description=description,
             input_schema=fields.schema(),
             plan=tuple(fields.plan),
@@ -369,38 +456,145 @@ class FormIntrospector(Introspector):
             source=self.name,
             element_ref=ref,
             rank=rank,
+            qualifiers=qualifiers(
+                label, heading, landmark_name(capture, landmark), where, _path_words(action), form.get("id") or ""
+            ),
         )
 
 
-def submit_text(capture: PageCapture, form: HtmlElement) -> str:
-    """The name of the form's first submit button (inside it, or associated with ``form=``)."""
+def _repeat_key(capture: PageCapture, form: HtmlElement) -> tuple[str, ...] | None:
+    """What makes two forms in the rows of a list the same form: no field to fill, the same
+    method, action path and button. None for a form that is not such a row form."""
+    if row_of(form) is None or form_fields(capture, form).properties or not _has_button(capture, form):
+        return None
+    method = (form.get("method") or "get").strip().lower()
+    return (method, urlsplit(form.get("action") or "").path, submit_text(capture, form))
+
+
+# Submit buttons that say only "send this form": the form's label or the heading above it says more.
+VAGUE_SUBMITS = frozenset({
+    "submit", "save", "go", "ok", "apply", "continue", "next", "done", "confirm", "enter", "update",
+    "save changes", "submit form", "submit query",
+})
+
+
+def form_purpose(
+    capture: PageCapture, form: HtmlElement, *, submit: str, label: str, heading: str, fields: list[str]
+) -> tuple[str, str]:
+    """The form's name and title from what it is for: a submit button that says it ("Sign in" →
+    ``sign_in``), else the form's own label or title, the submit button's tooltip, the heading it
+    sits under ("Add book"), the vague button with what the form's id or action names ("Save" in
+    ``book_form`` → ``save_book``), the action's last words. Numbers never make a name."""
+    vague = submit.lower().strip(" .!…") in VAGUE_SUBMITS
+    tooltip = ""
+    if vague:
+        button = _submit_button(capture, form)
+        tooltip = clean(button.get("title"), MAX_TEXT) if button is not None else ""
+    # a one-word heading ("Book") names the thing, not what the form does with it
+    noun = heading if len(heading.split()) == 1 else ""
+    candidates = [] if vague else [submit]
+    candidates += [label, tooltip, "" if noun else heading]
+    verb = _purpose_name(submit)
+    # the action's words only when the form names one: without it the form posts to the page itself,
+    # whose address names the item shown ("/guide/configuration/")
+    action = _path_words(form.get("action") or "")
+    things = (form.get("id") or form.get("name") or "", noun, action)
+    thing = next((t for t in map(_thing, things) if t and t != verb), "")
+    if vague and thing:
+        candidates.append(f"{submit} {thing.replace('_', ' ')}")
+    sole = fields[0].replace("_", " ").strip() if len(fields) == 1 else ""  # a one-field form is that field
+    candidates += [submit, noun, form.get("name") or "", form.get("id") or "", action, sole]
+    for candidate in candidates:
+        if candidate and (name := _purpose_name(candidate)):
+            page_words = candidate in (submit, label, tooltip, heading)
+            title = candidate if page_words else candidate.replace("_", " ").replace("-", " ")
+            return name, clean(title, MAX_TEXT)
+    return "submit_form", label or submit
+
+
+_FILLER = frozenset({"the", "a", "an", "form"})
+
+
+def _purpose_name(text: str) -> str:
+    """Name words of ``text`` without articles and the word "form"."""
+    words = [w for w in name_words(text).split("_") if w and w not in _FILLER]
+    return "_".join(words)[:40].strip("_")
+
+
+def _thing(text: str) -> str:
+    """What a form's id or action names, without the words that only say "form"
+    (``book_form`` → ``book``; ``changelist-form`` → ``changelist``; ``saveform`` → ``save``)."""
+    words = text.replace("-", " ").replace("_", " ").split()
+    return _purpose_name(" ".join(w[:-4] if len(w) > 4 and w.lower().endswith("form") else w for w in words))
+
+
+def _submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | None:
     buttons = list(form.iter("button", "input"))
     if form.get("id"):
         buttons += [b for b in capture.index.form_owned.get(form.get("id"), []) if b.tag in ("button", "input")]
     for el in buttons:
         kind = (el.get("type") or ("submit" if el.tag == "button" else "text")).lower()
         if kind in ("submit", "image"):
-            return clean(without_counters(capture.accessible_name(el), every_number=False), MAX_TEXT)
-    return ""
+            return el
+    return None
+
+
+def _has_button(capture: PageCapture, form: HtmlElement) -> bool:
+    button = _submit_button(capture, form)
+    return button is not None and not capture.is_hidden(button)
+
+
+def _path_words(action: str) -> str:
+    """The last part of the action's path as words ("/admin/book/delete/" → "delete"): what the
+    endpoint does; the parts before it often name one item ("/Handbook/Travel/save"), and parts
+    with numbers are ids."""
+    parts = [p for p in urlsplit(action).path.split("/") if p]
+    last = parts[-1] if parts else ""
+    return "" if any(c.isdigit() for c in last) else last.replace("-", " ").replace("_", " ")
+
+
+def _not_an_item(heading: str, submit: str, url: str) -> str:
+    """The heading, or "" when it names the item the page is about: it is a part of the page's
+    address ("Hello world" on /posts/hello-world), or the button's verb with one ("Save Travel" on
+    /Handbook/Travel/edit). The item's name would make the tool change from item to item."""
+    segments = [" ".join(re.split(r"[-_+\s]+", unquote(p).lower())).strip() for p in urlsplit(url).path.split("/")]
+    path = {p for p in segments if p} | {w for p in segments for w in p.split()}
+    words, verb = heading.lower().split(), submit.lower().split()[:1]
+    if " ".join(words) in path:
+        return ""
+    if len(words) < 2 or words[:1] != verb:
+        return heading
+    return "" if " ".join(words[1:]) in path or all(w in path for w in words[1:]) else heading
+
+
+def submit_text(capture: PageCapture, form: HtmlElement) -> str:
+    """The name of the form's first submit button (inside it, or associated with ``form=``)."""
+    button = _submit_button(capture, form)
+    if button is None:
+        return ""
+    return clean(without_counters(capture.accessible_name(button), every_number=False), MAX_TEXT)
 
 
 def form_label(capture: PageCapture, form: HtmlElement) -> str:
     """The form's name: ARIA's, else its ``title``, else its first heading or legend (counters left out)."""
-    text = capture.aria_name(form) or form.get("title")
-    if not text:
-        text = next((label_text(h) for h in form.iter("h1", "h2", "h3", "h4", "legend")), "")
+    text = capture.aria_name(form) or form.get("aria-label") or form.get("title") or heading_inside(form)
     return clean(without_counters(text, every_number=False), MAX_TEXT) if text else ""
 
 
-def form_name(form: HtmlElement, submit: str, label: str, action: str) -> str:
-    """A verb-like name: the submit button says what the form does ("Search", "Sign in")."""
-    path_tail = urlsplit(action).path.rstrip("/").rsplit("/", 1)[-1]
-    for candidate in (submit, label, form.get("name"), form.get("id"), path_tail):
-        if candidate and snake(candidate):
-            return snake(candidate)
-    return "submit_form"
+def _target(form: HtmlElement, action: str) -> str:
+    """Where the form goes: its endpoint, or "this page" when it names none (the page's own address
+    names the item it shows)."""
+    return _short(action) if (form.get("action") or "").strip() else "this page"
 
 
 def _short(url: str) -> str:
-    parts = urlsplit(url)
-    return cap(parts.path or "/", 60) if parts.netloc else cap(url, 60)
+    """The action's endpoint, the last part of its path ("…/change/"): the parts before it often
+    name one item ("/Handbook/Travel/save", "/book/1/change/"), and the query holds the page's
+    state (``?next=…``, a filter), so the same kind of page gives the same description."""
+    path = urlsplit(url).path
+    parts = [p for p in path.split("/") if p]
+    if not parts:
+        return "/"
+    last = "…" if any(c.isdigit() for c in parts[-1]) else parts[-1]
+    end = "/" if path.endswith("/") else ""
+    return cap(f"{'…/' if len(parts) > 1 else '/'}{last}{end}", 60)

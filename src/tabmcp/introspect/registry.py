@@ -31,9 +31,10 @@ from lxml.html import HtmlElement
 from tabmcp.introspect.actions import ActionsIntrospector
 from tabmcp.introspect.api import KIND_ORDER, MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import FormIntrospector
+from tabmcp.introspect.rows import RowsIntrospector
 from tabmcp.introspect.schema import schema_problem
 from tabmcp.introspect.search import SearchIntrospector
-from tabmcp.introspect.text import MAX_NAME, UNTRUSTED_PREFIX, cap, clean, valid_name
+from tabmcp.introspect.text import MAX_NAME, TOOL_NAME, UNTRUSTED_PREFIX, cap, cap_words, clean, valid_name
 from tabmcp.introspect.webmcp import WebMCPIntrospector
 from tabmcp.page.capture import PageCapture
 
@@ -64,7 +65,7 @@ BUILTIN = "built-in"
 def builtin_introspectors() -> list[Introspector]:
     """In discovery order: within the generic kind, search runs before forms so that
     ``search(query)`` claims the search form, and buttons outside forms come last."""
-    return [WebMCPIntrospector(), SearchIntrospector(), FormIntrospector(), ActionsIntrospector()]
+    return [WebMCPIntrospector(), SearchIntrospector(), FormIntrospector(), RowsIntrospector(), ActionsIntrospector()]
 
 
 @dataclass
@@ -219,12 +220,30 @@ class Registry:
         found.sort(key=lambda entry: entry[0])
         found = _without_generic_echoes(found)
         taken = set(reserved)
-        result = []
-        for _, introspector, tool in found[: max(0, limit)]:
-            name = unique_name(tool.name, taken, reserved=reserved)
+        descriptions: set[str] = set()
+        result: list[PageTool] = []
+        for _, introspector, tool in found:
+            if len(result) >= max(0, limit):
+                break
+            name = unique_name(tool.name, taken, reserved=reserved, qualifiers=tool.qualifiers)
+            if name is None:
+                self._dropped(introspector, tool, "its name and where it is are another tool's")
+                continue
+            finished = _finished(tool, name, introspector)
+            if finished.description in descriptions:
+                if introspector.kind == "generic":
+                    self._dropped(introspector, tool, "its description is another tool's")
+                    continue
+                finished = replace(finished, description=_told_apart(finished.description, name))
             taken.add(name)
-            result.append(_finished(tool, name, introspector))
+            descriptions.add(finished.description)
+            result.append(finished)
         return tuple(result)
+
+    def _dropped(self, introspector: Introspector, tool: PageTool, why: str) -> None:
+        """A tool nothing tells apart from one listed before it (the more useful one) is left out:
+        the model could not choose between them either."""
+        log.debug("introspector %s: tool %s left out: %s", introspector.name, tool.name, why)
 
     def _run(self, introspector: Introspector, capture: PageCapture) -> list[PageTool]:
         try:
@@ -299,11 +318,11 @@ class _Claims:
 
 def _finished(tool: PageTool, name: str, introspector: Introspector) -> PageTool:
     description = clean(tool.description)
-    title = clean(tool.title, MAX_TITLE) or None
+    title = cap_words(clean(tool.title), MAX_TITLE) or None
     if tool.untrusted and not description.startswith(UNTRUSTED_PREFIX.strip()):
         description = UNTRUSTED_PREFIX + description
     if tool.untrusted and title is not None and not title.startswith(UNTRUSTED_TITLE):
-        title = cap(UNTRUSTED_TITLE + title, MAX_TITLE)
+        title = cap_words(UNTRUSTED_TITLE + title, MAX_TITLE)
     return replace(
         tool,
         name=name,
@@ -348,18 +367,34 @@ def tool_problem(tool: object) -> str | None:
     return f"tool {tool.name}: {problem}" if problem else None
 
 
-def unique_name(wanted: str, taken: set[str], *, reserved: Iterable[str] = ()) -> str:
-    """A valid tool name (``^[a-z][a-z0-9_]{0,39}$``) not in ``taken``. A name that is a ``reserved``
-    (core) tool's gets ``page_`` in front, so it stays recognisable and reads as the page's."""
+def unique_name(
+    wanted: str, taken: set[str], *, reserved: Iterable[str] = (), qualifiers: Sequence[str] = ()
+) -> str | None:
+    """A valid tool name (``^[a-z][a-z0-9_]{0,39}$``) not in ``taken``, or None. A name that is a
+    ``reserved`` (core) tool's gets ``page_`` in front, so it stays recognisable and reads as the
+    page's. A name already taken gets the first of the tool's ``qualifiers`` (what tells it apart:
+    ``search`` in the sidebar → ``search_sidebar``) that makes it unique; never a number: with no
+    such qualifier there is no name (the registry leaves the tool out)."""
     name = valid_name(wanted)
     if name in reserved:
         name = f"{RESERVED_PREFIX}{name}"[:MAX_NAME].rstrip("_")
-    candidate, n = name, 2
-    while candidate in taken:
-        suffix = f"_{n}"
-        candidate = name[: MAX_NAME - len(suffix)].rstrip("_") + suffix
-        n += 1
-    return candidate
+    if name not in taken:
+        return name
+    for qualifier in qualifiers:
+        words = valid_name(qualifier) if qualifier else ""
+        if not words or words == "page_tool" or words in name.split("_"):
+            continue
+        candidate = f"{name}_{words}"
+        if len(candidate) > MAX_NAME:  # keep the qualifier whole: it is what tells the tools apart
+            candidate = f"{name[: MAX_NAME - len(words) - 1].rstrip('_')}_{words}"[:MAX_NAME].rstrip("_")
+        if candidate not in taken and TOOL_NAME.match(candidate):
+            return candidate
+    return None
+
+
+def _told_apart(description: str, name: str) -> str:
+    """A specific tool whose author gave it another tool's description: its name is appended."""
+    return cap(f"{description.rstrip('.')} ({name}).", MAX_DESCRIPTION)
 
 
 def _what(value: object) -> str:

@@ -18,15 +18,22 @@ from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import Arg, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import editable, form_fields, is_declarative
-from tabmcp.introspect.text import UNTRUSTED_NOTE, clean, quoted, snake
+from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
+from tabmcp.introspect.text import UNTRUSTED_NOTE, cap_words, clean, name_words, quoted, without_counters
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
 
 # One XPath over the page (document order), not one per control. Roles are found through their
 # attribute nodes (``//@role[…]/..``): libxml2 walks those far faster than it tests ``//*[@role=…]``.
+_SAYS_SEARCH = " or ".join(
+    f"starts-with(translate(normalize-space(@{attr}), 'SEARCH', 'search'), 'search')"
+    for attr in ("placeholder", "aria-label")
+)
 _BOXES = (
     "//@role[.='searchbox']/.. | //input[translate(@type, 'SEARCH', 'search')='search' or @name='q']"
     " | //textarea[@name='q']"
+    # a plain text box that says it searches ("Search emails…"), as apps built without forms make them
+    f" | //input[not(@type) or translate(@type, 'TEXT', 'text')='text'][{_SAYS_SEARCH}]"
 )
 SEARCH_BOXES = XPath(_BOXES)  # the inputs search(query) is made for (the actions introspector leaves their buttons)
 _CANDIDATES = XPath(f"//@role[.='search']/.. | //search | {_BOXES}")
@@ -40,8 +47,9 @@ class SearchIntrospector(Introspector):
     kind: str = "generic"
 
     def tools(self, capture: PageCapture) -> list[PageTool]:
-        tools: list[PageTool] = []
+        found: list[tuple[HtmlElement, HtmlElement | None, HtmlElement | None]] = []
         seen: set[HtmlElement] = set()
+        searches: set[tuple[str, ...]] = set()
         for candidate in _CANDIDATES(capture.tree):
             landmark = candidate if _is_landmark(candidate) else None
             box = _box_in(capture, candidate) if landmark is not None else candidate
@@ -53,17 +61,26 @@ class SearchIntrospector(Introspector):
             form = capture.form_of(box)
             if form is not None and (is_declarative(form) or capture.is_hidden(form)):
                 continue  # a WebMCP form is the page's own tool
-            tools.append(self._tool(capture, box, form, landmark, len(tools)))
-            if len(tools) == MAX_SEARCH_TOOLS:
+            same = _same_search(capture, box, form)
+            if same in searches:
+                continue  # the same search again (a header's box and a "quick search" both send q to /search)
+            searches.add(same)
+            found.append((box, form, landmark))
+            if len(found) == MAX_SEARCH_TOOLS:
                 break
-        return tools
+        # the page's own search (in its main content) first: it keeps the plain name ``search``
+        found.sort(key=lambda entry: _place(entry[0]))
+        return [self._tool(capture, box, form, landmark, n) for n, (box, form, landmark) in enumerate(found)]
 
     def _tool(
         self, capture: PageCapture, box: HtmlElement, form: HtmlElement | None, landmark: HtmlElement | None, n: int
     ) -> PageTool:
-        label = clean(capture.label_for(box), 60)
+        label = _label(capture, box)
         if not label and landmark is not None:
             label = clean(capture.aria_name(landmark), 60)
+        place = landmark_of(box)
+        where, place_name = landmark_word(place), landmark_name(capture, place)
+        heading = heading_above(form if form is not None else box, within=place)
         host = urlsplit(capture.url).hostname or "this site"
         query: dict[str, object] = {"type": "string", "minLength": 1, "description": "What to search for"}
         if label:
@@ -71,21 +88,26 @@ class SearchIntrospector(Introspector):
         plan = [PlanStep("fill", target=Target(ref=capture.ref(box)), value=Arg("query"))]
         properties: dict[str, dict[str, object]] = {"query": query}
         required = ["query"]
+        action = ""
         if form is not None and capture.ref(form):
             extra = form_fields(capture, form, skip=frozenset({box}), taken={"query"})
             properties.update(extra.properties)
             required += extra.required
             plan += extra.plan
             plan.append(PlanStep("submit", target=Target(ref=capture.ref(form))))
+            action = form.get("action") or ""
         else:
             plan.append(PlanStep("press", target=Target(ref=capture.ref(box)), key="Enter"))
         what = f"{host}'s search box {quoted(label)}" if label else f"{host}'s search box"
+        located = f" in the page's {where}" if where else ""
         description = (
-            f"Search with {what}: types the query and submits it. Returns the results the page shows. {UNTRUSTED_NOTE}"
+            f"Search with {what}{located}: types the query and submits it. "
+            f"Returns the results the page shows. {UNTRUSTED_NOTE}"
         )
         schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+        path = " ".join(p for p in urlsplit(action).path.split("/") if p and not any(c.isdigit() for c in p))
         return PageTool(
-            name=_name(label, n),
+            name=search_name(label),
             title=_title(label),
             description=description,
             input_schema=schema,
@@ -94,19 +116,58 @@ class SearchIntrospector(Introspector):
             source=self.name,
             element_ref=_claim(capture, box, form, landmark),
             rank=10 + n,
+            qualifiers=qualifiers(place_name, heading, where, path),
         )
 
 
-def _name(label: str, n: int) -> str:
-    """``search`` for the page's first search box; the others say what they search: ``search_docs``."""
-    words = snake(label).removeprefix("search").strip("_")
-    return "search" if n == 0 or not words else f"search_{words}"[:40].rstrip("_")
+# Words of a search box's label that say only "search here", not what is searched.
+_SEARCH_FILLER = frozenset({
+    "search", "searching", "query", "find", "for", "the", "a", "an", "this", "here", "type", "start", "typing", "to",
+    "keywords", "keyword", "term", "terms", "enter", "box", "input", "field", "quick", "go", "press", "everything",
+    "all", "site", "website", "or", "and", "of", "in", "on", "by",
+})
+_VERBS = ("filter", "find", "jump", "look", "lookup", "go")
+
+
+def search_name(label: str) -> str:
+    """``search`` for a box that says only "Search"; else what its label says it searches
+    (``search_books``), or its own verb when it does something else ("Filter navigation items" →
+    ``filter_navigation_items``). Never a number: two boxes are told apart by where they are
+    (the registry adds their qualifiers)."""
+    words = name_words(without_counters(label)).split("_")
+    if words and words[0] in _VERBS and len(words) > 1:
+        return "_".join(words[:4])
+    topic = [w for w in words if w and w not in _SEARCH_FILLER]
+    return "_".join(["search", *topic[:3]])
+
+
+def _label(capture: PageCapture, box: HtmlElement) -> str:
+    """The box's label without a count ("Search 1,234 books" is the box "Search books")."""
+    return clean(without_counters(capture.label_for(box)), 60).rstrip(" .…")  # "Search emails..." is a prompt
+
+
+def _same_search(capture: PageCapture, box: HtmlElement, form: HtmlElement | None) -> tuple[str, ...]:
+    """What a search sends: two boxes sending the same field to the same place are one search."""
+    if form is None:
+        return ("box", _label(capture, box).lower() or str(id(box)))
+    action = urlsplit(form.get("action") or capture.url)
+    return ("form", (form.get("method") or "get").lower(), action.netloc, action.path, box.get("name") or str(id(box)))
+
+
+_PLACES = {"": 0, "header": 1, "dialog": 1, "sidebar": 2, "navigation": 2, "footer": 3}
+
+
+def _place(box: HtmlElement) -> int:
+    """Where a box is, by how much it is the page's own search: main content, then the header's
+    site-wide box (or a dialog's), then a sidebar or navigation (a filter of links), then the footer."""
+    return _PLACES.get(landmark_word(landmark_of(box)), 1)
 
 
 def _title(label: str) -> str:
     if not label:
         return "Search"
-    return label if label.lower().startswith("search") else clean(f"Search: {label}", 60)
+    says_it = label.lower().startswith(("search", *_VERBS))
+    return cap_words(label if says_it else f"Search: {label}", 60)
 
 
 def _is_landmark(el: HtmlElement) -> bool:

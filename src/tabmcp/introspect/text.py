@@ -81,6 +81,26 @@ def cap(text: str, limit: int) -> str:
     return text[: limit - 1].rstrip() + ELLIPSIS
 
 
+def cap_words(text: str, limit: int) -> str:
+    """``cap`` at a word boundary: a title is never cut mid-word ("Toggle theme (current theme" is
+    not a name), and a bracket the cut would leave open is dropped with its contents."""
+    if len(text) <= limit:
+        return balanced(text)
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > 0 and not text[limit - 1].isspace():  # the cut falls inside a word: back to its start
+        cut = cut[:space]
+    return (balanced(cut.rstrip(" ,;:-–(")) or text[: limit - 1]) + ELLIPSIS
+
+
+def balanced(text: str) -> str:
+    """``text`` without a trailing part whose opening bracket is never closed."""
+    for opening, closing in ("()", "[]"):
+        while text.count(opening) > text.count(closing):
+            text = text[: text.rfind(opening)].rstrip(" ,;:-–")
+    return text
+
+
 def quoted(text: str, limit: int = 60) -> str:
     """Page text inside a description: cleaned, capped, and in quotes so it reads as data."""
     return '"' + clean(text, limit).replace('"', "'") + '"'
@@ -91,6 +111,15 @@ def snake(text: str) -> str:
     words = re.findall(r"[a-z0-9]+", text.lower().replace("'", "").replace("’", ""))
     name = "_".join(words)[:MAX_NAME].strip("_")
     return name if name and name[0].isalpha() else ""
+
+
+_NUMBER_WORD = re.compile(r"(?<![\w.,])\d[\d.,]*(?![\w])")
+
+
+def name_words(text: str) -> str:
+    """``snake`` for a name made from page text: numbers are left out (a count, a row's id or a
+    position is live data, and a name must stay the same while the page's data changes)."""
+    return snake(_NUMBER_WORD.sub(" ", text))
 
 
 def tool_name(text: str) -> str:

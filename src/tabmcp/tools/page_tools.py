@@ -75,7 +75,7 @@ async def _run_page_tool(ctx: ToolContext, tool: PageTool, args: dict[str, Any])
         )
     except DriverError as exc:
         hint = ""
-        if str(exc.code) in STALE_CODES:
+        if str(exc.code) in STALE_CODES and not _row_miss(steps, exc.message):
             # the page moved on since the tools were made: list what it offers now
             await ctx.runtime.refresh_page_tools(tab_id)
             hint = " The page has changed since this tool was made; its tools were refreshed: call tools/list."
@@ -85,6 +85,11 @@ async def _run_page_tool(ctx: ToolContext, tool: PageTool, args: dict[str, Any])
             message = f"{step or ''}the page says ({untrusted.NOTE}): {untrusted.line(words, MAX_PAGE_ERROR)}"
         raise ToolFailure(f"{tool.name} failed ({exc.code}): {message}.{hint}", {"code": str(exc.code)}) from None
     return Text(toon(answer(tool, len(steps), outcome)))
+
+
+def _row_miss(steps: list[Step], message: str) -> bool:
+    """No row (or several) shows the text the model gave: its argument, not a page that moved on."""
+    return any(s.target is not None and s.target.row for s in steps) and "row" in message
 
 
 def answer(tool: PageTool, step_count: int, outcome: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ frame's ``parentToken`` (``docId:ref`` of its iframe element in the parent) plac
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -19,6 +20,8 @@ from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.host import MAIN_FRAME, FrameGone, PageHost
 from tabmcp.drivers.session.limits import MAX_CANDIDATES, TOKEN_RETRY_S
 from tabmcp.protocol import ErrorCode
+
+MAX_NEAR_ROWS = 5  # rows shown when no row shows the text a row target asked for
 
 log = logging.getLogger(__name__)
 LOCATE_FIELDS = ("hint", "context")  # what a locate-mode snapshot row adds
@@ -297,12 +300,14 @@ class Agent:
         label = describe_target(target)
         answers = await self.call_all("find", {"target": target, "limit": MAX_CANDIDATES + 1})
         matches: list[dict[str, Any]] = []
+        near: list[str] = []  # a row target: the rows most like the text asked for
         failure: Any = None
         for frame in sorted(answers):
             answer = answers[frame]
             if not isinstance(answer, dict) or answer.get("__error") or answer.get("ok") is False:
                 failure = failure or answer
                 continue
+            near += [str(text) for text in answer.get("near") or []]
             ordinal = self.frames.info(frame).ordinal
             for m in answer.get("matches") or []:
                 ref = str(m.get("ref"))
@@ -320,6 +325,11 @@ class Agent:
             raise error
         if failure is not None:
             agent_ok(failure, "find")  # e.g. an invalid selector: say so
+        if near:
+            shown = "; ".join(f'"{text}"' for text in near[:MAX_NEAR_ROWS])
+            text = json.dumps(target["row"], ensure_ascii=False)
+            message = f"No row on the page shows {text}; the closest rows: {shown}"
+            raise DriverError(ErrorCode.ELEMENT_NOT_FOUND, message)
         raise DriverError(ErrorCode.ELEMENT_NOT_FOUND, f"No element matches {label}")
 
     async def focused_frame(self) -> int:
@@ -386,6 +396,8 @@ class Agent:
 
 def describe_target(target: dict[str, Any]) -> str:
     """A css or role target as the model writes it (tools/targets.py)."""
+    if target.get("css") is not None and target.get("row") is not None:
+        return f"the row showing {json.dumps(target['row'], ensure_ascii=False)}"
     if target.get("css") is not None:
         return f"css={target['css']}"
     return f"role={target['role']}" + (f"[name={target['name']}]" if target.get("name") is not None else "")

@@ -1,0 +1,135 @@
+"""Where a control sits, in words: the landmark around it and the heading above it.
+
+The generic introspectors name a tool for what it does ("Search books", "Log in"); when two tools of a
+page would do the same thing by name (two search boxes, two "Save" forms), what tells them apart is
+where they are: the sidebar's navigation filter and the list's own search, the "Add comment" form and
+the "Edit profile" one. These functions read that from the capture, for names, qualifiers and
+descriptions. Numbers never come through (``name_words``): a heading's count or a row's id would make
+the tool change with the page's data.
+"""
+
+from __future__ import annotations
+
+from lxml.html import HtmlElement
+
+from tabmcp.introspect.text import clean, name_words
+from tabmcp.page.capture import PageCapture, label_text
+
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+# Landmarks by tag and role, with the word that says where a control in them is.
+_LANDMARK_TAGS = {"nav": "navigation", "aside": "sidebar", "header": "header", "footer": "footer", "main": ""}
+_LANDMARK_ROLES = {
+    "navigation": "navigation",
+    "complementary": "sidebar",
+    "banner": "header",
+    "contentinfo": "footer",
+    "main": "",
+    "dialog": "dialog",
+    "alertdialog": "dialog",
+    "region": "",
+}
+MAX_HEADING_WORDS = 6  # a longer heading is a sentence or an item's title, not what a tool is for
+MAX_TEXT = 60
+MAX_WALK = 400  # siblings and headings looked at per control: linear work on a page of thousands of forms
+
+
+def landmark_of(el: HtmlElement) -> HtmlElement | None:
+    """The nearest landmark around ``el``: ``nav``, ``aside``, ``header``, ``footer``, ``main``, a
+    ``dialog`` or an element with a landmark role (a ``header`` inside an article is not the page's)."""
+    for ancestor in el.iterancestors():
+        role = ancestor.get("role")
+        if role in _LANDMARK_ROLES or ancestor.tag == "dialog":
+            return ancestor
+        if ancestor.tag in _LANDMARK_TAGS and not role:
+            if ancestor.tag in ("header", "footer") and _in_section(ancestor):
+                continue
+            return ancestor
+    return None
+
+
+def landmark_word(landmark: HtmlElement | None) -> str:
+    """Where a landmark is, in one word: ``navigation``, ``sidebar``, ``header``, ``footer``,
+    ``dialog``; "" for the main content (the page's own subject) and for none."""
+    if landmark is None:
+        return ""
+    role = landmark.get("role")
+    if role in _LANDMARK_ROLES:
+        return _LANDMARK_ROLES[role]
+    if landmark.tag == "dialog":
+        return "dialog"
+    return _LANDMARK_TAGS.get(landmark.tag, "")
+
+
+def landmark_name(capture: PageCapture, landmark: HtmlElement | None) -> str:
+    """The landmark's own name (``aria-label``, ``aria-labelledby``), "" without one."""
+    if landmark is None:
+        return ""
+    name = capture.aria_name(landmark) or landmark.get("aria-label") or ""
+    if not name and (ids := landmark.get("aria-labelledby")):
+        name = " ".join(label_text(e) for i in ids.split() if (e := capture.by_id(i)) is not None)
+    return clean(name, MAX_TEXT)
+
+
+def heading_above(el: HtmlElement, *, within: HtmlElement | None = None) -> str:
+    """The most important heading of the nearest section above ``el``: walking out from ``el``, the
+    first level whose earlier siblings hold headings gives its highest-ranked one (the page's "Change
+    book" rather than the item's title under it). Headings of more than ``MAX_HEADING_WORDS`` words
+    are sentences or titles, not names: "" then."""
+    node = el
+    budget = MAX_WALK
+    while node is not None and node is not within and budget > 0:
+        found: list[HtmlElement] = []
+        for sibling in node.itersiblings(preceding=True):
+            budget -= 1
+            if budget <= 0:
+                break
+            if not isinstance(sibling.tag, str):
+                continue
+            if _is_heading(sibling):
+                found.append(sibling)
+            elif len(sibling):
+                for h in sibling.iter(*HEADINGS):
+                    found.append(h)
+                    budget -= 1
+        if found:
+            best = min(found, key=_level)
+            text = clean(label_text(best), MAX_TEXT)
+            return text if 0 < len(text.split()) <= MAX_HEADING_WORDS else ""
+        node = node.getparent()
+    return ""
+
+
+def heading_inside(el: HtmlElement) -> str:
+    """The first heading or legend inside ``el`` (a form's own title)."""
+    for h in el.iter(*HEADINGS, "legend"):
+        text = clean(label_text(h), MAX_TEXT)
+        if text:
+            return text
+    return ""
+
+
+def qualifiers(*texts: str) -> tuple[str, ...]:
+    """Name words from each text, in order, without repeats or empties (``name_words``: no numbers)."""
+    seen: list[str] = []
+    for text in texts:
+        words = name_words(text or "")
+        if words and words not in seen:
+            seen.append(words)
+    return tuple(seen)
+
+
+def _in_section(el: HtmlElement) -> bool:
+    return any(a.tag in ("article", "section") for a in el.iterancestors())
+
+
+def _is_heading(el: HtmlElement) -> bool:
+    return el.tag in HEADINGS or el.get("role") == "heading"
+
+
+def _level(h: HtmlElement) -> int:
+    if h.tag in HEADINGS:
+        return int(h.tag[1])
+    try:
+        return int(h.get("aria-level") or 2)
+    except ValueError:
+        return 2
