@@ -8,7 +8,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     CAPTURE_INTERACTIVE_SELECTOR, refFor, pageVersion, currentWebmcpTools, accName, withLabelIndex, roleOf, cut,
-    SHADOW_HOST_TAGS, INLINE_TAGS,
+    SHADOW_HOST_TAGS, INLINE_TAGS, widgetOf, shownByEditor,
   } = shared;
 
   const DEFAULT_MAX_CHARS = 1000000;
@@ -30,6 +30,7 @@
   // Attributes the capture adds; a page's own copies are dropped so they cannot spoof refs or names.
   const OWN_ATTRIBUTES = new Set([
     'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'data-tabmcp-capture', 'style',
+    'data-tabmcp-widget', 'data-tabmcp-field',
   ]);
   const SAFE_ATTRIBUTE_NAME = /^[^\s"'<>\/=]+$/;
 
@@ -304,10 +305,19 @@
     if (el === document.documentElement) text += ' data-tabmcp-capture="compact"'; // names are the agent's
     if (interactive) {
       text += ` data-tabmcp-ref="${refFor(el)}"`;
-      if (isHiddenForCapture(el)) {
+      // a field filled as a widget (widgets.js): a <select> a visible combobox stands in for, and a code
+      // editor's hidden key taker, are named and shown as the fields they are
+      const widget = widgetOf(el);
+      if (widget) {
+        text += ` data-tabmcp-widget="${widget.kind}"`;
+        if (widget.field) text += ` data-tabmcp-field="${escapeAttribute(widget.field)}"`;
+      }
+      if (isHiddenForCapture(el) && !(widget && (widget.kind === 'combobox' || shownByEditor(el)))) {
         text += ' data-tabmcp-hidden="1"';
       } else {
-        const name = cut(accName(el, roleOf(el), false), NAME_MAX);
+        let name = cut(accName(el, roleOf(el), false), NAME_MAX);
+        // a library may move the <select>'s label to the combobox it put in its place
+        if (!name && widget && widget.box) name = cut(accName(widget.box, 'combobox', false), NAME_MAX);
         if (name) text += ` data-tabmcp-name="${escapeAttribute(name)}"`;
       }
     }

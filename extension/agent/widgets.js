@@ -1,0 +1,488 @@
+// tabmcp page agent: form widgets a person fills differently from a plain field (docs/page-agent.md,
+// Widgets): a combobox standing in for a <select> or offering options as one types (chosen by typing,
+// then clicking the option by its visible text), code and rich-text editors (editors.js), date pickers
+// (typed, or picked in their calendar). widgetOf tells the capture what a field is; choose and pickDate
+// fill them.
+(() => {
+  'use strict';
+
+  const shared = globalThis.__tabmcpParts;
+  if (globalThis.__tabmcpAgent || !shared) return;
+  const {
+    AgentError, collapse, sleep, isVisible, isRendered, describe, waitActionable, pointerClick, deepActiveElement,
+    fireKey, insertText, isTextControl, isEditable, focusElement, pressKey, selectAllIn, drawnEditorOf, fireChange,
+    fireInput, setNativeValue, nextFrame,
+  } = shared;
+
+  const POLL_MS = 40;
+  // Options that stop changing for this long are the widget's answer to what was typed (an empty list
+  // gets longer: a server may still be searching).
+  const SETTLED_MS = 400;
+  const EMPTY_SETTLED_MS = 1500;
+  const CLOSE_MATCHES = 5;
+  const FOCUS_MS = 300; // a widget focuses its search field within this after the click that opens it
+  const CALENDAR_MS = 1000; // a date picker's calendar shows within this after a click, or it has none
+  const MAX_MONTH_STEPS = 240; // a calendar is paged at most 20 years away
+  const OPTION_SELECTOR = '[role="option"], [role="treeitem"]';
+  // Date pickers that leave no ARIA mark on their input: the one list of their input's classes (the
+  // generic signal, a text input with aria-haspopup="dialog" or "grid", comes first).
+  const DATE_PICKER_INPUTS = [
+    '.flatpickr-input', // flatpickr
+    '.hasDatepicker', // jQuery UI
+    '.datepicker-input', // vanillajs-datepicker
+    '[data-provide="datepicker"]', // bootstrap-datepicker
+  ].join(',');
+  const TEXT_TYPES = new Set(['text', 'search', '']);
+
+  // -------------------------------------------------------------------------------------------
+  // What a field is
+
+  /** Withdrawn from the user: not rendered, hidden from assistive technology, or out of the tab order. */
+  function withdrawn(el) {
+    return !isRendered(el) || el.getAttribute('aria-hidden') === 'true' || el.getAttribute('tabindex') === '-1';
+  }
+
+  /** The visible combobox a library put in place of a <select> it withdrew (select2, Tom Select,
+   * Choices.js…): around it (the select inside the widget) or just after or before it. */
+  function comboboxOf(select) {
+    if (!(select instanceof HTMLSelectElement) || !withdrawn(select)) return null;
+    let node = select;
+    for (let depth = 0; depth < 3 && node && node !== document.body && node.localName !== 'form'; depth += 1) {
+      if (node !== select && node.getAttribute('role') === 'combobox' && isVisible(node)) return node;
+      for (const sibling of [node.nextElementSibling, node.previousElementSibling]) {
+        if (!sibling || sibling instanceof HTMLSelectElement) continue;
+        const box = sibling.getAttribute('role') === 'combobox' ? sibling : sibling.querySelector('[role="combobox"]');
+        if (box && isVisible(box)) return box;
+      }
+      node = node.parentElement;
+    }
+    return null;
+  }
+
+  /** An input that offers options as one types (ARIA 1.2 combobox with a listbox popup). */
+  function isAutocomplete(el) {
+    return el instanceof HTMLInputElement && TEXT_TYPES.has(el.getAttribute('type') || '')
+      && el.getAttribute('role') === 'combobox' && el.getAttribute('aria-autocomplete') !== 'none';
+  }
+
+  function isDatePicker(el) {
+    if (!(el instanceof HTMLInputElement) || !TEXT_TYPES.has(el.getAttribute('type') || '')) return false;
+    const popup = el.getAttribute('aria-haspopup');
+    return popup === 'dialog' || popup === 'grid' || el.matches(DATE_PICKER_INPUTS);
+  }
+
+  /** A drawn editor's key taker or a contenteditable root: the element an editor is filled through. */
+  function isEditorInput(el) {
+    const drawn = drawnEditorOf(el);
+    if (drawn) return drawn.input === el;
+    return el instanceof HTMLElement && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
+  }
+
+  /** The name of the hidden <textarea> an editor stands for (a code editor made from a form's textarea,
+   * which the page copies the editor's text into on submit): the nearest one beside the editor or one of
+   * its first ancestors, within its form. */
+  function editorField(el) {
+    const drawn = drawnEditorOf(el);
+    let node = drawn ? drawn.root : el;
+    for (let depth = 0; depth < 4 && node && node !== document.body && node.localName !== 'form'; depth += 1) {
+      for (const sibling of [node.previousElementSibling, node.nextElementSibling]) {
+        if (sibling instanceof HTMLTextAreaElement && sibling.name && !isRendered(sibling)) return sibling.name;
+      }
+      node = node.parentElement;
+    }
+    return '';
+  }
+
+  /** {kind, field?, box?} for a field filled as a widget ('combobox', 'editor', 'date'), else null; field:
+   * the form field an editor stands for; box: the combobox standing in for a <select>. Cheap for
+   * everything else: most elements are ruled out by their tag. */
+  function widgetOf(el) {
+    const tag = el.localName;
+    if (tag === 'select') {
+      const box = comboboxOf(el);
+      return box ? { kind: 'combobox', box } : null;
+    }
+    if (tag === 'input') {
+      if (isAutocomplete(el)) return { kind: 'combobox' };
+      return isDatePicker(el) ? { kind: 'date' } : null;
+    }
+    if (tag !== 'textarea' && !el.isContentEditable && !el.editContext) return null;
+    if (!isEditorInput(el)) return null;
+    const field = editorField(el);
+    return field ? { kind: 'editor', field } : { kind: 'editor' };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Comboboxes: type, wait for the options, click the one whose visible text is wanted
+
+  const norm = (text) => collapse(text).toLowerCase();
+  const optionText = (option) => collapse(option.innerText || option.textContent || '');
+
+  function isEnabledOption(option) {
+    return option.getAttribute('aria-disabled') !== 'true' && !option.classList.contains('disabled') && isVisible(option);
+  }
+
+  function byIdRefs(el, attribute) {
+    const ids = (el.getAttribute(attribute) || '').split(/\s+/).filter(Boolean);
+    return ids.map((id) => el.getRootNode().getElementById(id)).filter(Boolean);
+  }
+
+  function visibleListboxes() {
+    return [...document.querySelectorAll('[role="listbox"], [role="tree"]')].filter(isVisible);
+  }
+
+  /** The popup listbox: the one the typing field or combobox controls, else one shown since the widget was
+   * closed. */
+  function popupOf(fields, before) {
+    for (const el of fields) {
+      if (!el) continue;
+      for (const attribute of ['aria-controls', 'aria-owns']) {
+        for (const owned of byIdRefs(el, attribute)) {
+          const role = owned.getAttribute('role');
+          if ((role === 'listbox' || role === 'tree') && isVisible(owned)) return owned;
+          const inner = owned.querySelector('[role="listbox"], [role="tree"]');
+          if (inner && isVisible(inner)) return inner;
+        }
+      }
+    }
+    // a list of the items already chosen may have shown since (a role=listbox too): the popup offers the
+    // most options not chosen yet
+    let best = null;
+    let most = -1;
+    for (const list of visibleListboxes()) {
+      if (before.has(list)) continue;
+      const offered = optionsIn(list).filter((o) => o.getAttribute('aria-selected') !== 'true').length;
+      if (offered > most) {
+        best = list;
+        most = offered;
+      }
+    }
+    return best;
+  }
+
+  function optionsIn(list) {
+    return list ? [...list.querySelectorAll(OPTION_SELECTOR)].filter(isEnabledOption) : [];
+  }
+
+  /** The option wanted: its text, else the one option whose text holds it. */
+  function matchOption(options, wanted) {
+    const needle = norm(wanted);
+    const exact = options.filter((o) => norm(optionText(o)) === needle);
+    if (exact.length) return exact[0];
+    const holding = options.filter((o) => norm(optionText(o)).includes(needle));
+    return holding.length === 1 ? holding[0] : null;
+  }
+
+  /** Waits until an option matches or the options settle. {option, options}. */
+  async function awaitOptions(fields, before, wanted, deadline) {
+    let last = '';
+    let since = performance.now();
+    let options = [];
+    for (;;) {
+      options = optionsIn(popupOf(fields(), before));
+      const option = matchOption(options, wanted);
+      if (option) return { option, options };
+      const now = performance.now();
+      const key = options.map(optionText).join('\n');
+      if (key !== last) {
+        last = key;
+        since = now;
+      } else if (now - since >= (options.length ? SETTLED_MS : EMPTY_SETTLED_MS)) {
+        return { option: null, options };
+      }
+      if (now >= deadline) return { option: null, options };
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** Bigram similarity, for the close matches an error lists. */
+  function similarity(a, b) {
+    const grams = (s) => {
+      const out = new Map();
+      for (let i = 0; i < s.length - 1; i += 1) out.set(s.slice(i, i + 2), (out.get(s.slice(i, i + 2)) || 0) + 1);
+      return out;
+    };
+    const x = grams(norm(a));
+    const y = grams(norm(b));
+    let common = 0;
+    for (const [gram, n] of x) common += Math.min(n, y.get(gram) || 0);
+    const total = [...x.values(), ...y.values()].reduce((s, n) => s + n, 0);
+    return total ? (2 * common) / total : 0;
+  }
+
+  function closeMatches(texts, wanted) {
+    return [...new Set(texts)].map((text) => ({ text, score: similarity(text, wanted) }))
+      .sort((a, b) => b.score - a.score).slice(0, CLOSE_MATCHES).map((m) => m.text);
+  }
+
+  /** Types text into the field as keys (the widget searches on input or keyup). */
+  function typeInto(field, text) {
+    focusElement(field);
+    selectAllIn(field);
+    if (isTextControl(field) && field.value) {
+      setNativeValue(field, '');
+      fireInput(field, 'deleteContentBackward', null);
+    }
+    for (const ch of text) {
+      let proceed = fireKey('keydown', field, ch, {});
+      if (proceed) proceed = fireKey('keypress', field, ch, {});
+      if (proceed) insertText(field, ch);
+      fireKey('keyup', field, ch, {});
+    }
+  }
+
+  async function clickElement(el, timeoutMs, verb) {
+    const point = await waitActionable(el, { pointer: true }, timeoutMs, verb);
+    pointerClick(point.hit, point.x, point.y, 1);
+  }
+
+  /** The field keys go to once the widget is open: the focused text field, else the combobox itself. */
+  function typingField(box) {
+    const active = deepActiveElement();
+    if (active && active !== box && isEditable(active)) return active;
+    return isEditable(box) ? box : null;
+  }
+
+  /** Opens the widget (a click on it, where it is closed) and the field that takes its search: one the
+   * widget focuses (some a task after the click), else the combobox itself if it takes text. */
+  async function open(box, timeoutMs) {
+    const active = deepActiveElement();
+    const expanded = box.getAttribute('aria-expanded') === 'true';
+    if (expanded && active && (active === box || box.contains(active))) return typingField(box);
+    await clickElement(box, timeoutMs, 'open');
+    const until = performance.now() + Math.min(timeoutMs, FOCUS_MS);
+    for (;;) {
+      await nextFrame();
+      const field = typingField(box);
+      if ((field && (field !== box || deepActiveElement() === box)) || performance.now() >= until) return field;
+      await sleep(POLL_MS);
+    }
+  }
+
+  function closePopup(field) {
+    const el = field || deepActiveElement();
+    if (el) pressKey(el, 'Escape', []);
+  }
+
+  /** One option chosen in a combobox by its visible text; {text} of the option clicked. */
+  async function chooseOne(box, wanted, before, deadline) {
+    const field = await open(box, Math.max(0, deadline - performance.now()));
+    if (field) typeInto(field, wanted);
+    const fields = () => [deepActiveElement(), field, box];
+    const found = await awaitOptions(fields, before, wanted, deadline);
+    if (found.option) {
+      const text = optionText(found.option);
+      await clickElement(found.option, Math.max(0, deadline - performance.now()), 'choose');
+      return { text };
+    }
+    let seen = found.options.map(optionText);
+    // a person who finds nothing shortens the search: what the first letters offer are the close matches
+    const prefix = [...wanted].slice(0, 3).join('');
+    if (field && prefix !== wanted) {
+      typeInto(field, prefix);
+      const shorter = await awaitOptions(fields, before, `\u0000${wanted}`, deadline);
+      seen = seen.concat(shorter.options.map(optionText));
+    }
+    if (field && isTextControl(field)) typeInto(field, '');
+    closePopup(field);
+    const close = closeMatches(seen, wanted);
+    const listed = close.length ? `; close matches: ${close.map((t) => JSON.stringify(t)).join(', ')}`
+      : '; it offered no options for it';
+    throw new AgentError('ELEMENT_NOT_FOUND', `No option ${JSON.stringify(wanted)} in ${describe(box)}${listed}`);
+  }
+
+  /** The texts a widget over a <select> has chosen: its selected options' labels. */
+  function chosenTexts(select) {
+    return [...select.selectedOptions].filter((o) => o.value !== '').map((o) => collapse(o.label || o.text));
+  }
+
+  /** The element that removes a chosen item showing `text` (its chip's "Remove" or "×" button). */
+  function removerFor(root, text) {
+    const needle = norm(text);
+    for (const button of root.querySelectorAll('button, a, [role="button"], [title], [aria-label]')) {
+      const said = `${button.getAttribute('aria-label') || ''} ${button.getAttribute('title') || ''} ${button.textContent}`;
+      if (!/remove|delete|clear|×|✕|✖/i.test(said) || !isVisible(button)) continue;
+      const chip = button.parentElement;
+      const chipText = norm((chip.innerText || chip.textContent || '').replace(button.innerText || button.textContent || '', ''));
+      if (chipText === needle || norm(chip.getAttribute('title') || '') === needle) return button;
+    }
+    return null;
+  }
+
+  function widgetRoot(box) {
+    // the nearest ancestor holding the chosen items as well as the combobox: two levels up at most
+    return box.parentElement && box.parentElement.parentElement ? box.parentElement.parentElement : box;
+  }
+
+  /**
+   * Chooses `wanted` (texts) in the combobox `box`; `select` is the <select> it stands in for, if any,
+   * whose selected options then show what was chosen (items chosen before and not wanted are removed).
+   */
+  async function choose(box, select, wanted, timeoutMs) {
+    const deadline = performance.now() + timeoutMs;
+    const multiple = !!(select && select.multiple);
+    if (wanted.length > 1 && !multiple) {
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `${describe(box)} takes one option, ${wanted.length} were given`);
+    }
+    if (multiple) {
+      for (const text of chosenTexts(select)) {
+        if (wanted.some((w) => norm(w) === norm(text))) continue;
+        const remover = removerFor(widgetRoot(box), text);
+        if (!remover) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot remove ${JSON.stringify(text)} from ${describe(box)}: no remove button shows for it`);
+        await clickElement(remover, Math.max(0, deadline - performance.now()), 'remove an item from');
+      }
+    }
+    closePopup(null);
+    const before = new Set(visibleListboxes());
+    const chosen = [];
+    for (const text of wanted) {
+      if (multiple && chosenTexts(select).some((t) => norm(t) === norm(text))) {
+        chosen.push(text);
+        continue;
+      }
+      const picked = await chooseOne(box, text, before, deadline);
+      chosen.push(picked.text);
+      if (select) await selected(select, picked.text, deadline, box);
+    }
+    if (multiple) closePopup(null);
+    return { selected: chosen };
+  }
+
+  /** Until the <select> behind the widget holds the chosen option (the library updates it a moment later). */
+  async function selected(select, text, deadline, box) {
+    for (;;) {
+      if (chosenTexts(select).some((t) => norm(t) === norm(text))) return;
+      if (performance.now() >= deadline) {
+        throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Clicking ${JSON.stringify(text)} in ${describe(box)} did not choose it`);
+      }
+      await sleep(POLL_MS);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Date pickers: typed where the input takes text, else picked in the calendar
+
+  const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+  /** The calendar day an element stands for (its aria-label, title or data-date), as yyyy-mm-dd. */
+  function dayOf(el) {
+    for (const text of [el.getAttribute('data-date'), el.getAttribute('aria-label'), el.getAttribute('title')]) {
+      if (!text) continue;
+      if (ISO_DATE.test(text)) return text;
+      if (/^\d{10,13}$/.test(text)) return isoOf(new Date(Number(text)));
+      if (!/\d{4}/.test(text) || !/\d/.test(text.replace(/\d{4}/, ''))) continue;
+      const time = Date.parse(text);
+      if (!Number.isNaN(time)) return isoOf(new Date(time));
+    }
+    return null;
+  }
+
+  function isoOf(date) {
+    const pad = (n) => String(n).padStart(2, '0');
+    return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  }
+
+  /** The visible day cells of an open calendar: [{el, day}]. */
+  function calendarDays() {
+    const cells = [];
+    for (const el of document.querySelectorAll('[aria-label], [data-date], [title]')) {
+      if (el instanceof HTMLInputElement || el.closest('form input')) continue;
+      const day = dayOf(el);
+      if (day && isVisible(el)) cells.push({ el, day });
+    }
+    return cells;
+  }
+
+  /** The calendar's button to the next or previous month: named so, or classed so, near its days. */
+  function pager(days, forward) {
+    const root = calendarRoot(days);
+    const words = forward ? /next|forward|›|»|→/i : /prev|back|‹|«|←/i;
+    for (const el of root.querySelectorAll('button, a, span, div, th, [role="button"]')) {
+      if (el.children.length > 2 || !isVisible(el)) continue;
+      const said = `${el.getAttribute('aria-label') || ''} ${el.getAttribute('title') || ''} ${typeof el.className === 'string' ? el.className : ''} ${el.children.length ? '' : el.textContent}`;
+      if (words.test(said) && !/year/i.test(said)) return el;
+    }
+    return null;
+  }
+
+  /** Types the year into the calendar's year field (or picks it in a year list); false where it has none. */
+  function setYear(days, year) {
+    const root = calendarRoot(days);
+    for (const el of root.querySelectorAll('input, select')) {
+      const said = `${el.getAttribute('aria-label') || ''} ${el.getAttribute('title') || ''} ${typeof el.className === 'string' ? el.className : ''}`;
+      if (!/year/i.test(said) || !isVisible(el)) continue;
+      if (el instanceof HTMLSelectElement) {
+        const option = [...el.options].find((o) => collapse(o.text) === year);
+        if (!option) return false;
+        focusElement(el);
+        option.selected = true;
+        fireInput(el, 'insertReplacementText', null);
+        fireChange(el);
+        return true;
+      }
+      typeInto(el, year);
+      fireChange(el);
+      return true;
+    }
+    return false;
+  }
+
+  function calendarRoot(days) {
+    let root = days[0].el;
+    for (let i = 0; i < 6 && root.parentElement; i += 1) root = root.parentElement;
+    return root;
+  }
+
+  async function pickDate(input, value, timeoutMs) {
+    const deadline = performance.now() + timeoutMs;
+    if (!ISO_DATE.test(value)) {
+      throw new AgentError('BAD_MESSAGE', `A date is written yyyy-mm-dd, not ${JSON.stringify(value)}`);
+    }
+    await clickElement(input, timeoutMs, 'open the calendar of');
+    let triedYear = false;
+    // the calendar as a person uses it; an input with no calendar showing takes the date typed
+    const calendarDeadline = Math.min(deadline, performance.now() + CALENDAR_MS);
+    for (let step = 0; step <= MAX_MONTH_STEPS; step += 1) {
+      let days = calendarDays();
+      while (!days.length && performance.now() < calendarDeadline) {
+        await sleep(POLL_MS);
+        days = calendarDays();
+      }
+      if (!days.length && !input.readOnly) {
+        typeInto(input, value);
+        fireChange(input);
+        pressKey(input, 'Enter', []);
+        input.blur();
+        return { value: input.value };
+      }
+      if (!days.length) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `No calendar opened for ${describe(input)}`);
+      const hit = days.find((d) => d.day === value);
+      if (hit) {
+        await clickElement(hit.el, Math.max(0, deadline - performance.now()), 'pick a day in');
+        return { value: input.value };
+      }
+      if (value >= days[0].day && value <= days[days.length - 1].day) {
+        throw new AgentError('ELEMENT_NOT_INTERACTABLE', `${value} cannot be picked in the calendar of ${describe(input)}`);
+      }
+      const year = value.slice(0, 4);
+      const shownYear = days[Math.floor(days.length / 2)].day.slice(0, 4);
+      if (year !== shownYear && !triedYear) { // years away: the calendar's year field, as a person would
+        triedYear = true;
+        if (setYear(days, year)) {
+          const was = days[0].day;
+          while (performance.now() < deadline && (calendarDays()[0] || {}).day === was) await sleep(POLL_MS);
+          continue;
+        }
+      }
+      const forward = value > days[days.length - 1].day;
+      const button = pager(days, forward);
+      if (!button) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `The calendar of ${describe(input)} has no ${forward ? 'next' : 'previous'} month button`);
+      const shown = days[0].day;
+      await clickElement(button, Math.max(0, deadline - performance.now()), 'page the calendar of');
+      while (performance.now() < deadline && (calendarDays()[0] || {}).day === shown) await sleep(POLL_MS);
+    }
+    throw new AgentError('ELEMENT_NOT_INTERACTABLE', `${value} is too far from the month the calendar of ${describe(input)} shows`);
+  }
+
+  Object.assign(shared, { widgetOf, comboboxOf, isAutocomplete, isDatePicker, choose, pickDate });
+})();
