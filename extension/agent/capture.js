@@ -316,8 +316,9 @@
         text += ' data-tabmcp-hidden="1"';
       } else {
         let name = cut(accName(el, roleOf(el), false), NAME_MAX);
-        // a library may move the <select>'s label to the combobox it put in its place
-        if (!name && widget && widget.box) name = cut(accName(widget.box, 'combobox', false), NAME_MAX);
+        // a library may move the <select>'s label to the combobox it put in its place; an editor's key
+        // taker is named by the textarea it stands for
+        if (!name && widget && widget.namedBy) name = cut(accName(widget.namedBy, roleOf(widget.namedBy), false), NAME_MAX);
         if (name) text += ` data-tabmcp-name="${escapeAttribute(name)}"`;
       }
     }

@@ -11,12 +11,12 @@
   const {
     AgentError, collapse, sleep, isVisible, isRendered, describe, waitActionable, pointerClick, deepActiveElement,
     fireKey, insertText, isTextControl, isEditable, focusElement, pressKey, selectAllIn, drawnEditorOf, fireChange,
-    fireInput, setNativeValue, nextFrame,
+    fireInput, setNativeValue, nextFrame, pageBusy,
   } = shared;
 
   const POLL_MS = 40;
-  // Options that stop changing for this long are the widget's answer to what was typed (an empty list
-  // gets longer: a server may still be searching).
+  // Options that stop changing for this long, the page's own work done, are the widget's answer to what
+  // was typed (an empty list gets longer: a server may still be searching).
   const SETTLED_MS = 400;
   const EMPTY_SETTLED_MS = 1500;
   const CLOSE_MATCHES = 5;
@@ -78,7 +78,7 @@
     return el instanceof HTMLElement && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
   }
 
-  /** The name of the hidden <textarea> an editor stands for (a code editor made from a form's textarea,
+  /** The hidden <textarea> an editor stands for (a code editor made from a form's textarea,
    * which the page copies the editor's text into on submit): the nearest one beside the editor or one of
    * its first ancestors, within its form. */
   function editorField(el) {
@@ -86,21 +86,22 @@
     let node = drawn ? drawn.root : el;
     for (let depth = 0; depth < 4 && node && node !== document.body && node.localName !== 'form'; depth += 1) {
       for (const sibling of [node.previousElementSibling, node.nextElementSibling]) {
-        if (sibling instanceof HTMLTextAreaElement && sibling.name && !isRendered(sibling)) return sibling.name;
+        if (sibling instanceof HTMLTextAreaElement && sibling.name && !isRendered(sibling)) return sibling;
       }
       node = node.parentElement;
     }
-    return '';
+    return null;
   }
 
-  /** {kind, field?, box?} for a field filled as a widget ('combobox', 'editor', 'date'), else null; field:
-   * the form field an editor stands for; box: the combobox standing in for a <select>. Cheap for
+  /** {kind, field?, namedBy?} for a field filled as a widget ('combobox', 'editor', 'date'), else null;
+   * field: the name of the form field an editor stands for; namedBy: where its name is when it has none
+   * (the combobox standing in for a <select>, the textarea an editor stands for). Cheap for
    * everything else: most elements are ruled out by their tag. */
   function widgetOf(el) {
     const tag = el.localName;
     if (tag === 'select') {
       const box = comboboxOf(el);
-      return box ? { kind: 'combobox', box } : null;
+      return box ? { kind: 'combobox', namedBy: box } : null;
     }
     if (tag === 'input') {
       if (isAutocomplete(el)) return { kind: 'combobox' };
@@ -109,7 +110,7 @@
     if (tag !== 'textarea' && !el.isContentEditable && !el.editContext) return null;
     if (!isEditorInput(el)) return null;
     const field = editorField(el);
-    return field ? { kind: 'editor', field } : { kind: 'editor' };
+    return field ? { kind: 'editor', field: field.name, namedBy: field } : { kind: 'editor' };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -173,6 +174,9 @@
     return holding.length === 1 ? holding[0] : null;
   }
 
+  // what is chosen already may show until the search comes back: only other options are an answer
+  const offered = (option) => option.getAttribute('aria-selected') !== 'true';
+
   /** Waits until an option matches or the options settle. {option, options}. */
   async function awaitOptions(fields, before, wanted, deadline) {
     let last = '';
@@ -184,10 +188,10 @@
       if (option) return { option, options };
       const now = performance.now();
       const key = options.map(optionText).join('\n');
-      if (key !== last) {
+      if (key !== last || pageBusy()) { // the page still searching (its debounce, its request) is no answer yet
         last = key;
         since = now;
-      } else if (now - since >= (options.length ? SETTLED_MS : EMPTY_SETTLED_MS)) {
+      } else if (now - since >= (options.some(offered) ? SETTLED_MS : EMPTY_SETTLED_MS)) {
         return { option: null, options };
       }
       if (now >= deadline) return { option: null, options };
@@ -243,13 +247,26 @@
     return isEditable(box) ? box : null;
   }
 
+  /** Where a person clicks to open the combobox: the combobox, or when a library moved it out of sight (Tom
+   * Select's input once an item is chosen) the nearest box around it that shows. */
+  function clickable(box) {
+    let el = box;
+    for (let depth = 0; depth < 3 && el.parentElement; depth += 1) {
+      const rect = el.getBoundingClientRect();
+      const away = rect.right + window.scrollX <= 0 || rect.bottom + window.scrollY <= 0;
+      if (!away && rect.width > 1 && rect.height > 1 && getComputedStyle(el).opacity !== '0') return el;
+      el = el.parentElement;
+    }
+    return box;
+  }
+
   /** Opens the widget (a click on it, where it is closed) and the field that takes its search: one the
    * widget focuses (some a task after the click), else the combobox itself if it takes text. */
   async function open(box, timeoutMs) {
     const active = deepActiveElement();
     const expanded = box.getAttribute('aria-expanded') === 'true';
     if (expanded && active && (active === box || box.contains(active))) return typingField(box);
-    await clickElement(box, timeoutMs, 'open');
+    await clickElement(clickable(box), timeoutMs, 'open');
     const until = performance.now() + Math.min(timeoutMs, FOCUS_MS);
     for (;;) {
       await nextFrame();
@@ -269,7 +286,13 @@
     const field = await open(box, Math.max(0, deadline - performance.now()));
     if (field) typeInto(field, wanted);
     const fields = () => [deepActiveElement(), field, box];
-    const found = await awaitOptions(fields, before, wanted, deadline);
+    let found = await awaitOptions(fields, before, wanted, deadline);
+    if (!found.option && field && !found.options.some(offered)) {
+      // nothing but what is chosen already: the widget missed the keys (typed while it was still opening), so
+      // they are typed again, as a person would
+      typeInto(field, wanted);
+      found = await awaitOptions(fields, before, wanted, deadline);
+    }
     if (found.option) {
       const text = optionText(found.option);
       await clickElement(found.option, Math.max(0, deadline - performance.now()), 'choose');

@@ -53,7 +53,9 @@ async def tool_named(client: StdioSession, name: str, argument: str) -> Any:
             await anyio.sleep(0.1)
 
 
-async def test_widgets_are_arguments_filled_like_a_person(server_log: object, tmp_path: Path, pages: SiteServer) -> None:
+async def test_widgets_are_arguments_filled_like_a_person(
+    server_log: object, tmp_path: Path, pages: SiteServer
+) -> None:
     async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile"), **SETTINGS) as client:
         await client.call_ok("connect_browser", {"launch": True})
         await client.call_ok("open_tab", {"url": pages.url("widgets/form.html")})
@@ -148,5 +150,8 @@ async def test_editors_are_string_arguments(server_log: object, tmp_path: Path, 
             text = "select count(*) from orders\nwhere paid" if field == "sql" else "Dear all, the new note."
             result = await client.call("run", {field: text})
             assert not result.is_error, (name, text_of(result))
-            assert await evaluate(client, "window.editorValue()") == text, name
+            if name == "cm5":  # CodeMirror 5 saves into its textarea as the form submits: the form's GET sent it
+                assert "sql=select+count%28*%29+from+orders%0D%0Awhere+paid" in text_of(result)
+            else:  # what the page read when the form was submitted
+                assert await evaluate(client, "window.editorValue()") == text, name
             await client.call_ok("close_tab")
