@@ -281,8 +281,9 @@
     if (el) pressKey(el, 'Escape', []);
   }
 
-  /** One option chosen in a combobox by its visible text; {text} of the option clicked. */
-  async function chooseOne(box, wanted, before, deadline) {
+  /** One option chosen in a combobox by its visible text: {text} of the option clicked. `select`: the <select>
+   * the combobox stands for, if any (then an option must be chosen). */
+  async function chooseOne(box, select, wanted, before, deadline) {
     const field = await open(box, Math.max(0, deadline - performance.now()));
     if (field) typeInto(field, wanted);
     const fields = () => [deepActiveElement(), field, box];
@@ -297,6 +298,11 @@
       const text = optionText(found.option);
       await clickElement(found.option, Math.max(0, deadline - performance.now()), 'choose');
       return { text };
+    }
+    if (!select && field && !found.options.length) {
+      // a combobox of its own offering nothing for the text (recipients, tags anyone may add) takes the
+      // text as typed (no Escape: a combobox may clear its text on it)
+      return { text: wanted, typed: true };
     }
     let seen = found.options.map(optionText);
     // a person who finds nothing shortens the search: what the first letters offer are the close matches
@@ -363,7 +369,7 @@
         chosen.push(text);
         continue;
       }
-      const picked = await chooseOne(box, text, before, deadline);
+      const picked = await chooseOne(box, select, text, before, deadline);
       chosen.push(picked.text);
       if (select) await selected(select, picked.text, deadline, box);
     }
