@@ -193,8 +193,9 @@
     const el = resolveTarget(arg.target);
     // a combobox (a library's in place of a <select>, or one offering options as one types): chosen as a
     // person chooses, by typing and clicking the option whose visible text is wanted
-    const box = el instanceof HTMLSelectElement ? comboboxOf(el) : el.getAttribute('role') === 'combobox' ? el : null;
-    if (box) return choose(box, el instanceof HTMLSelectElement ? el : null, wanted, timeoutOf(arg));
+    const standIn = comboboxOf(el); // a <select>'s (or hidden input's) combobox
+    const box = standIn || (el.getAttribute('role') === 'combobox' ? el : null);
+    if (box) return choose(box, standIn ? el : null, wanted, timeoutOf(arg));
     if (!(el instanceof HTMLSelectElement)) {
       throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot select in ${describe(el)}: it is not a <select> or a combobox (click its options instead)`);
     }

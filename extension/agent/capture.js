@@ -30,7 +30,7 @@
   // Attributes the capture adds; a page's own copies are dropped so they cannot spoof refs or names.
   const OWN_ATTRIBUTES = new Set([
     'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'data-tabmcp-capture', 'style',
-    'data-tabmcp-widget', 'data-tabmcp-field',
+    'data-tabmcp-widget', 'data-tabmcp-field', 'data-tabmcp-multiple',
   ]);
   const SAFE_ATTRIBUTE_NAME = /^[^\s"'<>\/=]+$/;
 
@@ -311,8 +311,9 @@
       if (widget) {
         text += ` data-tabmcp-widget="${widget.kind}"`;
         if (widget.field) text += ` data-tabmcp-field="${escapeAttribute(widget.field)}"`;
+        if (widget.multiple) text += ' data-tabmcp-multiple="1"';
       }
-      if (isHiddenForCapture(el) && !(widget && (widget.kind === 'combobox' || shownByEditor(el)))) {
+      if (isHiddenForCapture(el) && !(widget && (widget.standsIn || shownByEditor(el)))) {
         text += ' data-tabmcp-hidden="1"';
       } else {
         let name = cut(accName(el, roleOf(el), false), NAME_MAX);

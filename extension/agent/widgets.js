@@ -39,30 +39,76 @@
 
   /** Withdrawn from the user: not rendered, hidden from assistive technology, or out of the tab order. */
   function withdrawn(el) {
-    return !isRendered(el) || el.getAttribute('aria-hidden') === 'true' || el.getAttribute('tabindex') === '-1';
+    return (el instanceof HTMLInputElement && el.type === 'hidden') || !isRendered(el) || el.getAttribute('aria-hidden') === 'true' || el.getAttribute('tabindex') === '-1';
   }
 
-  /** The visible combobox a library put in place of a <select> it withdrew (select2, Tom Select,
-   * Choices.js…): around it (the select inside the widget) or just after or before it. */
-  function comboboxOf(select) {
-    if (!(select instanceof HTMLSelectElement) || !withdrawn(select)) return null;
-    let node = select;
+  // Combobox libraries that put no ARIA role on what they show (select2 3.x, Chosen): the one list of their
+  // root classes, tried after the generic signals (a visible role=combobox, a control with aria-haspopup).
+  const UNMARKED_COMBOBOXES = ['.select2-container', '.chosen-container'].join(',');
+
+  function shownBox(el) {
+    if (!el || el instanceof HTMLSelectElement || (el instanceof HTMLInputElement && el.type === 'hidden')) return null;
+    const box = el.matches('[role="combobox"]') ? el : el.querySelector('[role="combobox"]');
+    if (box && isVisible(box)) return box;
+    const popup = el.querySelector('[aria-haspopup="listbox"], [aria-haspopup="true"]');
+    if (popup && isVisible(popup) && popup.closest(UNMARKED_COMBOBOXES) === el) return el;
+    return el.matches(UNMARKED_COMBOBOXES) && isVisible(el) ? el : null;
+  }
+
+  /** The visible combobox a library put in place of a <select> (or of the hidden input it keeps its value
+   * in) that it withdrew (select2, Tom Select, Choices.js…): around it (the select inside the widget) or
+   * just after or before it. */
+  function comboboxOf(field) {
+    const hiddenInput = field instanceof HTMLInputElement && field.type === 'hidden';
+    if (!(field instanceof HTMLSelectElement || hiddenInput) || !withdrawn(field)) return null;
+    if (hiddenInput) { // pages hold many hidden inputs: only a widget right beside one is looked for
+      for (const sibling of [field.nextElementSibling, field.previousElementSibling]) {
+        if (sibling && (sibling.matches(UNMARKED_COMBOBOXES) || sibling.getAttribute('role') === 'combobox')) {
+          const box = shownBox(sibling);
+          if (box) return box;
+        }
+      }
+      return null;
+    }
+    let node = field;
     for (let depth = 0; depth < 3 && node && node !== document.body && node.localName !== 'form'; depth += 1) {
-      if (node !== select && node.getAttribute('role') === 'combobox' && isVisible(node)) return node;
+      if (node !== field && node.getAttribute('role') === 'combobox' && isVisible(node)) return node;
       for (const sibling of [node.nextElementSibling, node.previousElementSibling]) {
-        if (!sibling || sibling instanceof HTMLSelectElement) continue;
-        const box = sibling.getAttribute('role') === 'combobox' ? sibling : sibling.querySelector('[role="combobox"]');
-        if (box && isVisible(box)) return box;
+        const box = shownBox(sibling);
+        if (box) return box;
       }
       node = node.parentElement;
     }
     return null;
   }
 
-  /** An input that offers options as one types (ARIA 1.2 combobox with a listbox popup). */
+  /** Several options are chosen in it: a multiple <select>, or a hidden input whose widget says so. */
+  function isMultiple(field, box) {
+    if (field instanceof HTMLSelectElement) return field.multiple;
+    const root = box.closest(UNMARKED_COMBOBOXES) || box;
+    return field.hasAttribute('multiple') || /^(1|true)$/.test(field.getAttribute('data-multiple') || '')
+      || /\bmulti/.test(typeof root.className === 'string' ? root.className : '');
+  }
+
+  /** An input that offers options as one types (ARIA 1.2 combobox with a listbox popup), not the search
+   * field of a combobox standing in for a <select>. */
   function isAutocomplete(el) {
     return el instanceof HTMLInputElement && TEXT_TYPES.has(el.getAttribute('type') || '')
-      && el.getAttribute('role') === 'combobox' && el.getAttribute('aria-autocomplete') !== 'none';
+      && el.getAttribute('role') === 'combobox' && el.getAttribute('aria-autocomplete') !== 'none' && !standsInPart(el);
+  }
+
+  function standsInPart(el) {
+    if (el.closest(UNMARKED_COMBOBOXES)) return true;
+    let node = el.parentElement;
+    for (let depth = 0; depth < 3 && node && node !== document.body && node.localName !== 'form'; depth += 1) {
+      for (const sibling of [node.previousElementSibling, node.nextElementSibling]) {
+        if ((sibling instanceof HTMLSelectElement || (sibling instanceof HTMLInputElement && sibling.type === 'hidden'))
+          && comboboxOf(sibling)) return true;
+      }
+      if (node.querySelector(':scope > select') && comboboxOf(node.querySelector(':scope > select'))) return true;
+      node = node.parentElement;
+    }
+    return false;
   }
 
   function isDatePicker(el) {
@@ -93,15 +139,16 @@
     return null;
   }
 
-  /** {kind, field?, namedBy?} for a field filled as a widget ('combobox', 'editor', 'date'), else null;
+  /** {kind, standsIn?, field?, namedBy?, multiple?} for a field filled as a widget ('combobox', 'editor',
+   * 'date'), else null; standsIn: a combobox shows in its place (it is withdrawn);
    * field: the name of the form field an editor stands for; namedBy: where its name is when it has none
    * (the combobox standing in for a <select>, the textarea an editor stands for). Cheap for
    * everything else: most elements are ruled out by their tag. */
   function widgetOf(el) {
     const tag = el.localName;
-    if (tag === 'select') {
+    if (tag === 'select' || (tag === 'input' && el.type === 'hidden')) {
       const box = comboboxOf(el);
-      return box ? { kind: 'combobox', namedBy: box } : null;
+      return box ? { kind: 'combobox', standsIn: true, namedBy: box, multiple: isMultiple(el, box) } : null;
     }
     if (tag === 'input') {
       if (isAutocomplete(el)) return { kind: 'combobox' };
@@ -158,7 +205,14 @@
         most = offered;
       }
     }
-    return best;
+    if (best) return best;
+    // options in a list with no role (select2 3.x): the list of the first one shown since
+    for (const option of document.querySelectorAll(OPTION_SELECTOR)) {
+      const list = option.closest('[role="listbox"], [role="tree"]');
+      if (list && before.has(list)) continue;
+      if (isVisible(option)) return option.closest('ul, ol') || option.parentElement;
+    }
+    return null;
   }
 
   function optionsIn(list) {
@@ -281,17 +335,17 @@
     if (el) pressKey(el, 'Escape', []);
   }
 
-  /** One option chosen in a combobox by its visible text: {text} of the option clicked. `select`: the <select>
-   * the combobox stands for, if any (then an option must be chosen). */
-  async function chooseOne(box, select, wanted, before, deadline) {
-    const field = await open(box, Math.max(0, deadline - performance.now()));
-    if (field) typeInto(field, wanted);
-    const fields = () => [deepActiveElement(), field, box];
+  /** One option chosen in a combobox by its visible text: {text} of the option clicked. `field`: the <select>
+   * or hidden input the combobox stands for, if any (then an option must be chosen). */
+  async function chooseOne(box, field, wanted, before, deadline) {
+    const typing = await open(box, Math.max(0, deadline - performance.now()));
+    if (typing) typeInto(typing, wanted);
+    const fields = () => [deepActiveElement(), typing, box];
     let found = await awaitOptions(fields, before, wanted, deadline);
-    if (!found.option && field && !found.options.some(offered)) {
+    if (!found.option && typing && !found.options.some(offered)) {
       // nothing but what is chosen already: the widget missed the keys (typed while it was still opening), so
       // they are typed again, as a person would
-      typeInto(field, wanted);
+      typeInto(typing, wanted);
       found = await awaitOptions(fields, before, wanted, deadline);
     }
     if (found.option) {
@@ -299,7 +353,7 @@
       await clickElement(found.option, Math.max(0, deadline - performance.now()), 'choose');
       return { text };
     }
-    if (!select && field && !found.options.length) {
+    if (!field && typing && !found.options.length) {
       // a combobox of its own offering nothing for the text (recipients, tags anyone may add) takes the
       // text as typed (no Escape: a combobox may clear its text on it)
       return { text: wanted, typed: true };
@@ -307,39 +361,54 @@
     let seen = found.options.map(optionText);
     // a person who finds nothing shortens the search: what the first letters offer are the close matches
     const prefix = [...wanted].slice(0, 3).join('');
-    if (field && prefix !== wanted) {
-      typeInto(field, prefix);
+    if (typing && prefix !== wanted) {
+      typeInto(typing, prefix);
       const shorter = await awaitOptions(fields, before, `\u0000${wanted}`, deadline);
       seen = seen.concat(shorter.options.map(optionText));
     }
-    if (field && isTextControl(field)) typeInto(field, '');
-    closePopup(field);
+    if (typing && isTextControl(typing)) typeInto(typing, '');
+    closePopup(typing);
     const close = closeMatches(seen, wanted);
     const listed = close.length ? `; close matches: ${close.map((t) => JSON.stringify(t)).join(', ')}`
       : '; it offered no options for it';
     throw new AgentError('ELEMENT_NOT_FOUND', `No option ${JSON.stringify(wanted)} in ${describe(box)}${listed}`);
   }
 
-  /** The texts a widget over a <select> has chosen: its selected options' labels. */
-  function chosenTexts(select) {
-    return [...select.selectedOptions].filter((o) => o.value !== '').map((o) => collapse(o.label || o.text));
+  const REMOVER = /remove|delete|clear|close|×|✕|✖/i;
+
+  /** The chosen items a widget shows as chips, each with the button that removes it: [{text, remover}]. */
+  function chipsIn(root) {
+    const chips = [];
+    for (const button of root.querySelectorAll('button, a, [role="button"], [title], [aria-label]')) {
+      const cls = typeof button.className === 'string' ? button.className : '';
+      const said = `${button.getAttribute('aria-label') || ''} ${button.getAttribute('title') || ''} ${cls} ${button.textContent}`;
+      if (!REMOVER.test(said) || !isVisible(button) || !button.parentElement) continue;
+      const chip = button.parentElement;
+      const text = collapse((chip.innerText || chip.textContent || '').replace(button.innerText || button.textContent || '', ''));
+      if (text) chips.push({ text, remover: button, title: collapse(chip.getAttribute('title') || '') });
+    }
+    return chips;
+  }
+
+  /** The texts chosen in a widget: its <select>'s selected options, else the chips it shows. */
+  function chosenTexts(field, box) {
+    if (field instanceof HTMLSelectElement) {
+      return [...field.selectedOptions].filter((o) => o.value !== '').map((o) => collapse(o.label || o.text));
+    }
+    return chipsIn(widgetRoot(box)).map((chip) => chip.text);
   }
 
   /** The element that removes a chosen item showing `text` (its chip's "Remove" or "×" button). */
   function removerFor(root, text) {
-    const needle = norm(text);
-    for (const button of root.querySelectorAll('button, a, [role="button"], [title], [aria-label]')) {
-      const said = `${button.getAttribute('aria-label') || ''} ${button.getAttribute('title') || ''} ${button.textContent}`;
-      if (!/remove|delete|clear|×|✕|✖/i.test(said) || !isVisible(button)) continue;
-      const chip = button.parentElement;
-      const chipText = norm((chip.innerText || chip.textContent || '').replace(button.innerText || button.textContent || '', ''));
-      if (chipText === needle || norm(chip.getAttribute('title') || '') === needle) return button;
-    }
-    return null;
+    const chip = chipsIn(root).find((c) => norm(c.text) === norm(text) || norm(c.title) === norm(text));
+    return chip ? chip.remover : null;
   }
 
   function widgetRoot(box) {
-    // the nearest ancestor holding the chosen items as well as the combobox: two levels up at most
+    // a library's root, else the nearest ancestor holding the chosen items as well as the combobox: two
+    // levels up at most
+    const root = box.closest(UNMARKED_COMBOBOXES);
+    if (root) return root;
     return box.parentElement && box.parentElement.parentElement ? box.parentElement.parentElement : box;
   }
 
@@ -347,14 +416,14 @@
    * Chooses `wanted` (texts) in the combobox `box`; `select` is the <select> it stands in for, if any,
    * whose selected options then show what was chosen (items chosen before and not wanted are removed).
    */
-  async function choose(box, select, wanted, timeoutMs) {
+  async function choose(box, field, wanted, timeoutMs) {
     const deadline = performance.now() + timeoutMs;
-    const multiple = !!(select && select.multiple);
+    const multiple = !!field && isMultiple(field, box);
     if (wanted.length > 1 && !multiple) {
       throw new AgentError('ELEMENT_NOT_INTERACTABLE', `${describe(box)} takes one option, ${wanted.length} were given`);
     }
     if (multiple) {
-      for (const text of chosenTexts(select)) {
+      for (const text of chosenTexts(field, box)) {
         if (wanted.some((w) => norm(w) === norm(text))) continue;
         const remover = removerFor(widgetRoot(box), text);
         if (!remover) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot remove ${JSON.stringify(text)} from ${describe(box)}: no remove button shows for it`);
@@ -365,22 +434,25 @@
     const before = new Set(visibleListboxes());
     const chosen = [];
     for (const text of wanted) {
-      if (multiple && chosenTexts(select).some((t) => norm(t) === norm(text))) {
+      if (multiple && chosenTexts(field, box).some((t) => norm(t) === norm(text))) {
         chosen.push(text);
         continue;
       }
-      const picked = await chooseOne(box, select, text, before, deadline);
+      const value = field ? field.value : null;
+      const picked = await chooseOne(box, field, text, before, deadline);
       chosen.push(picked.text);
-      if (select) await selected(select, picked.text, deadline, box);
+      if (field) await selected(field, box, picked.text, value, deadline);
     }
     if (multiple) closePopup(null);
     return { selected: chosen };
   }
 
-  /** Until the <select> behind the widget holds the chosen option (the library updates it a moment later). */
-  async function selected(select, text, deadline, box) {
+  /** Until the field behind the widget holds the chosen option (the library updates it a moment later): a
+   * <select>'s selected options show its text; a hidden input's value (an id) has changed. */
+  async function selected(field, box, text, before, deadline) {
     for (;;) {
-      if (chosenTexts(select).some((t) => norm(t) === norm(text))) return;
+      if (field instanceof HTMLSelectElement ? chosenTexts(field, box).some((t) => norm(t) === norm(text))
+        : field.value !== before && field.value !== '') return;
       if (performance.now() >= deadline) {
         throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Clicking ${JSON.stringify(text)} in ${describe(box)} did not choose it`);
       }

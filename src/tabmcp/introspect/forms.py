@@ -163,9 +163,9 @@ def _raw_name(capture: PageCapture, control: HtmlElement, kind: str) -> str:
 def _fillable(capture: PageCapture, control: HtmlElement, kind: str) -> bool:
     """A widget is filled through what the page shows for it (a library's combobox, a calendar, an editor),
     whatever the state of the element it keeps its value in."""
-    if kind == "combobox" and control.tag == "select":
-        # the library withdrew the <select> (``hidden``, out of sight); the agent left it unflagged because
-        # the combobox that stands in for it shows
+    if kind == "combobox" and (control.tag == "select" or control.get("type", "").lower() == "hidden"):
+        # the library withdrew the <select> (``hidden``, out of sight) or keeps the value in a hidden input; the
+        # agent left it unflagged because the combobox that stands in for it shows
         return bool(capture.ref(control)) and control.get("data-tabmcp-hidden") != "1" and not disabled(control)
     return operable(capture, control) if kind in WIDGET_KINDS.values() else editable(capture, control)
 
@@ -293,7 +293,7 @@ def _combobox_schema(control: HtmlElement) -> tuple[dict[str, Any], str]:
     """A combobox takes the visible text of an option: the page offers its matches as it is typed, and the
     options are data (authors, tags…), so none are listed: a text without a match fails with the close
     ones. Several texts for a multiple one."""
-    if control.get("multiple") is not None:
+    if control.get("multiple") is not None or control.get("data-tabmcp-multiple") == "1":
         return {"type": "array", "items": {"type": "string"}, "uniqueItems": True}, "the options' visible texts"
     return {"type": "string"}, "the option's visible text"
 
