@@ -18,7 +18,7 @@
   // Options that stop changing for this long, the page's own work done, are the widget's answer to what
   // was typed (an empty list gets longer: a server may still be searching).
   const SETTLED_MS = 400;
-  const EMPTY_SETTLED_MS = 1500;
+  const EMPTY_SETTLED_MS = 1000;
   const CLOSE_MATCHES = 5;
   const FOCUS_MS = 300; // a widget focuses its search field within this after the click that opens it
   const CALENDAR_MS = 1000; // a date picker's calendar shows within this after a click, or it has none
@@ -154,7 +154,8 @@
       if (isAutocomplete(el)) return { kind: 'combobox' };
       return isDatePicker(el) ? { kind: 'date' } : null;
     }
-    if (tag !== 'textarea' && !el.isContentEditable && !el.editContext) return null;
+    // the attribute first: isContentEditable costs a style update
+    if (tag !== 'textarea' && !el.hasAttribute('contenteditable') && !el.editContext) return null;
     if (!isEditorInput(el)) return null;
     const field = editorField(el);
     return field ? { kind: 'editor', field: field.name, namedBy: field } : { kind: 'editor' };
@@ -342,7 +343,7 @@
     if (typing) typeInto(typing, wanted);
     const fields = () => [deepActiveElement(), typing, box];
     let found = await awaitOptions(fields, before, wanted, deadline);
-    if (!found.option && typing && !found.options.some(offered)) {
+    if (!found.option && typing && found.options.length && !found.options.some(offered)) {
       // nothing but what is chosen already: the widget missed the keys (typed while it was still opening), so
       // they are typed again, as a person would
       typeInto(typing, wanted);
