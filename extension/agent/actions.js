@@ -12,7 +12,7 @@
     isEditable, setNativeValue, fireInput, fireBeforeInput, fireChange, editControl, insertEdit, insertText,
     execEdit, selectAllIn, caretToEnd, focusElement, parseKey, fireKey, pressKey, isCheckLike, isSubmitButton,
     submitForm, ownInput, insertLineBreak, replaceInEditor, caretToEndKeys, editingTarget, pointerSurface,
-    isRichEditor, comboboxOf, choose, isDatePicker, pickDate,
+    isRichEditor, comboboxOf, choose, datePickerFor, pickDate,
   } = shared;
   // Defined by a later file: called through `shared` (by then every file has run).
   const flushConsole = () => shared.flushConsole();
@@ -124,9 +124,9 @@
   const sensitiveTarget = (el) => (el instanceof HTMLInputElement && el.type === 'password' ? { sensitive: true } : {});
 
   async function actFill(arg, text) {
-    const target = resolveTarget(arg.target);
     // a date picker takes the date as its calendar gives it (typed where it takes text)
-    if (text && isDatePicker(target)) return pickDate(target, text, timeoutOf(arg));
+    const picker = text ? datePickerFor(resolveTarget(arg.target)) : null;
+    if (picker) return pickDate(picker, text, timeoutOf(arg));
     const el = await editableTarget(arg, text ? 'fill' : 'clear');
     fillElement(el, text);
     return sensitiveTarget(el);

@@ -320,6 +320,9 @@
         // a library may move the <select>'s label to the combobox it put in its place; an editor's key
         // taker is named by the textarea it stands for
         if (!name && widget && widget.namedBy) name = cut(accName(widget.namedBy, roleOf(widget.namedBy), false), NAME_MAX);
+        // a widget's root without a name of its own: the field typed into inside it (select2 3 labels that one)
+        const inner = !name && widget && widget.standsIn ? widget.namedBy.querySelector('input:not([type="hidden"])') : null;
+        if (inner) name = cut(accName(inner, roleOf(inner), false), NAME_MAX);
         if (name) text += ` data-tabmcp-name="${escapeAttribute(name)}"`;
       }
     }

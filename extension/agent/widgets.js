@@ -111,6 +111,25 @@
     return false;
   }
 
+  /** The visible date picker a hidden input keeps its date for (flatpickr's altInput: the page's input made
+   * hidden, a copy beside it shows the date as people read it). */
+  function pickerOf(hidden) {
+    if (!hidden.matches(DATE_PICKER_INPUTS)) return null;
+    for (const sibling of [hidden.nextElementSibling, hidden.previousElementSibling]) {
+      if (sibling instanceof HTMLInputElement && TEXT_TYPES.has(sibling.getAttribute('type') || '') && isVisible(sibling)) {
+        return sibling;
+      }
+    }
+    return null;
+  }
+
+  /** The input to pick a date in for el: el itself, or the visible copy a hidden el stands behind (its
+   * calendar is the hidden input's). */
+  function datePickerFor(el) {
+    if (isDatePicker(el)) return el;
+    return el instanceof HTMLInputElement && el.type === 'hidden' ? pickerOf(el) : null;
+  }
+
   function isDatePicker(el) {
     if (!(el instanceof HTMLInputElement) || !TEXT_TYPES.has(el.getAttribute('type') || '')) return false;
     const popup = el.getAttribute('aria-haspopup');
@@ -148,7 +167,9 @@
     const tag = el.localName;
     if (tag === 'select' || (tag === 'input' && el.type === 'hidden')) {
       const box = comboboxOf(el);
-      return box ? { kind: 'combobox', standsIn: true, namedBy: box, multiple: isMultiple(el, box) } : null;
+      if (box) return { kind: 'combobox', standsIn: true, namedBy: box, multiple: isMultiple(el, box) };
+      const picker = tag === 'input' ? pickerOf(el) : null;
+      return picker ? { kind: 'date', standsIn: true, namedBy: picker } : null;
     }
     if (tag === 'input') {
       if (isAutocomplete(el)) return { kind: 'combobox' };
@@ -586,5 +607,5 @@
     throw new AgentError('ELEMENT_NOT_INTERACTABLE', `${value} is too far from the month the calendar of ${describe(input)} shows`);
   }
 
-  Object.assign(shared, { widgetOf, comboboxOf, isAutocomplete, isDatePicker, choose, pickDate });
+  Object.assign(shared, { widgetOf, comboboxOf, isAutocomplete, datePickerFor, choose, pickDate });
 })();

@@ -71,6 +71,7 @@ async def test_widgets_are_arguments_filled_like_a_person(
         assert props["awards"]["type"] == "array"
         assert props["published"]["format"] == "date"
         assert props["printed"]["format"] == "date"
+        assert props["returned"]["format"] == "date"  # flatpickr's altInput: the named input is hidden
         assert props["formats"] == {
             "type": "array", "items": {"type": "string", "enum": ["hb", "pb", "eb"]}, "uniqueItems": True,
             "description": "Formats (hb: Hardback, pb: Paperback, eb: E-book)",
@@ -86,6 +87,7 @@ async def test_widgets_are_arguments_filled_like_a_person(
             "language": "English",
             "awards": ["Hugo Award", "Booker Prize"],
             "published": "1937-09-21",
+            "returned": "2026-01-31",
             "printed": "2024-05-01",
             "formats": ["hb", "eb"],
             "series": "The Lord of the Rings",
@@ -96,7 +98,8 @@ async def test_widgets_are_arguments_filled_like_a_person(
         assert state == {
             "author": ["J. R. R. Tolkien"], "authorValue": "1", "shelves": ["1", "2"], "publisher": "Allen & Unwin",
             "translators": ["Edith Grossman", "Lydia Davis"], "language": "en", "awards": ["hugo", "booker"],
-            "published": ["1937-09-21"], "publishedValue": "1937-09-21", "printed": "2024-05-01",
+            "published": ["1937-09-21"], "publishedValue": "1937-09-21", "returned": ["2026-01-31"],
+            "printed": "2024-05-01",
             "formats": ["hb", "eb"], "series": "The Lord of the Rings",
         }
         saved = await evaluate(client, "document.getElementById('saved').textContent")

@@ -126,3 +126,19 @@ def test_a_hidden_select_without_a_widget_is_no_argument() -> None:
     page = PageCapture(url="https://site.test/", title="t", html=f"<html><body>{html}</body></html>")
     (tool,) = FormIntrospector().tools(page)
     assert list(tool.input_schema["properties"]) == ["y"]
+
+
+def test_a_hidden_input_behind_a_date_picker_is_a_date() -> None:
+    # flatpickr's altInput: the named input is hidden, a copy without a name shows the date
+    html = """<form action="/add" data-tabmcp-ref="e1"><input type="hidden" name="returned" class="flatpickr-input"
+      data-tabmcp-ref="e2" data-tabmcp-widget="date" data-tabmcp-name="Returned on">
+      <input type="text" class="form-control" readonly="readonly" data-tabmcp-ref="e3">
+      <button data-tabmcp-ref="e4">Add</button></form>"""
+    page = PageCapture(url="https://site.test/", title="t", html=f"<html><body>{html}</body></html>")
+    (tool,) = FormIntrospector().tools(page)
+    assert tool.input_schema["properties"] == {
+        "returned": {"type": "string", "format": "date", "description": "Returned on (YYYY-MM-DD)"},
+    }
+    assert resolve_plan(tool, {"returned": "2026-01-31"})[0] == Step(
+        action="fill", target=Target(ref="e2"), value="2026-01-31"
+    )

@@ -163,9 +163,9 @@ def _raw_name(capture: PageCapture, control: HtmlElement, kind: str) -> str:
 def _fillable(capture: PageCapture, control: HtmlElement, kind: str) -> bool:
     """A widget is filled through what the page shows for it (a library's combobox, a calendar, an editor),
     whatever the state of the element it keeps its value in."""
-    if kind == "combobox" and (control.tag == "select" or control.get("type", "").lower() == "hidden"):
+    if kind in ("combobox", "datepicker") and (control.tag == "select" or control.get("type", "").lower() == "hidden"):
         # the library withdrew the <select> (``hidden``, out of sight) or keeps the value in a hidden input; the
-        # agent left it unflagged because the combobox that stands in for it shows
+        # agent left it unflagged because the combobox or date picker that stands in for it shows
         return bool(capture.ref(control)) and control.get("data-tabmcp-hidden") != "1" and not disabled(control)
     return operable(capture, control) if kind in WIDGET_KINDS.values() else editable(capture, control)
 
