@@ -397,14 +397,17 @@
       const action = typeof arg.action === 'string' && POINT_CHECKS[arg.action] ? arg.action : 'click';
       // a code editor's hidden textarea is reached where the editor shows
       const el = EDITING_ACTIONS.has(action) ? editingTarget(target) : target;
-      const found = await waitActionable(pointerSurface(el), { ...POINT_CHECKS[action], enabledOf: el }, timeoutOf(arg), action);
+      // a date picker takes its date from its calendar, not from typed text (widgets.js): the agent fills it
+      const picker = action === 'fill' ? datePickerFor(target) : null;
+      const checks = picker ? { enabled: true, pointer: true } : { ...POINT_CHECKS[action], enabledOf: el };
+      const found = await waitActionable(picker || pointerSurface(el), checks, timeoutOf(arg), action);
       // trusted input is routed by the browser from what was last painted: let the scroll show
       if (found.scrolled) await framesPainted();
       // dialogs opened by the trusted input that follows answer by this policy for a while
       if (arg.dialog === 'accept' || arg.dialog === 'dismiss') setDialogPolicy(arg.dialog, arg.promptText, POINT_POLICY_MS);
       const { rect } = found;
       const answer = { ok: true, x: found.x, y: found.y, rect: plainRect(rect), ...sensitiveTarget(el) };
-      if (EDITING_ACTIONS.has(action)) answer.textEntry = takesTypedText(el);
+      if (EDITING_ACTIONS.has(action)) answer.textEntry = !picker && takesTypedText(el);
       return answer;
     } catch (e) {
       return failure(e);

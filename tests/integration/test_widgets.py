@@ -130,6 +130,13 @@ async def test_widgets_are_arguments_filled_like_a_person(
         assert result.is_error and "No option" in text_of(result)
         assert "close matches" in text_of(result) or "offered no options" in text_of(result)
 
+        # the core interact tool fills them the same way (a date picker goes through the agent, even where
+        # fill is real input by default)
+        await client.call_ok("interact", {"action": "fill", "target": "css=#published", "text": "2025-03-04"})
+        await client.call_ok("interact", {"action": "select", "target": "css=#author", "value": "Jane Austen"})
+        state = await evaluate(client, "window.widgetState()")
+        assert (state["published"], state["author"]) == (["2025-03-04"], ["Jane Austen"])
+
 
 EDITOR_FORMS = {
     "cm5": "cm5.html",
