@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 NPM := $(shell command -v npm)
 
-.PHONY: setup chromium node editors demo test lint clean bench bench-tasks soak
+.PHONY: setup chromium node editors widgets demo test lint clean bench bench-tasks soak
 
 $(BIN)/tabmcp: pyproject.toml setup.py
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
@@ -40,6 +40,14 @@ $(EDITORS)/node_modules/.package-lock.json: $(EDITORS)/package.json $(EDITORS)/p
 
 editors: node $(EDITORS)/node_modules/.package-lock.json
 
+# The form widgets the browser tests fill (select2 with jQuery, Tom Select, Choices.js, flatpickr), pinned by
+# tests/fixtures/pages/widgets/package-lock.json and installed the same way as the editors
+WIDGETS := tests/fixtures/pages/widgets
+$(WIDGETS)/node_modules/.package-lock.json: $(WIDGETS)/package.json $(WIDGETS)/package-lock.json
+	cd $(WIDGETS) && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+
+widgets: node $(WIDGETS)/node_modules/.package-lock.json
+
 demo: setup
 	$(BIN)/tabmcp demo
 
@@ -52,7 +60,7 @@ lint: setup
 PYTEST_WORKERS ?= 3
 PYTEST_ARGS ?=
 
-test: setup lint editors
+test: setup lint editors widgets
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # On demand, not part of `make test`: every benchmark in bench/ (tabmcp, and the peers Playwright MCP and

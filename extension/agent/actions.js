@@ -12,7 +12,7 @@
     isEditable, setNativeValue, fireInput, fireBeforeInput, fireChange, editControl, insertEdit, insertText,
     execEdit, selectAllIn, caretToEnd, focusElement, parseKey, fireKey, pressKey, isCheckLike, isSubmitButton,
     submitForm, ownInput, insertLineBreak, replaceInEditor, caretToEndKeys, editingTarget, pointerSurface,
-    isRichEditor,
+    isRichEditor, comboboxOf, choose, datePickerFor, pickDate,
   } = shared;
   // Defined by a later file: called through `shared` (by then every file has run).
   const flushConsole = () => shared.flushConsole();
@@ -124,6 +124,9 @@
   const sensitiveTarget = (el) => (el instanceof HTMLInputElement && el.type === 'password' ? { sensitive: true } : {});
 
   async function actFill(arg, text) {
+    // a date picker takes the date as its calendar gives it (typed where it takes text)
+    const picker = text ? datePickerFor(resolveTarget(arg.target)) : null;
+    if (picker) return pickDate(picker, text, timeoutOf(arg));
     const el = await editableTarget(arg, text ? 'fill' : 'clear');
     fillElement(el, text);
     return sensitiveTarget(el);
@@ -183,12 +186,18 @@
     let wanted;
     if (Array.isArray(arg.values)) wanted = arg.values;
     else if (arg.value !== undefined && arg.value !== null) wanted = [arg.value];
-    if (!wanted || !wanted.length || !wanted.every((v) => typeof v === 'string')) {
+    // an empty list of values (a multiple select left with none chosen) is a choice too
+    if (!wanted || (!wanted.length && !Array.isArray(arg.values)) || !wanted.every((v) => typeof v === 'string')) {
       throw new AgentError('BAD_MESSAGE', 'select needs a string value or a list of string values');
     }
     const el = resolveTarget(arg.target);
+    // a combobox (a library's in place of a <select>, or one offering options as one types): chosen as a
+    // person chooses, by typing and clicking the option whose visible text is wanted
+    const standIn = comboboxOf(el); // a <select>'s (or hidden input's) combobox
+    const box = standIn || (el.getAttribute('role') === 'combobox' ? el : null);
+    if (box) return choose(box, standIn ? el : null, wanted, timeoutOf(arg));
     if (!(el instanceof HTMLSelectElement)) {
-      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot select in ${describe(el)}: it is not a <select> (click its options instead)`);
+      throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot select in ${describe(el)}: it is not a <select> or a combobox (click its options instead)`);
     }
     await waitActionable(el, { enabled: true }, timeoutOf(arg), 'select in');
     const options = [...el.options];
@@ -204,7 +213,7 @@
       if (option.disabled) throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Option ${JSON.stringify(value)} is disabled`);
       return option;
     });
-    if (chosen.length > 1 && !el.multiple) {
+    if (chosen.length !== 1 && !el.multiple) {
       throw new AgentError('ELEMENT_NOT_INTERACTABLE', `${describe(el)} takes one option, ${chosen.length} were given`);
     }
     focusElement(el);
@@ -388,14 +397,17 @@
       const action = typeof arg.action === 'string' && POINT_CHECKS[arg.action] ? arg.action : 'click';
       // a code editor's hidden textarea is reached where the editor shows
       const el = EDITING_ACTIONS.has(action) ? editingTarget(target) : target;
-      const found = await waitActionable(pointerSurface(el), { ...POINT_CHECKS[action], enabledOf: el }, timeoutOf(arg), action);
+      // a date picker takes its date from its calendar, not from typed text (widgets.js): the agent fills it
+      const picker = action === 'fill' ? datePickerFor(target) : null;
+      const checks = picker ? { enabled: true, pointer: true } : { ...POINT_CHECKS[action], enabledOf: el };
+      const found = await waitActionable(picker || pointerSurface(el), checks, timeoutOf(arg), action);
       // trusted input is routed by the browser from what was last painted: let the scroll show
       if (found.scrolled) await framesPainted();
       // dialogs opened by the trusted input that follows answer by this policy for a while
       if (arg.dialog === 'accept' || arg.dialog === 'dismiss') setDialogPolicy(arg.dialog, arg.promptText, POINT_POLICY_MS);
       const { rect } = found;
       const answer = { ok: true, x: found.x, y: found.y, rect: plainRect(rect), ...sensitiveTarget(el) };
-      if (EDITING_ACTIONS.has(action)) answer.textEntry = takesTypedText(el);
+      if (EDITING_ACTIONS.has(action)) answer.textEntry = !picker && takesTypedText(el);
       return answer;
     } catch (e) {
       return failure(e);

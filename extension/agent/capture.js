@@ -8,7 +8,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     CAPTURE_INTERACTIVE_SELECTOR, refFor, pageVersion, currentWebmcpTools, accName, withLabelIndex, roleOf, cut,
-    SHADOW_HOST_TAGS, INLINE_TAGS,
+    SHADOW_HOST_TAGS, INLINE_TAGS, widgetOf, shownByEditor,
   } = shared;
 
   const DEFAULT_MAX_CHARS = 1000000;
@@ -30,6 +30,7 @@
   // Attributes the capture adds; a page's own copies are dropped so they cannot spoof refs or names.
   const OWN_ATTRIBUTES = new Set([
     'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'data-tabmcp-capture', 'style',
+    'data-tabmcp-widget', 'data-tabmcp-field', 'data-tabmcp-multiple',
   ]);
   const SAFE_ATTRIBUTE_NAME = /^[^\s"'<>\/=]+$/;
 
@@ -304,10 +305,24 @@
     if (el === document.documentElement) text += ' data-tabmcp-capture="compact"'; // names are the agent's
     if (interactive) {
       text += ` data-tabmcp-ref="${refFor(el)}"`;
-      if (isHiddenForCapture(el)) {
+      // a field filled as a widget (widgets.js): a <select> a visible combobox stands in for, and a code
+      // editor's hidden key taker, are named and shown as the fields they are
+      const widget = widgetOf(el);
+      if (widget) {
+        text += ` data-tabmcp-widget="${widget.kind}"`;
+        if (widget.field) text += ` data-tabmcp-field="${escapeAttribute(widget.field)}"`;
+        if (widget.multiple) text += ' data-tabmcp-multiple="1"';
+      }
+      if (isHiddenForCapture(el) && !(widget && (widget.standsIn || shownByEditor(el)))) {
         text += ' data-tabmcp-hidden="1"';
       } else {
-        const name = cut(accName(el, roleOf(el), false), NAME_MAX);
+        let name = cut(accName(el, roleOf(el), false), NAME_MAX);
+        // a library may move the <select>'s label to the combobox it put in its place; an editor's key
+        // taker is named by the textarea it stands for
+        if (!name && widget && widget.namedBy) name = cut(accName(widget.namedBy, roleOf(widget.namedBy), false), NAME_MAX);
+        // a widget's root without a name of its own: the field typed into inside it (select2 3 labels that one)
+        const inner = !name && widget && widget.standsIn ? widget.namedBy.querySelector('input:not([type="hidden"])') : null;
+        if (inner) name = cut(accName(inner, roleOf(inner), false), NAME_MAX);
         if (name) text += ` data-tabmcp-name="${escapeAttribute(name)}"`;
       }
     }

@@ -223,6 +223,9 @@
     if (!pageWork.pending && pageWork.wake) pageWork.wake();
   }, true);
 
+  /** The page's counted work (a debounced search, its request) is still pending: only known while a watch is on. */
+  const pageBusy = () => pageWork.pending > 0;
+
   /** Resolves true once the page's counted work is done, false at the deadline. */
   function pageWorkDone(deadline) {
     return new Promise((resolve) => {
@@ -509,6 +512,6 @@
   }
 
   Object.assign(shared, {
-    WATCH_OPTIONS, renderedText, watches, watchChanges, unwatch, summary, extract,
+    WATCH_OPTIONS, renderedText, watches, watchChanges, unwatch, summary, extract, pageBusy,
   });
 })();

@@ -270,7 +270,8 @@ MAX_EXTRACT_ITEMS = 100
 class Step(Frame):
     """A concrete step of a page tool's plan (arguments already substituted); docs/protocol.md.
 
-    - fill/select: ``target`` + ``value`` (text / option value or label); check/uncheck/click/submit: ``target``;
+    - fill/select: ``target`` + ``value`` (text / option value or label); select also ``values`` (several options,
+      of a multiple select or combobox); check/uncheck/click/submit: ``target``;
       press: ``key`` (+ ``target``, else the focused element).
     - wait_for: ``condition`` = ``{"text"}`` | ``{"textGone"}`` | ``{"state"}`` (of ``target``, default visible).
       ``failWhen`` (a ``{css}`` target in the top document): the site's error message; once a match
@@ -286,6 +287,7 @@ class Step(Frame):
     action: StepAction
     target: Target | None = None
     value: str | bool | None = None
+    values: list[str] | None = None
     key: str | None = Field(None, min_length=1)
     condition: dict[str, str] | None = None
     timeoutMs: int | None = Field(None, ge=0, le=MAX_TIMEOUT_MS)
@@ -301,7 +303,9 @@ class Step(Frame):
         action = self.action
         if action in STEP_TARGETED and self.target is None:
             raise ValueError(f"{action} needs a target")
-        if action in ("fill", "select") and not isinstance(self.value, str):
+        if action == "select" and self.values is not None:
+            pass  # several options; none at all leaves none chosen
+        elif action in ("fill", "select") and not isinstance(self.value, str):
             raise ValueError(f"{action} needs a string value")
         if action == "press" and self.key is None:
             raise ValueError("press needs key")

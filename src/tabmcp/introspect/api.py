@@ -307,11 +307,15 @@ def resolve_plan(tool: PageTool, args: Mapping[str, Any]) -> list[Step]:
 
 def _resolve_step(tool: PageTool, plan_step: PlanStep, args: Mapping[str, Any]) -> list[Step]:
     value: Any = plan_step.value
+    values: list[str] | None = None
     if isinstance(value, Arg):
         if args.get(value.name) is None:
             return []
         value = args[value.name]
-        value = _truthy(value) if plan_step.action == "check" else _text_of(value)
+        if plan_step.action == "select" and isinstance(value, list | tuple):  # the options of a multiple select
+            values, value = [_text_of(v) for v in value], None
+        else:
+            value = _truthy(value) if plan_step.action == "check" else _text_of(value)
     elif isinstance(value, Contains):
         chosen = args.get(value.arg)
         if chosen is None:
@@ -334,6 +338,7 @@ def _resolve_step(tool: PageTool, plan_step: PlanStep, args: Mapping[str, Any]) 
     fields: dict[str, Any] = {
         "action": plan_step.action,
         "value": value,
+        "values": values,
         "key": plan_step.key,
         "condition": condition,
         "timeoutMs": plan_step.timeout_ms,

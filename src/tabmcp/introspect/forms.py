@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
+from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import Arg, Choice, Contains, Introspector, PageTool, PlanStep, RowText, ToolHints
@@ -60,6 +61,16 @@ FORMAT_HINTS = {
     "week": "YYYY-Www",
     "color": "#rrggbb",
 }
+# Fields the page agent marks as widgets (``data-tabmcp-widget``, extension/agent/widgets.js), by kind here
+WIDGET_ATTR = "data-tabmcp-widget"
+FIELD_ATTR = "data-tabmcp-field"
+WIDGET_KINDS = {"combobox": "combobox", "editor": "editor", "date": "datepicker"}
+WIDGET_SCHEMAS: dict[str, dict[str, Any]] = {
+    "editor": {"type": "string"},
+    "datepicker": {"type": "string", "format": "date"},
+}
+WIDGET_HINTS = {"editor": "replaces the editor's whole text", "datepicker": "YYYY-MM-DD"}
+_FIELDS_AND_EDITORS = XPath(".//input | .//select | .//textarea | .//*[@data-tabmcp-widget='editor']")
 MAX_TEXT = 120
 MAX_FORMS = 30  # the default page-tool budget
 MAX_OPTIONS = 50  # a longer select (countries…) is described, not enumerated
@@ -98,10 +109,15 @@ def form_fields(
     fields = FormFields()
     taken = set() if taken is None else taken
     groups: dict[str, tuple[str, list[HtmlElement]]] = {}  # raw name -> (kind, controls), in document order
-    for control in capture.controls_of(form):
-        raw = control.get("name")
+    controls = _controls(capture, form)
+    # the hidden textareas code editors stand for are filled through their editors
+    by_editors = {c.get(FIELD_ATTR) for c in controls if c.get(WIDGET_ATTR) == "editor" and c.get(FIELD_ATTR)}
+    for control in controls:
         kind = _kind(control)
-        if not raw or control in skip or kind in NOT_PARAMETERS or not editable(capture, control):
+        raw = _raw_name(capture, control, kind)
+        if not raw or control in skip or kind in NOT_PARAMETERS or not _fillable(capture, control, kind):
+            continue
+        if control.tag == "textarea" and kind == "textarea" and raw in by_editors:
             continue
         if raw not in groups:
             groups[raw] = (kind, [control])
@@ -128,9 +144,43 @@ def form_fields(
 
 
 def _kind(control: HtmlElement) -> str:
+    widget = control.get(WIDGET_ATTR)
+    if widget in WIDGET_KINDS:
+        return WIDGET_KINDS[widget]
     if control.tag != "input":
         return control.tag
     return (control.get("type") or "text").strip().lower() or "text"
+
+
+def _controls(capture: PageCapture, form: HtmlElement) -> list[HtmlElement]:
+    """The form's controls (``controls_of``) and, in document order among them, the editors inside it
+    that are not form controls (a contenteditable, CodeMirror 6)."""
+    controls = capture.controls_of(form)
+    if form.find(".//*[@data-tabmcp-widget='editor']") is None:
+        return controls
+    listed = set(controls)
+    inside = [el for el in _FIELDS_AND_EDITORS(form) if el in listed or el.get(WIDGET_ATTR) == "editor"]
+    seen = set(inside)
+    return inside + [c for c in controls if c not in seen]
+
+
+def _raw_name(capture: PageCapture, control: HtmlElement, kind: str) -> str:
+    """The field's name: its own, else (an editor, a combobox) the field it stands for or its label."""
+    if kind == "editor":
+        return control.get(FIELD_ATTR) or control.get("name") or snake(capture.label_for(control)) or "text"
+    if kind == "combobox" and not control.get("name"):
+        return snake(capture.label_for(control))
+    return control.get("name") or ""
+
+
+def _fillable(capture: PageCapture, control: HtmlElement, kind: str) -> bool:
+    """A widget is filled through what the page shows for it (a library's combobox, a calendar, an editor),
+    whatever the state of the element it keeps its value in."""
+    if kind in ("combobox", "datepicker") and (control.tag == "select" or control.get("type", "").lower() == "hidden"):
+        # the library withdrew the <select> (``hidden``, out of sight) or keeps the value in a hidden input; the
+        # agent left it unflagged because the combobox or date picker that stands in for it shows
+        return bool(capture.ref(control)) and control.get("data-tabmcp-hidden") != "1" and not disabled(control)
+    return operable(capture, control) if kind in WIDGET_KINDS.values() else editable(capture, control)
 
 
 def operable(capture: PageCapture, element: HtmlElement) -> bool:
@@ -174,9 +224,17 @@ def _control(
     if kind == "checkbox":
         schema: dict[str, Any] = {"type": "boolean"}
         step = PlanStep("check", target=target, value=Arg(name))
+    elif kind == "combobox":
+        schema, hint = _combobox_schema(control)
+        step = PlanStep("select", target=target, value=Arg(name))
     elif kind == "select":
         schema, hint = _select_schema(control)
+        if control.get("multiple") is not None:
+            schema = _array_of(schema)
         step = PlanStep("select", target=target, value=Arg(name))
+    elif kind in ("editor", "datepicker"):
+        schema, hint = dict(WIDGET_SCHEMAS[kind]), WIDGET_HINTS[kind]
+        step = PlanStep("fill", target=target, value=Arg(name))
     else:
         if kind in ("number", "range"):
             schema = _number_schema(control, kind)
@@ -264,6 +322,18 @@ def _labels_for_ids(options: list[tuple[str, str]]) -> list[str]:
     if any(clean(t, MAX_VALUE) != t for t in labels):
         return []
     return labels
+def _combobox_schema(control: HtmlElement) -> tuple[dict[str, Any], str]:
+    """A combobox takes the visible text of an option: the page offers its matches as it is typed, and the
+    options are data (authors, tags…), so none are listed: a text without a match fails with the close
+    ones. Several texts for a multiple one."""
+    if control.get("multiple") is not None or control.get("data-tabmcp-multiple") == "1":
+        return {"type": "array", "items": {"type": "string"}, "uniqueItems": True}, "the options' visible texts"
+    return {"type": "string"}, "the option's visible text"
+
+
+def _array_of(schema: dict[str, Any]) -> dict[str, Any]:
+    """A multiple select's schema: the options chosen (any others are unchosen)."""
+    return {"type": "array", "items": schema, "uniqueItems": True}
 
 
 def _radio_group(

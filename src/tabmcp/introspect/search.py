@@ -188,11 +188,17 @@ def _box_in(capture: PageCapture, landmark: HtmlElement) -> HtmlElement | None:
 
 
 def _fillable(capture: PageCapture, el: HtmlElement) -> bool:
-    if not editable(capture, el):
+    if not editable(capture, el) or _in_combobox(el):
         return False
     if el.tag == "input":
         return (el.get("type") or "").strip().lower() in _TEXT_TYPES
     return el.tag == "textarea" or el.get("contenteditable") in ("", "true", "plaintext-only")
+
+
+def _in_combobox(el: HtmlElement) -> bool:
+    """The search field of a combobox widget (Choices.js types into an ``<input type=search>`` inside it):
+    part of that field, not a search box of the page."""
+    return any(a.get("role") == "combobox" for a in el.iterancestors())
 
 
 def _claim(

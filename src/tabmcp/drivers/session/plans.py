@@ -161,6 +161,8 @@ def _action_for(step: p.Step) -> dict[str, Any]:
         action.update(action="fill", text=step.value)
     elif step.action == "check":
         action["action"] = "uncheck" if step.value is False else "check"
+    elif step.action == "select" and step.values is not None:
+        action.update(action="select", values=step.values)
     elif step.action == "select":
         action.update(action="select", value=step.value)
     elif step.action == "press":
