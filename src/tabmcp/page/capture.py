@@ -46,8 +46,15 @@ _SOME_REFS = XPath(f"//@{REF_ATTR}[contains($refs, concat(' ', ., ' '))]")
 # Every element is an HtmlElement, chosen in C: lxml.html's own lookup (a Python function that picks
 # FormElement, InputElement…) runs for each element that becomes a Python object, a third of the time
 # a capture's index takes.
+_LOOKUP = etree.ElementDefaultClassLookup(element=HtmlElement)
 _PARSER = lxml.html.HTMLParser()
-_PARSER.set_element_class_lookup(etree.ElementDefaultClassLookup(element=HtmlElement))
+_PARSER.set_element_class_lookup(_LOOKUP)
+# The agent writes well-formed XML (it starts with an XML declaration): libxml2 reads that about twice
+# as fast as HTML. ``recover`` reads a page's prefixed attribute names (``xlink:href``, ``x-on:click``)
+# as plain names, as the HTML parser does; ``huge_tree`` lifts the depth limit deep apps reach.
+_XML_PARSER = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False, no_network=True)
+_XML_PARSER.set_element_class_lookup(_LOOKUP)
+XML_DECLARATION = "<?xml"
 
 
 class CaptureIndex:
@@ -102,6 +109,10 @@ class PageCapture:
     @cached_property
     def tree(self) -> HtmlElement:
         html = self.html.strip() or "<html><body></body></html>"
+        if html.startswith(XML_DECLARATION):
+            root = etree.fromstring(html.encode("utf-8", "replace"), parser=_XML_PARSER)
+            if isinstance(root, HtmlElement):
+                return root
         return lxml.html.document_fromstring(html, parser=_PARSER)
 
     @cached_property
