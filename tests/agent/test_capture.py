@@ -109,7 +109,7 @@ ODD_MARKUP = """() => {
   box.id = 'odd';
   box.innerHTML = `<button x-on:click="go()" @click="go()" :class="{a: 1}" xmlns="http://www.w3.org/1999/xhtml"
     title="it's &quot;quoted&quot; &amp; <b>" data-note="one
-two">Odd\\u0001 name</button><x=y><a href="/in-odd-tag">In an odd tag</a></x=y>`;
+two">Odd\\u0001 name</button><button style="visibility: hidden">Invisible</button><x=y><a href="/in-odd-tag">In an odd tag</a></x=y>`;
   box.querySelector('button').append(' \\uD800tail \\uD83D\\uDE00');
   document.body.append(box);
 }"""
@@ -121,11 +121,12 @@ def test_the_capture_is_well_formed_xml_whatever_the_page_holds(open_page: OpenP
     raw, cap = capture(page)
     assert raw["html"].startswith("<?xml")
     xml.parsers.expat.ParserCreate().Parse(raw["html"].encode(), True)  # well-formed, strictly
-    button = one(cap, "//section[@id='odd']/button")
+    button = one(cap, "//section[@id='odd']/button[1]")
     assert button.get("x-on:click") == "go()" and button.get("xmlns") is None  # no namespaces
     assert button.get("@click") is None and button.get(":class") is None  # not XML names: left out
     assert button.get("title") == "it's \"quoted\" & <b>" and button.get("data-note") == "one\ntwo"
     assert button.text == "Odd name tail \U0001f600"  # control characters and a lone surrogate dropped
     assert cap.accessible_name(button) == "Odd name tail \U0001f600"
+    assert cap.is_hidden(one(cap, "//button[.='Invisible']"))  # visibility: hidden is not rendered either
     link = one(cap, "//section[@id='odd']/tabmcp-element/a")  # a tag name XML cannot hold, renamed
     assert cap.accessible_name(link) == "In an odd tag" and cap.ref(link)
