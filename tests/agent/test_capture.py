@@ -109,7 +109,8 @@ ODD_MARKUP = """() => {
   box.id = 'odd';
   box.innerHTML = `<button x-on:click="go()" @click="go()" :class="{a: 1}" xmlns="http://www.w3.org/1999/xhtml"
     title="it's &quot;quoted&quot; &amp; <b>" data-note="one
-two">Odd\\u0001 name</button><button style="visibility: hidden">Invisible</button><x=y><a href="/in-odd-tag">In an odd tag</a></x=y>`;
+two">Odd\\u0001 name</button><button style="visibility: hidden">Invisible</button>
+    <x=y><a href="/in-odd-tag">In an odd tag</a></x=y>`;
   box.querySelector('button').append(' \\uD800tail \\uD83D\\uDE00');
   document.body.append(box);
 }"""
