@@ -22,14 +22,16 @@ from tabmcp.introspect.text import UNTRUSTED_NOTE, clean, quoted, snake
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
 
-# One XPath over the page (document order), not one per control. Roles are found through their
-# attribute nodes (``//@role[…]/..``): libxml2 walks those far faster than it tests ``//*[@role=…]``.
-_BOXES = (
-    "//@role[.='searchbox']/.. | //input[translate(@type, 'SEARCH', 'search')='search' or @name='q']"
-    " | //textarea[@name='q']"
+# One XPath over the page (document order), not one per control, through attribute nodes
+# (``//@role[…]/..``): libxml2 walks those far faster than it tests ``//*[@role=…]``. The boxes are the
+# inputs search(query) is made for; the actions introspector leaves their buttons: both read them
+# through ``PageCapture.select``, so the page is searched for them once.
+SEARCH_BOXES = XPath(
+    "//@role[.='searchbox']/.. | //@type[translate(., 'SEARCH', 'search')='search']/parent::input"
+    " | //@name[.='q']/parent::*[self::input or self::textarea]"
 )
-SEARCH_BOXES = XPath(_BOXES)  # the inputs search(query) is made for (the actions introspector leaves their buttons)
-_CANDIDATES = XPath(f"//@role[.='search']/.. | //search | {_BOXES}")
+_LANDMARKS = XPath("//@role[.='search']/.. | //search")
+_IN_ORDER = XPath("$a | $b")  # two small lists merged in document order
 _TEXT_TYPES = frozenset({"", "text", "search"})
 MAX_SEARCH_TOOLS = 3
 
@@ -42,7 +44,8 @@ class SearchIntrospector(Introspector):
     def tools(self, capture: PageCapture) -> list[PageTool]:
         tools: list[PageTool] = []
         seen: set[HtmlElement] = set()
-        for candidate in _CANDIDATES(capture.tree):
+        candidates = _IN_ORDER(capture.tree, a=list(capture.select(_LANDMARKS)), b=list(capture.select(SEARCH_BOXES)))
+        for candidate in candidates:
             landmark = candidate if _is_landmark(candidate) else None
             box = _box_in(capture, candidate) if landmark is not None else candidate
             if box is None or box in seen or not _fillable(capture, box):

@@ -119,6 +119,19 @@ class PageCapture:
     def index(self) -> CaptureIndex:
         return CaptureIndex(self.tree)
 
+    @cached_property
+    def _selected(self) -> dict[XPath, tuple[HtmlElement, ...]]:
+        return {}
+
+    def select(self, query: XPath) -> tuple[HtmlElement, ...]:
+        """The elements a compiled XPath finds in the tree, in document order, evaluated once per
+        capture: introspectors that ask the same question (the page's search boxes) share one pass."""
+        found = self._selected.get(query)
+        if found is None:
+            found = tuple(e for e in query(self.tree) if isinstance(e, HtmlElement))
+            self._selected[query] = found
+        return found
+
     def ref(self, element: HtmlElement) -> str | None:
         return element.get(REF_ATTR)
 
