@@ -191,7 +191,7 @@
     emit(depth) {
       const { out, stack, starts } = this;
       for (let d = this.written; d <= depth; d += 1) {
-        const index = out.open(this.tags[d], serializeAttributes(stack[d], this.interactive[d]), this.pads[d]);
+        const index = out.open(this.tags[d], serializeAttributes(stack[d], this.interactive[d], d === 0), this.pads[d]);
         if (index < 0) return false;
         starts[d] = index;
         this.written = d + 1;
@@ -242,7 +242,7 @@
       else if (!keep && !keyed && inner !== null && (flags & INLINE) === 0) this.text(' ', inner);
       if ((flags & VOID) !== 0) { // never an ancestor: written whole, or not at all
         if ((keep || keyed) && (depth === 0 || this.emit(depth - 1))) {
-          this.out.write(`<${tag}${serializeAttributes(el, interactive)}/>`);
+          this.out.write(`<${tag}${serializeAttributes(el, interactive, false)}/>`);
         }
         return;
       }
@@ -329,7 +329,7 @@
    * The start tag's attributes, single-quoted: the document crosses to the server as a JSON string,
    * where each double quote would be escaped (twice over CDP).
    */
-  function serializeAttributes(el, interactive) {
+  function serializeAttributes(el, interactive, isRoot) {
     let text = '';
     if (el.hasAttributes()) {
       const tag = el.localName;
@@ -350,7 +350,7 @@
     const tag = el.localName;
     if (tag === 'input' && el instanceof HTMLInputElement) text += inputState(el);
     else if (tag === 'option' && el instanceof HTMLOptionElement && el.selected) text += " selected=''";
-    if (el === document.documentElement) text += " data-tabmcp-capture='compact'"; // names are the agent's
+    if (isRoot) text += " data-tabmcp-capture='compact'"; // names are the agent's
     if (interactive) {
       text += ` data-tabmcp-ref='${refFor(el)}'`;
       if (isHiddenForCapture(el)) {
