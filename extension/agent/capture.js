@@ -387,12 +387,7 @@
     return el.matches(CAPTURE_INTERACTIVE_SELECTOR);
   }
 
-  // Every option spelled out: a key the object lacks is looked up along its prototype chain on each
-  // call, which made checkVisibility cost half again as much.
-  const CAPTURE_VISIBILITY = {
-    checkOpacity: false, checkVisibilityCSS: true, contentVisibilityAuto: false, opacityProperty: false,
-    visibilityProperty: true,
-  };
+  const CAPTURE_VISIBILITY = { checkVisibilityCSS: true };
 
   /** data-tabmcp-hidden; the live fingerprint reads it too, so both agree on what is rendered. */
   function isHiddenForCapture(el) {
