@@ -263,20 +263,23 @@ text"). "document chars" is the page's HTML source, "capture chars" what the age
 page is measured `--repeat` times after a warm-up; medians. "Unchanged re-check" is a second capture of
 the same page with `ifChanged` and its version: what a live update costs when nothing relevant changed."""
 
-HISTORY = """Where the time goes at 5k controls (about 26k elements; profiles on the 2-core box while other
-benchmarks ran, load 12–20, so absolute figures are inflated several times). In the page, a CPU profile
-of the capture: the walk itself (the loops over children, the pending-ancestor stack) ~30 %, the hidden
-flag (`checkVisibility` per control) ~13 %, attribute serialisation ~10 %, names (`names.js`, labels
-found once per tree) ~10 %, garbage collection ~6 %, joining the string ~4 %. Then the capture's
-characters cross the driver (the extension's worker and WebSocket, or CDP). In Python (minimum of 7
-runs): lxml parse ~8 ms, the refs index ~4 ms, the introspectors ~21 ms (actions ~7, search ~5, forms
-~3, the three site predicates ~6). The generated pages have bare markup (no classes, styles, scripts or
-SVG), so on the 5k page the capture (refs and names added to every control) is bigger than the
-document; on the "5k + text" page the document is 2.4 MB and the capture the same as without the text,
-where the whole-document serialisation it replaced was cut at `capture_max_chars` (1 MB): the
-introspectors saw only the start of that page. At 10k controls the capture reaches that cap too
-(about 7k controls of these pages fit in 1 MB) and is cut. The 30 ms target at 5k controls is not met: the page's
-walk and per-control work and the Python side are each above it on this machine."""
+HISTORY = """Where the time goes at 5k controls (about 26k elements; measured while other engineers' browsers
+and tests loaded the 2-core box, load 15–25, so in CPU time, which the load inflates far less than wall
+time). In the page, V8 profiler samples of 20 captures: ~35 ms of CPU per capture, of which the walk
+itself (the loops over children, tags, text) ~39 %, the hidden flag (`checkVisibility` per control)
+~17 %, attribute serialisation ~17 %, names (`names.js`, labels found once per tree) ~16 %, joining the
+string ~5 %, garbage collection ~5 %. Then the capture crosses the driver as one JSON string per hop
+(the page's `JSON.stringify`; the extension's `executeScript` result and WebSocket, or CDP, Playwright's
+node process and Python): its attributes are single-quoted, so no hop escapes them (a 680k-character
+string crossed Playwright's `evaluate` in 14–15 ms single-quoted, 31–33 ms double-quoted, min of 12).
+In Python (min of 40 runs, thread time): the XML parse ~5 ms (lxml's HTML parser took ~9.5), the
+introspectors ~14 ms (search ~3, actions ~3, forms ~3, the three site predicates ~5), the registry's
+claims well under 1 ms. The generated pages have bare markup (no classes, styles, scripts or SVG), so on
+the 5k page the capture (refs and names added to every control) is bigger than the document; on the
+"5k + text" page the document is 2.4 MB and the capture the same as without the text. At 10k controls
+the capture reaches its 1 MB cap (about 7k controls of these pages fit) and is cut. The 30 ms target at
+5k controls is not met: the page's walk and per-control work (a ref, the hidden flag, the name) alone
+are about 30 ms of CPU here, before the transfer and the Python side."""
 
 
 def section(rows: list[dict[str, object]], repeat: int, load: float) -> str:

@@ -90,9 +90,10 @@ def looks_like_repository(capture: PageCapture) -> bool:
     the ids are looked for through their attribute nodes (``//@id[…]``), so this predicate does not
     make the capture build its id index (every id of the page) for nothing."""
     tree = capture.tree
-    if tree.xpath("boolean(//@id[.='repository-container-header'])"):
+    ids = set(tree.xpath("//@id[.='repository-container-header' or .='repository-name-input']"))  # one pass
+    if "repository-container-header" in ids:
         return True
-    if tree.xpath("boolean(//@id[.='repository-name-input'])"):  # the fork page
+    if "repository-name-input" in ids:  # the fork page
         return bool(tree.xpath(f"boolean(//form[{has_class('js-fork-form')}]//*[@id='repository-name-input'])"))
     return bool(tree.xpath(f"boolean({with_class('starring-container')})"))
 

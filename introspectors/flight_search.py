@@ -71,9 +71,11 @@ def _labelled(capture: PageCapture, tag: str, label: str) -> HtmlElement | None:
 def looks_like_flight_search(capture: PageCapture) -> bool:
     """Kayak's shape: the origin and destination comboboxes, or flight result cards."""
     tree = capture.tree
-    form = tree.xpath("boolean(//input[@aria-label=$o]) and boolean(//input[@aria-label=$d])", o=ORIGIN, d=DESTINATION)
-    cards = tree.xpath("boolean(//div[@data-resultid]//*[starts-with(@aria-label, 'Select')])")
-    return bool(form or cards)
+    # through attribute nodes, and the cards only when the form is not there: this runs on every page
+    labelled = "boolean(//@aria-label[.=$o]/parent::input) and boolean(//@aria-label[.=$d]/parent::input)"
+    if tree.xpath(labelled, o=ORIGIN, d=DESTINATION):
+        return True
+    return bool(tree.xpath("boolean(//@data-resultid/parent::div/descendant::*/@aria-label[starts-with(., 'Select')])"))
 
 
 class FlightSearchIntrospector(Introspector):

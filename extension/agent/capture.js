@@ -20,52 +20,97 @@
   const ATTRIBUTE_MAX = 1000; // one attribute value
   const SAMPLE_ITEMS = 3; // rows of a table, items of a list, kept with their text
 
-  // Content for capture: written as an empty element.
-  const CONTENTLESS_TAGS = new Set(['svg', 'math', 'canvas', 'video', 'audio', 'picture', 'object']);
-  const VOID_TAGS = new Set([
-    'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source',
-    'track', 'wbr',
-  ]);
-  const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head']);
+  // What each tag is to the capture, one Map lookup per element (flags below); tags not listed (custom
+  // elements…) are classified on first sight and remembered.
+  const SKIPPED = 1; // not walked: script, style…
+  const STRUCTURE = 2; // emitted wherever it is (with its ancestors), besides the interactive elements
+  const CONTENT = 4; // kept inside a naming element or a sampled row
+  const NAMING = 8; // its whole text is kept (capped): it is what names it
+  const LIST = 16; // its items are counted and the first SAMPLE_ITEMS kept in full
+  const VOID = 32; // never has content: written as an empty element
+  const CONTENTLESS = 64; // its content is not for the capture: written as an empty element
+  const CONTROL = 128; // always matches CAPTURE_INTERACTIVE_SELECTOR (by its tag alone)
+  const SHADOW_HOST = 256; // may hold an open shadow root (custom elements too)
+  const INLINE = 512; // only wraps text: inside a naming element it does not separate words
+  const RENAMED = 1024; // not an XML name: written as RENAMED_TAG
+  const RENAMED_TAG = 'tabmcp-element';
+
+  const TAG_GROUPS = [
+    [SKIPPED, ['script', 'style', 'noscript', 'template', 'head']],
+    [STRUCTURE, [
+      'html', 'body', 'form', 'fieldset', 'legend', 'label', 'select', 'option', 'optgroup', 'datalist', 'h1', 'h2',
+      'h3', 'h4', 'h5', 'h6', 'header', 'footer', 'nav', 'main', 'aside', 'section', 'article', 'search', 'dialog',
+      'details', 'summary', 'table', 'caption', 'th', 'ul', 'ol', 'menu', 'iframe', 'frame',
+    ]],
+    // inside a naming element or a sampled row, besides the above: the cells and items that give the
+    // text its shape, images (their alt); others only wrap text, which is kept
+    [CONTENT, ['tr', 'td', 'th', 'li', 'dt', 'dd', 'img']],
+    [NAMING, [
+      'a', 'button', 'label', 'legend', 'option', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'caption', 'th', 'summary',
+      'figcaption', 'textarea',
+    ]],
+    [LIST, ['table', 'ul', 'ol', 'menu']],
+    [VOID, [
+      'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr',
+    ]],
+    [CONTENTLESS, ['svg', 'math', 'canvas', 'video', 'audio', 'picture', 'object']],
+    // `a` only with an href: checked apart
+    [CONTROL, ['button', 'input', 'select', 'textarea', 'form', 'label', 'summary']],
+    [SHADOW_HOST, [...SHADOW_HOST_TAGS]],
+    [INLINE, [...INLINE_TAGS]],
+  ];
+  const tagFlags = new Map();
+  for (const [flag, tags] of TAG_GROUPS) for (const tag of tags) tagFlags.set(tag, (tagFlags.get(tag) || 0) | flag);
+
+  // XML 1.0 names (ASCII and the usual letters beyond): what lxml's XML parser reads back.
+  const XML_NAME = /^[A-Za-z_\u00C0-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD][\w.:\-\u00B7\u00C0-\u02FF\u0300-\u037D\u037F-\u1FFF\u200C\u200D\u203F\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]*$/;
+  // xmlns and xml: attributes mean namespaces to an XML parser, nothing to an HTML page
+  const XML_RESERVED = /^xml(ns)?(:|$)/i;
+
+  function flagsOf(tag) {
+    let flags = tagFlags.get(tag);
+    if (flags === undefined) {
+      flags = XML_NAME.test(tag) && !XML_RESERVED.test(tag) ? 0 : RENAMED;
+      if (tag.includes('-')) flags |= SHADOW_HOST;
+      tagFlags.set(tag, flags);
+    }
+    return flags;
+  }
+
   // Attributes the capture adds; a page's own copies are dropped so they cannot spoof refs or names.
-  const OWN_ATTRIBUTES = new Set([
+  const OWN_ATTRIBUTES = [
     'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'data-tabmcp-capture', 'style',
     'data-tabmcp-widget', 'data-tabmcp-field', 'data-tabmcp-multiple',
-  ]);
-  const SAFE_ATTRIBUTE_NAME = /^[^\s"'<>\/=]+$/;
+  ];
+  // Per attribute name: whether it is written (a page's own, and an XML name).
+  const attributeNames = new Map(OWN_ATTRIBUTES.map((name) => [name, false]));
 
-  // Emitted wherever they are (with their ancestors), besides the interactive elements.
-  const STRUCTURE_TAGS = new Set([
-    'html', 'body', 'form', 'fieldset', 'legend', 'label', 'select', 'option', 'optgroup', 'datalist', 'h1', 'h2',
-    'h3', 'h4', 'h5', 'h6', 'header', 'footer', 'nav', 'main', 'aside', 'section', 'article', 'search', 'dialog',
-    'details', 'summary', 'table', 'caption', 'th', 'ul', 'ol', 'menu', 'iframe', 'frame',
-  ]);
-  // Inside a naming element or a sampled row, elements besides the above that are kept: the cells and
-  // items that give the text its shape, images (their alt). Others only wrap text, which is kept.
-  const CONTENT_TAGS = new Set(['tr', 'td', 'th', 'li', 'dt', 'dd', 'img']);
-  // Their whole text is kept (capped): it is what names them.
-  const NAMING_TAGS = new Set([
-    'a', 'button', 'label', 'legend', 'option', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'caption', 'th', 'summary',
-    'figcaption', 'textarea',
-  ]);
+  function writesAttribute(name) {
+    let ok = attributeNames.get(name);
+    if (ok === undefined) {
+      ok = XML_NAME.test(name) && !XML_RESERVED.test(name);
+      attributeNames.set(name, ok);
+    }
+    return ok;
+  }
+
   const NAMING_ROLES = new Set([
     'button', 'link', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'heading', 'checkbox',
     'radio', 'switch', 'treeitem', 'columnheader', 'rowheader',
   ]);
   // Lists and tables: their items are counted (data-tabmcp-items) and the first SAMPLE_ITEMS kept in full.
-  const LIST_TAGS = new Set(['table', 'ul', 'ol', 'menu']);
   const LIST_ROLES = new Set(['list', 'grid', 'treegrid', 'table', 'listbox', 'feed', 'tree', 'menu', 'menubar', 'tablist']);
   const ITEM_ROLES = new Set([
     'listitem', 'row', 'option', 'treeitem', 'article', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab',
   ]);
-  const ITEMS_PAD = 32; // room for ` data-tabmcp-items="…"`, written when the list closes
+  const ITEMS_PAD = 32; // room for ` data-tabmcp-items='…'`, written when the list closes
 
   /**
-   * Accumulates the HTML string within a character budget. Room for the closing tags of every
-   * open element is reserved up front, so a truncated result is still well-formed and never
-   * longer than the limit.
+   * Accumulates the document within a character budget. Room for the closing tags of every open
+   * element is reserved up front, so a truncated result is still well-formed and never longer than
+   * the limit.
    */
-  class HtmlWriter {
+  class Writer {
     constructor(limit) {
       this.limit = limit;
       this.parts = [];
@@ -82,23 +127,20 @@
       return false;
     }
 
-    append(text) {
-      this.parts.push(text);
-      this.length += text.length;
-    }
-
     write(text) {
       if (!this.fits(text.length)) return false;
-      this.append(text);
+      this.parts.push(text);
+      this.length += text.length;
       return true;
     }
 
     /** pad: room kept for attributes added to this start tag when it closes (amend). */
-    open(tag, attributes, pad = 0) {
+    open(tag, attributes, pad) {
       const start = `<${tag}${attributes}>`;
       const closeLength = tag.length + 3 + pad;
       if (!this.fits(start.length + closeLength)) return -1;
-      this.append(start);
+      this.parts.push(start);
+      this.length += start.length;
       this.openTags.push(tag);
       this.openPads.push(pad);
       this.reserved += closeLength;
@@ -115,7 +157,9 @@
     close() {
       const tag = this.openTags.pop();
       this.reserved -= tag.length + 3 + this.openPads.pop();
-      this.append(`</${tag}>`);
+      const end = `</${tag}>`;
+      this.parts.push(end);
+      this.length += end.length;
     }
 
     finish() {
@@ -132,28 +176,27 @@
   class CompactWalk {
     constructor(out) {
       this.out = out;
-      this.stack = []; // pending or written ancestors of the element being walked
-      this.starts = []; // per depth: the writer's index of the start tag, -1 while pending
-      this.interactive = []; // per depth: whether the element gets a ref
+      // per depth: the element, its tag as written, whether it gets a ref, the room its start tag
+      // keeps for data-tabmcp-items, and the writer's index of its start tag (-1 while pending)
+      this.stack = [];
+      this.tags = [];
+      this.interactive = [];
+      this.pads = [];
+      this.starts = [];
       this.written = 0; // stack[0 … written-1] have their start tag written
-      this.list = null; // the innermost list or table being walked: {items, index}
+      this.list = null; // the innermost list or table being walked: {items}
       this.itemDepth = 0; // > 0 inside a row or list item: data-* keys are kept there
     }
 
-    /** Writes the start tags of the pending ancestors, then el's own. False once out of room. */
-    emit(el, depth, pad = 0) {
+    /** Writes the start tags of the pending ancestors and el's own (el is stack[depth]). False once out of room. */
+    emit(depth) {
       const { out, stack, starts } = this;
-      for (let d = this.written; d < depth; d += 1) {
-        const index = out.open(stack[d].localName, serializeAttributes(stack[d], this.interactive[d]), padOf(stack[d]));
+      for (let d = this.written; d <= depth; d += 1) {
+        const index = out.open(this.tags[d], serializeAttributes(stack[d], this.interactive[d], d === 0), this.pads[d]);
         if (index < 0) return false;
         starts[d] = index;
         this.written = d + 1;
       }
-      if (this.written > depth) return true; // already written
-      const index = out.open(el.localName, serializeAttributes(el, this.interactive[depth]), pad);
-      if (index < 0) return false;
-      starts[depth] = index;
-      this.written = depth + 1;
       return true;
     }
 
@@ -177,16 +220,14 @@
     element(el, depth, budget) {
       if (this.out.truncated) return;
       const tag = el.localName;
-      if (SKIPPED_TAGS.has(tag)) return;
-      this.stack[depth] = el;
-      this.starts[depth] = -1;
-      const interactive = isCaptureInteractive(el, tag);
-      this.interactive[depth] = interactive;
+      const flags = flagsOf(tag);
+      if (flags & SKIPPED) return;
+      const interactive = (flags & CONTROL) !== 0 || isCaptureInteractive(el, tag);
       const role = interactive ? firstRole(el) : '';
-      let keep = interactive || STRUCTURE_TAGS.has(tag) || (budget !== null && CONTENT_TAGS.has(tag));
+      let keep = interactive || (flags & STRUCTURE) !== 0 || (budget !== null && (flags & CONTENT) !== 0);
       // a data-* key inside a row or list item (how a site names its rows): kept, without its text
       const keyed = !keep && this.itemDepth > 0 && hasDataAttribute(el);
-      const isList = LIST_TAGS.has(tag) || (role !== '' && LIST_ROLES.has(role));
+      const isList = (flags & LIST) !== 0 || (role !== '' && LIST_ROLES.has(role));
       const isItem = !isList && this.list !== null && (tag === 'tr' ? el.parentNode.localName !== 'thead'
         : tag === 'li' || (role !== '' && ITEM_ROLES.has(role)));
       let inner = budget;
@@ -197,35 +238,43 @@
           keep = true;
         }
       }
-      if (NAMING_TAGS.has(tag) || (role !== '' && NAMING_ROLES.has(role))) inner = { left: NAMING_TEXT_MAX };
+      if ((flags & NAMING) !== 0 || (role !== '' && NAMING_ROLES.has(role))) inner = { left: NAMING_TEXT_MAX };
       // a block left out inside a naming element or a row still separates the words around it
-      else if (!keep && !keyed && inner !== null && !INLINE_TAGS.has(tag)) this.text(' ', inner);
-      if (VOID_TAGS.has(tag)) { // never an ancestor: written whole, or not at all
-        if ((keep || keyed) && (depth === 0 || this.emit(this.stack[depth - 1], depth - 1, padOf(this.stack[depth - 1])))) {
-          this.out.write(`<${tag}${serializeAttributes(el, interactive)}>`);
+      else if (!keep && !keyed && inner !== null && (flags & INLINE) === 0) this.text(' ', inner);
+      if ((flags & VOID) !== 0) { // never an ancestor: written whole, or not at all
+        if ((keep || keyed) && (depth === 0 || this.emit(depth - 1))) {
+          this.out.write(`<${tag}${serializeAttributes(el, interactive, false)}/>`);
         }
         return;
       }
-      if ((keep || keyed) && !this.emit(el, depth, isList ? ITEMS_PAD : 0)) return;
+      this.stack[depth] = el;
+      this.tags[depth] = (flags & RENAMED) === 0 ? tag : RENAMED_TAG;
+      this.interactive[depth] = interactive;
+      this.pads[depth] = isList ? ITEMS_PAD : 0;
+      this.starts[depth] = -1;
+      if ((keep || keyed) && !this.emit(depth)) return;
       const outerList = this.list;
       if (isList) this.list = { items: 0 };
       if (isItem) this.itemDepth += 1;
       if (tag === 'textarea') {
         this.text(el.value, inner); // the current value, not the initial text
-      } else if (!CONTENTLESS_TAGS.has(tag)) {
+      } else if ((flags & CONTENTLESS) === 0) {
         const own = inner === null && keep ? { left: OWN_TEXT_MAX } : inner;
-        const root = SHADOW_HOST_TAGS.has(tag) || tag.includes('-') ? el.shadowRoot : null;
+        const root = (flags & SHADOW_HOST) !== 0 ? el.shadowRoot : null;
         if (root) this.children(root, depth + 1, inner, own);
         this.children(el, depth + 1, inner, own);
       }
       if (isItem) this.itemDepth -= 1;
       if (isList) {
         if (this.written > depth && this.starts[depth] >= 0) {
-          this.out.amend(this.starts[depth], ` data-tabmcp-items="${this.list.items}"`);
+          this.out.amend(this.starts[depth], ` data-tabmcp-items='${this.list.items}'`);
         }
         this.list = outerList;
       }
-      this.leave(depth);
+      if (this.written > depth) { // leave
+        this.out.close();
+        this.written = depth;
+      }
     }
 
     children(parent, depth, budget, own) {
@@ -241,18 +290,6 @@
         else if (type === 3) this.text(child.data, own); // Node.TEXT_NODE
       }
     }
-
-    leave(depth) {
-      if (this.written > depth) {
-        this.out.close();
-        this.written = depth;
-      }
-    }
-  }
-
-  function padOf(el) {
-    const tag = el.localName;
-    return LIST_TAGS.has(tag) || LIST_ROLES.has(firstRole(el)) ? ITEMS_PAD : 0;
   }
 
   function firstRole(el) {
@@ -269,6 +306,9 @@
     return false;
   }
 
+  // Parsed by the server as XML (twice as fast as HTML): the declaration says so.
+  const XML_DECLARATION = "<?xml version='1.0'?>";
+
   /**
    * `request`: `{maxChars, ifChanged}`. When `ifChanged` is the page's current version, nothing is
    * written (docs/protocol.md, PageCapture).
@@ -278,43 +318,52 @@
     const version = pageVersion();
     if (typeof options.ifChanged === 'string' && options.ifChanged === version) return { unchanged: true, version };
     const limit = Number.isInteger(options.maxChars) && options.maxChars > 0 ? options.maxChars : DEFAULT_MAX_CHARS;
-    const out = new HtmlWriter(limit);
+    const out = new Writer(limit);
     const root = document.documentElement;
-    if (root) withLabelIndex(() => new CompactWalk(out).element(root, 0, null));
+    if (root && out.write(XML_DECLARATION)) withLabelIndex(() => new CompactWalk(out).element(root, 0, null));
     const html = out.finish();
     const webmcp = currentWebmcpTools();
     return { url: location.href, title: document.title, html, truncated: out.truncated, version, webmcp };
   }
 
-  function serializeAttributes(el, interactive) {
-    const state = formStateAttributes(el);
+  /**
+   * The start tag's attributes, single-quoted: the document crosses to the server as a JSON string,
+   * where each double quote would be escaped (twice over CDP).
+   */
+  function serializeAttributes(el, interactive, isRoot) {
     let text = '';
-    // getAttributeNames + getAttribute: no Attr objects (iterating el.attributes costs 1.5x more)
-    const names = el.getAttributeNames();
-    for (let i = 0, n = names.length; i < n; i += 1) {
-      const name = names[i];
-      if (OWN_ATTRIBUTES.has(name) || (state !== null && state.has(name)) || !SAFE_ATTRIBUTE_NAME.test(name)) continue;
-      const value = el.getAttribute(name);
-      text += ` ${name}="${escapeAttribute(value.length > ATTRIBUTE_MAX ? value.slice(0, ATTRIBUTE_MAX) : value)}"`;
-    }
-    if (state !== null) {
-      for (const [name, value] of state) {
-        if (value !== null) text += ` ${name}="${escapeAttribute(value)}"`;
+    if (el.hasAttributes()) {
+      const tag = el.localName;
+      // the live form state replaces the page's attributes for it (written below)
+      const input = tag === 'input' && el instanceof HTMLInputElement;
+      const checkable = input && (el.type === 'checkbox' || el.type === 'radio');
+      const option = tag === 'option' && el instanceof HTMLOptionElement;
+      // getAttributeNames + getAttribute: no Attr objects (iterating el.attributes costs 1.5x more)
+      const names = el.getAttributeNames();
+      for (let i = 0, n = names.length; i < n; i += 1) {
+        const name = names[i];
+        if (!writesAttribute(name)) continue;
+        if (input ? name === 'value' || (checkable && name === 'checked') : option && name === 'selected') continue;
+        const value = el.getAttribute(name);
+        text += ` ${name}='${escapeAttribute(value.length > ATTRIBUTE_MAX ? value.slice(0, ATTRIBUTE_MAX) : value)}'`;
       }
     }
-    if (el === document.documentElement) text += ' data-tabmcp-capture="compact"'; // names are the agent's
+    const tag = el.localName;
+    if (tag === 'input' && el instanceof HTMLInputElement) text += inputState(el);
+    else if (tag === 'option' && el instanceof HTMLOptionElement && el.selected) text += " selected=''";
+    if (isRoot) text += " data-tabmcp-capture='compact'"; // names are the agent's
     if (interactive) {
-      text += ` data-tabmcp-ref="${refFor(el)}"`;
+      text += ` data-tabmcp-ref='${refFor(el)}'`;
       // a field filled as a widget (widgets.js): a <select> a visible combobox stands in for, and a code
       // editor's hidden key taker, are named and shown as the fields they are
       const widget = widgetOf(el);
       if (widget) {
-        text += ` data-tabmcp-widget="${widget.kind}"`;
-        if (widget.field) text += ` data-tabmcp-field="${escapeAttribute(widget.field)}"`;
-        if (widget.multiple) text += ' data-tabmcp-multiple="1"';
+        text += ` data-tabmcp-widget='${widget.kind}'`;
+        if (widget.field) text += ` data-tabmcp-field='${escapeAttribute(widget.field)}'`;
+        if (widget.multiple) text += " data-tabmcp-multiple='1'";
       }
       if (isHiddenForCapture(el) && !(widget && (widget.standsIn || shownByEditor(el)))) {
-        text += ' data-tabmcp-hidden="1"';
+        text += " data-tabmcp-hidden='1'";
       } else {
         let name = cut(accName(el, roleOf(el), false), NAME_MAX);
         // a library may move the <select>'s label to the combobox it put in its place; an editor's key
@@ -323,36 +372,34 @@
         // a widget's root without a name of its own: the field typed into inside it (select2 3 labels that one)
         const inner = !name && widget && widget.standsIn ? widget.namedBy.querySelector('input:not([type="hidden"])') : null;
         if (inner) name = cut(accName(inner, roleOf(inner), false), NAME_MAX);
-        if (name) text += ` data-tabmcp-name="${escapeAttribute(name)}"`;
+        if (name) text += ` data-tabmcp-name='${escapeAttribute(name)}'`;
       }
     }
     return text;
   }
 
-  // Only these tags, or an element with one of these attributes, can match CAPTURE_INTERACTIVE_SELECTOR:
-  // most elements are ruled out without running the selector.
-  const CAPTURE_INTERACTIVE_TAGS = new Set(['a', 'button', 'input', 'select', 'textarea', 'form', 'label', 'summary']);
-
-  function isCaptureInteractive(el, tag) {
-    if (!CAPTURE_INTERACTIVE_TAGS.has(tag) && (!el.hasAttributes() || (!el.hasAttribute('role')
-      && !el.hasAttribute('tabindex') && !el.hasAttribute('contenteditable')))) return false;
-    return el.matches(CAPTURE_INTERACTIVE_SELECTOR);
+  /** An input's live state as attributes: `checked`, and `value` (a typed password never leaves the
+   * page: the server learns only that one is filled in). */
+  function inputState(el) {
+    const type = el.type;
+    let text = (type === 'checkbox' || type === 'radio') && el.checked ? " checked=''" : '';
+    const value = el.value;
+    if (type === 'password') {
+      if (value) text += " value='********'";
+    } else {
+      text += ` value='${escapeAttribute(value.length > ATTRIBUTE_MAX ? value.slice(0, ATTRIBUTE_MAX) : value)}'`;
+    }
+    return text;
   }
 
-  /** The live form state as attributes: name -> value, or null to drop the page's attribute. */
-  function formStateAttributes(el) {
-    const tag = el.localName;
-    if (tag !== 'input' && tag !== 'option') return null;
-    const state = new Map();
-    if (el instanceof HTMLInputElement) {
-      if (el.type === 'checkbox' || el.type === 'radio') state.set('checked', el.checked ? '' : null);
-      // a typed password never leaves the page: the server learns only that one is filled in
-      if (el.type === 'password') state.set('value', el.value ? '********' : null);
-      else state.set('value', el.value.length > ATTRIBUTE_MAX ? el.value.slice(0, ATTRIBUTE_MAX) : el.value);
-    } else if (el instanceof HTMLOptionElement) {
-      state.set('selected', el.selected ? '' : null);
-    }
-    return state;
+  function isCaptureInteractive(el, tag) {
+    // the controls by tag are flagged CONTROL; else only an a[href], or an element with one of
+    // these attributes, can match CAPTURE_INTERACTIVE_SELECTOR: most elements are ruled out
+    // without running the selector
+    if (tag === 'a') return el.hasAttribute('href') || el.matches(CAPTURE_INTERACTIVE_SELECTOR);
+    if (!el.hasAttributes() || (!el.hasAttribute('role') && !el.hasAttribute('tabindex')
+      && !el.hasAttribute('contenteditable'))) return false;
+    return el.matches(CAPTURE_INTERACTIVE_SELECTOR);
   }
 
   const CAPTURE_VISIBILITY = { checkVisibilityCSS: true };
@@ -362,17 +409,21 @@
     return (el.localName === 'input' && el.type === 'hidden') || !el.checkVisibility(CAPTURE_VISIBILITY);
   }
 
-  const TEXT_SPECIALS = /[&<>]/;
-  const ATTRIBUTE_SPECIALS = /[&<>"]/;
+  // What XML cannot hold: control characters, unpaired surrogates, U+FFFE/U+FFFF. Dropped.
+  const NOT_XML = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+  const TEXT_SPECIALS = /[&<>\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
+  const ATTRIBUTE_SPECIALS = /[&<>'\x00-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
 
   function escapeText(text) {
-    if (!TEXT_SPECIALS.test(text)) return text; // most text needs nothing: one scan instead of three
-    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    if (!TEXT_SPECIALS.test(text)) return text; // most text needs nothing: one scan instead of several
+    return text.replace(NOT_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   }
 
   function escapeAttribute(value) {
     if (!ATTRIBUTE_SPECIALS.test(value)) return value;
-    return escapeText(value).replace(/"/g, '&quot;');
+    // tabs and line breaks as references: an XML parser would read them back as spaces
+    return escapeText(value).replace(/'/g, '&#39;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;')
+      .replace(/\r/g, '&#13;');
   }
 
   Object.assign(shared, {

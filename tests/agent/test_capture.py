@@ -3,6 +3,7 @@ what it leaves out, the names it computes, and that its size does not grow with 
 
 from __future__ import annotations
 
+import xml.parsers.expat
 from collections.abc import Callable
 from typing import Any
 
@@ -101,3 +102,32 @@ def test_a_capped_capture_is_well_formed_and_says_so(open_page: OpenPage) -> Non
     raw, cap = capture(open_page("capture.html"), max_chars=1500)
     assert raw["truncated"] and len(raw["html"]) <= 1500
     assert raw["html"].endswith("</html>") and cap.tree.find(".//h1") is not None
+
+
+ODD_MARKUP = """() => {
+  const box = document.createElement('section');
+  box.id = 'odd';
+  box.innerHTML = `<button x-on:click="go()" @click="go()" :class="{a: 1}" xmlns="http://www.w3.org/1999/xhtml"
+    title="it's &quot;quoted&quot; &amp; <b>" data-note="one
+two">Odd\\u0001 name</button><button style="visibility: hidden">Invisible</button>
+    <x=y><a href="/in-odd-tag">In an odd tag</a></x=y>`;
+  box.querySelector('button').append(' \\uD800tail \\uD83D\\uDE00');
+  document.body.append(box);
+}"""
+
+
+def test_the_capture_is_well_formed_xml_whatever_the_page_holds(open_page: OpenPage) -> None:
+    page = open_page("capture.html")
+    page.page.evaluate(ODD_MARKUP)
+    raw, cap = capture(page)
+    assert raw["html"].startswith("<?xml")
+    xml.parsers.expat.ParserCreate().Parse(raw["html"].encode(), True)  # well-formed, strictly
+    button = one(cap, "//section[@id='odd']/button[1]")
+    assert button.get("x-on:click") == "go()" and button.get("xmlns") is None  # no namespaces
+    assert button.get("@click") is None and button.get(":class") is None  # not XML names: left out
+    assert button.get("title") == "it's \"quoted\" & <b>" and button.get("data-note") == "one\ntwo"
+    assert button.text == "Odd name tail \U0001f600"  # control characters and a lone surrogate dropped
+    assert cap.accessible_name(button) == "Odd name tail \U0001f600"
+    assert cap.is_hidden(one(cap, "//button[.='Invisible']"))  # visibility: hidden is not rendered either
+    link = one(cap, "//section[@id='odd']/tabmcp-element/a")  # a tag name XML cannot hold, renamed
+    assert cap.accessible_name(link) == "In an odd tag" and cap.ref(link)

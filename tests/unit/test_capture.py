@@ -82,3 +82,18 @@ def test_a_compact_capture_is_named_by_the_agent() -> None:
     assert capture.accessible_name(capture.by_ref("e5")) == ""  # not rendered: no name
     assert capture.accessible_name(capture.by_ref("e7")) == ""  # the agent found none: not read again
     assert capture.tree.find(".//table").get("data-tabmcp-items") == "40"
+
+
+def test_the_agents_xml_keeps_the_nesting_the_page_had() -> None:
+    # A script can put a form in a form or a div in a p; an HTML parser would move them, the XML
+    # the agent writes (it starts with an XML declaration) keeps them where the page had them.
+    html = (
+        "<?xml version='1.0'?><html data-tabmcp-capture='compact'><body><form id='outer' data-tabmcp-ref='e1'>"
+        "<p><div id='in-p'/></p><form id='inner' data-tabmcp-ref='e2'><input name='q' x-on:input='go()'"
+        " data-tabmcp-ref='e3' data-tabmcp-name='Query &amp; more'/></form></form></body></html>"
+    )
+    capture = PageCapture(url="http://x.test/", title="t", html=html)
+    assert capture.by_id("in-p").getparent().tag == "p"
+    assert capture.by_id("inner").getparent() is capture.by_id("outer")
+    query = capture.by_ref("e3")
+    assert capture.label_for(query) == "Query & more" and query.get("x-on:input") == "go()"

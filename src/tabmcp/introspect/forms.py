@@ -36,6 +36,7 @@ from tabmcp.introspect.text import (
     name_words,
     param_name,
     quoted,
+    snake,
     without_counters,
 )
 from tabmcp.page.capture import PageCapture, label_text

@@ -205,11 +205,12 @@ class Registry:
         reserved = frozenset(reserved) | CORE_TOOL_NAMES
         claims = _Claims(capture)
         found: list[tuple[tuple[int, int, int], Introspector, PageTool]] = []
-        for introspector in self.ordered():
+        runs = [(introspector, self._run(introspector, capture)) for introspector in self.ordered()]
+        # every claimed element found in one pass over the capture's refs
+        claims.resolve(t.element_ref for _, made in runs for t in made if t.element_ref)
+        for introspector, made in runs:
             kind = KIND_ORDER.get(introspector.kind, len(KIND_ORDER))
             mine: list[str] = []
-            made = self._run(introspector, capture)
-            claims.resolve(t.element_ref for t in made if t.element_ref)
             for tool in made:
                 if tool.element_ref:
                     if not claims.free(tool.element_ref):
@@ -294,7 +295,7 @@ class _Claims:
         self.found: dict[str, HtmlElement] = {}  # the elements of the refs resolved so far
 
     def resolve(self, refs: Iterable[str]) -> None:
-        """Finds the elements of one introspector's refs at once (``PageCapture.by_refs``)."""
+        """Finds the elements of these refs at once (``PageCapture.by_refs``)."""
         self.found.update(self.capture.by_refs(r for r in refs if r not in self.found))
 
     def free(self, ref: str) -> bool:

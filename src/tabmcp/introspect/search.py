@@ -23,20 +23,22 @@ from tabmcp.introspect.text import UNTRUSTED_NOTE, cap_words, clean, name_words,
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
 
-# One XPath over the page (document order), not one per control. Roles are found through their
-# attribute nodes (``//@role[…]/..``): libxml2 walks those far faster than it tests ``//*[@role=…]``.
+# One XPath over the page (document order), not one per control, through attribute nodes
+# (``//@role[…]/..``): libxml2 walks those far faster than it tests ``//*[@role=…]``. The boxes are the
+# inputs search(query) is made for; the actions introspector leaves their buttons: both read them
+# through ``PageCapture.select``, so the page is searched for them once.
 _SAYS_SEARCH = " or ".join(
     f"starts-with(translate(normalize-space(@{attr}), 'SEARCH', 'search'), 'search')"
     for attr in ("placeholder", "aria-label")
 )
-_BOXES = (
-    "//@role[.='searchbox']/.. | //input[translate(@type, 'SEARCH', 'search')='search' or @name='q']"
-    " | //textarea[@name='q']"
+SEARCH_BOXES = XPath(
+    "//@role[.='searchbox']/.. | //@type[translate(., 'SEARCH', 'search')='search']/parent::input"
+    " | //@name[.='q']/parent::*[self::input or self::textarea]"
     # a plain text box that says it searches ("Search emails…"), as apps built without forms make them
     f" | //input[not(@type) or translate(@type, 'TEXT', 'text')='text'][{_SAYS_SEARCH}]"
 )
-SEARCH_BOXES = XPath(_BOXES)  # the inputs search(query) is made for (the actions introspector leaves their buttons)
-_CANDIDATES = XPath(f"//@role[.='search']/.. | //search | {_BOXES}")
+_LANDMARKS = XPath("//@role[.='search']/.. | //search")
+_IN_ORDER = XPath("$a | $b")  # two small lists merged in document order
 _TEXT_TYPES = frozenset({"", "text", "search"})
 MAX_SEARCH_TOOLS = 3
 
@@ -50,7 +52,8 @@ class SearchIntrospector(Introspector):
         found: list[tuple[HtmlElement, HtmlElement | None, HtmlElement | None]] = []
         seen: set[HtmlElement] = set()
         searches: set[tuple[str, ...]] = set()
-        for candidate in _CANDIDATES(capture.tree):
+        candidates = _IN_ORDER(capture.tree, a=list(capture.select(_LANDMARKS)), b=list(capture.select(SEARCH_BOXES)))
+        for candidate in candidates:
             landmark = candidate if _is_landmark(candidate) else None
             box = _box_in(capture, candidate) if landmark is not None else candidate
             if box is None or box in seen or not _fillable(capture, box):
