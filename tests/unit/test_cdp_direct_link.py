@@ -40,6 +40,8 @@ async def endpoint(reply: Reply, seen: list[dict[str, Any]]) -> AsyncIterator[st
 def browser(command: dict[str, Any]) -> list[dict[str, Any]] | None:
     """Attaches, evaluates (the expression as the value), fails ``throw`` and hangs up on ``bye``."""
     method, expression = command["method"], command["params"].get("expression")
+    if method == "Target.attachToTarget" and command["params"]["targetId"] == "gone":
+        return [{"id": command["id"], "error": {"code": -32602, "message": "No target with given id found"}}]
     if method == "Target.attachToTarget":
         return [{"id": command["id"], "result": {"sessionId": "S1"}}]
     if expression == "bye":
@@ -87,6 +89,12 @@ async def test_calls_go_to_the_attached_session_and_each_ending_reaches_the_call
             await link.evaluate(session, "throw")
         await link.evaluate(session, "detach")
         assert link.session_of("T1") is None  # the target's detach forgot its session
+
+        assert link.session_of("gone") is None
+        for _ in range(100):  # the refused attach is not asked again
+            await asyncio.sleep(0.01)
+            assert link.session_of("gone") is None
+        assert [c["params"].get("targetId") for c in seen].count("gone") == 1
 
         with pytest.raises(Unanswered):  # sent, and the link went away before the answer
             await link.evaluate(session, "bye")

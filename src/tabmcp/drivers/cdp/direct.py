@@ -47,6 +47,7 @@ class DirectLink:
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._sessions: dict[str, str] = {}  # target id -> session id
         self._attaching: dict[str, asyncio.Task[str | None]] = {}
+        self._refused: set[str] = set()  # targets an attach failed for: not asked again
 
     @property
     def open(self) -> bool:
@@ -76,6 +77,7 @@ class DirectLink:
                 await socket.close()
         self._fail_pending()
         self._sessions.clear()
+        self._refused.clear()
         for task in self._attaching.values():
             task.cancel()
         self._attaching.clear()
@@ -134,7 +136,7 @@ class DirectLink:
         """The session attached to the target, or None (not yet, or no more); the first ask starts
         attaching in the background."""
         session = self._sessions.get(target_id)
-        if session is None and self.open and target_id not in self._attaching:
+        if session is None and self.open and target_id not in self._attaching and target_id not in self._refused:
             task = asyncio.get_running_loop().create_task(self._attach(target_id))
             self._attaching[target_id] = task
         return session
@@ -144,6 +146,7 @@ class DirectLink:
             answer = await self._send("Target.attachToTarget", {"targetId": target_id, "flatten": True})
         except (Unsent, Unanswered) as exc:
             log.debug("no direct session for target %s: %s", target_id, exc)
+            self._refused.add(target_id)
             return None
         finally:
             self._attaching.pop(target_id, None)
@@ -157,6 +160,7 @@ class DirectLink:
     def forget(self, target_id: str) -> None:
         """The target closed: its session goes with it."""
         self._sessions.pop(target_id, None)
+        self._refused.discard(target_id)
 
     async def evaluate(self, session: str, expression: str) -> Any:
         """``expression``'s value in the target's main frame (a promise awaited, as by a user's gesture,
