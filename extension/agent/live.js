@@ -230,11 +230,21 @@
   }
 
   // The page's title as it changes (a script renaming its tab), for the CDP driver: the extension
-  // hears titles from tabs.onUpdated, headless Chromium's targets do not report them.
+  // hears titles from tabs.onUpdated, headless Chromium's targets do not report them. Posted a
+  // moment later, once per burst: a post through the driver's binding is a round trip of its own
+  // (the driver answers it in the page), which the answer of an action that renamed the page
+  // would otherwise wait behind. The action's own answer carries the title it left.
+  const TITLE_POST_MS = 100;
   let lastTitle = null;
+  let titleTimer = 0;
 
   function noteTitle() {
-    if (typeof globalThis[HOST_BINDING] !== 'function') return;
+    if (titleTimer || typeof globalThis[HOST_BINDING] !== 'function' || document.title === lastTitle) return;
+    titleTimer = agentTimer(postTitle, lastTitle === null ? 0 : TITLE_POST_MS);
+  }
+
+  function postTitle() {
+    titleTimer = 0;
     const title = document.title;
     if (title === lastTitle) return;
     lastTitle = title;

@@ -7,16 +7,24 @@ own writer (one writer: replies are never interleaved mid-line), and the SDK see
 
 fd 0 is taken over the way the SDK does it for its own reader: the protocol is read from a
 private duplicate and fd 0 points at the null device, so a child process (a browser tabmcp
-launches) cannot read protocol bytes. stdout stays the SDK's to claim.
+launches) cannot read protocol bytes. fd 1 likewise: replies go to a private duplicate, fd 1 points
+at stderr, so stray output never reaches the wire.
+
+Where stdin and stdout are pipes or sockets (as MCP clients start a server) both are served by the
+event loop itself; the SDK's own files read and write each line in a worker thread, a thread hop
+each way per call (about a millisecond of a call on a busy machine). Any other kind of file (a
+regular file) is served as the SDK serves it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import os
+import stat
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any, BinaryIO
 
@@ -26,11 +34,13 @@ from mcp.shared.message import SessionMessage
 
 from tabmcp.jsonrpc_check import check_message
 
+READ_CHUNK = 256 * 1024
+
 
 class CheckedLines:
     """The lines of ``source`` that are JSON-RPC messages; the others are answered on ``reply_to``."""
 
-    def __init__(self, source: anyio.AsyncFile[str]) -> None:
+    def __init__(self, source: AsyncIterable[str]) -> None:
         self.source = source
         self._writer: Any = None
         self._ready = anyio.Event()
@@ -50,6 +60,86 @@ class CheckedLines:
                 continue
             await self._ready.wait()
             await self._writer.send(SessionMessage(error))
+
+
+class PipeLines:
+    """The lines of a pipe read by the event loop (text decoded as the SDK decodes it, bad bytes replaced)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        pending = b""
+        while chunk := await self.reader.read(READ_CHUNK):
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()
+            for line in lines:
+                yield line.decode("utf-8", errors="replace") + "\n"
+        if pending:
+            yield pending.decode("utf-8", errors="replace")
+
+
+class PipeWriter:
+    """What the SDK's writer calls (``write``, ``flush``), on a pipe the event loop writes."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+
+    async def write(self, text: str) -> None:
+        self.writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self.writer.drain()
+
+
+def _streamable(file: BinaryIO) -> bool:
+    """A pipe, socket or terminal: what the event loop can wait on (a regular file it cannot)."""
+    try:
+        mode = os.fstat(file.fileno()).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+@asynccontextmanager
+async def _loop_pipes(stdin: BinaryIO, stdout: BinaryIO | None) -> AsyncIterator[tuple[PipeLines, PipeWriter] | None]:
+    """stdin and stdout served by the event loop, or None where either is not a pipe or socket. Both
+    descriptors are left blocking again afterwards (they share their state with fd 0 and fd 1)."""
+    if stdout is None or not (_streamable(stdin) and _streamable(stdout)):
+        yield None
+        return
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    write_transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
+    try:
+        yield PipeLines(reader), PipeWriter(asyncio.StreamWriter(write_transport, protocol, None, loop))
+    finally:
+        read_transport.close()
+        write_transport.close()
+        for file in (stdin, stdout):
+            with contextlib.suppress(OSError, ValueError):
+                os.set_blocking(file.fileno(), True)
+
+
+@contextlib.contextmanager
+def _private_stdout() -> Iterator[BinaryIO | None]:
+    """The protocol's stdout on a private descriptor, fd 1 on stderr while serving; None when fd 1
+    cannot be moved (the SDK's writer takes it then)."""
+    try:
+        private = os.dup(1)
+        diverted = os.dup(2)
+    except OSError:
+        yield None
+        return
+    os.set_inheritable(private, False)
+    os.dup2(diverted, 1)
+    os.close(diverted)
+    try:
+        yield os.fdopen(private, "wb", buffering=0, closefd=False)
+    finally:
+        with contextlib.suppress(OSError):
+            os.dup2(private, 1)
 
 
 @contextlib.contextmanager
@@ -74,9 +164,15 @@ def _private_stdin() -> Iterator[BinaryIO]:
 @asynccontextmanager
 async def checked_stdio_server() -> AsyncIterator[tuple[Any, Any]]:
     """``stdio_server()``'s streams, with malformed lines answered instead of dropped."""
-    with _private_stdin() as stdin:
-        text = io.TextIOWrapper(stdin, encoding="utf-8", errors="replace")  # what the SDK's reader does
-        lines = CheckedLines(anyio.wrap_file(text))
-        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
-            lines.reply_to(write)
-            yield read, write
+    with _private_stdin() as stdin, _private_stdout() as stdout:
+        async with _loop_pipes(stdin, stdout) as pipes:
+            if pipes is None:
+                text = io.TextIOWrapper(stdin, encoding="utf-8", errors="replace")  # what the SDK's reader does
+                lines = CheckedLines(anyio.wrap_file(text))
+                sdk_stdout = anyio.wrap_file(io.TextIOWrapper(stdout, encoding="utf-8")) if stdout is not None else None
+            else:
+                lines = CheckedLines(pipes[0])
+                sdk_stdout = pipes[1]
+            async with stdio_server(stdin=lines, stdout=sdk_stdout) as (read, write):  # type: ignore[arg-type]
+                lines.reply_to(write)
+                yield read, write

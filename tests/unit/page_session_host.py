@@ -104,6 +104,10 @@ class FakeHost:
                 answers[frame] = value
         return answers
 
+    async def flush_reports(self, tab_id: int, frame_id: int) -> None:
+        """As the extension does it: a holdsFocus round trip (a test's script may deliver reports then)."""
+        await self.call_agent(tab_id, [frame_id], "holdsFocus")
+
     async def cdp(self, tab_id: int, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         self._require(tab_id)
         self.cdp_calls.append((method, dict(params or {})))

@@ -155,6 +155,12 @@ class PageHost(Protocol):
         a frame that could not answer (navigating, an error page) is left out. NO_TAB raised."""
         ...
 
+    async def flush_reports(self, tab_id: int, frame_id: int) -> None:
+        """One round trip to the frame's agent on the way its reports (console, dialogs) travel: what
+        the page reported before this call has reached the listeners when it returns. NO_TAB raised;
+        a frame that cannot answer (navigating) is let be."""
+        ...
+
     # ------------------------------------------------------------- protocol commands
 
     async def cdp(self, tab_id: int, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:

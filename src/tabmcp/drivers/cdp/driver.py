@@ -135,6 +135,7 @@ class CdpDriver(PageRequests):
                     self._launched = LaunchedBrowser(self.settings)
                     endpoint = await self._launched.start()
                 self._browser = await self._connect(self._pw, endpoint)
+                await self.host.direct.connect(endpoint)  # the agent's calls in main frames, beside Playwright
             except (LaunchError, PlaywrightError) as exc:
                 await self._teardown()
                 where = f"the DevTools endpoint {self.endpoint}" if self.endpoint else "the launched browser"
@@ -186,6 +187,7 @@ class CdpDriver(PageRequests):
     async def _teardown(self) -> None:
         browser, pw, launched = self._browser, self._pw, self._launched
         self._browser = self._pw = self._launched = None
+        await self.host.direct.close()
         if browser is not None:
             try:
                 await browser.close()  # for connect_over_cdp: disconnects, and closes the contexts it made

@@ -4,7 +4,8 @@ Frames are numbered per tab in order of first sight (0 is the main frame); Playw
 ``Frame`` object per frame across its navigations. The agent (``agent/*.js``, with ``page_hooks.js``
 before it) runs in each frame's main world (Playwright has no isolated worlds); it posts its port
 messages (console, dialogs, ``toolsChanged``) through a binding. Navigation events come from
-Playwright's requests and ``framenavigated``, and each frame's load states.
+Playwright's requests and ``framenavigated``, and each frame's load states. A call of the agent in
+a tab's main frame alone goes over the driver's own DevTools link where it has one (``direct.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from tabmcp import trace
 from tabmcp.drivers.base import DriverError
+from tabmcp.drivers.cdp.direct import DirectLink, Unanswered, Unsent
 from tabmcp.drivers.host import (
     MAIN_FRAME,
     AgentMessage,
@@ -78,6 +80,8 @@ class HostTab:
     frames: dict[int, Frame] = field(default_factory=dict)
     nav: dict[int, FrameNav] = field(default_factory=dict)
     session: CDPSession | None = None
+    target_id: str | None = None  # the page's DevTools target, for the direct link
+    finding_target: bool = False
 
     def frame_id(self, frame: Frame) -> int:
         known = self.frame_ids.get(frame)
@@ -120,6 +124,7 @@ class CdpHost:
         )
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.direct = DirectLink()  # the driver opens it with its own link to the browser
 
     # ------------------------------------------------------------- tabs the driver records
 
@@ -282,6 +287,8 @@ class CdpHost:
     def _on_close(self, tab: HostTab) -> None:
         if self._tabs.pop(tab.tab_id, None) is None:
             return
+        if tab.target_id is not None:
+            self.direct.forget(tab.target_id)
         self._navigation(tab, MAIN_FRAME, "removed")
 
     # ------------------------------------------------------------- PageHost
@@ -362,6 +369,10 @@ class CdpHost:
             targets = [(i, tab.frames[i]) for i in frame_ids if i in tab.frames]
         if len(targets) == 1:  # the usual case: no gather
             frame_id, frame = targets[0]
+            if frame_id == MAIN_FRAME:
+                answered, value = await self._call_direct(tab, method, arg)
+                if answered:
+                    return {} if value is None else {frame_id: value}
             value = await self._call_in(tab, frame, method, arg)
             return {} if value is None else {frame_id: value}
         answers = await asyncio.gather(*(self._call_in(tab, f, method, arg) for _, f in targets))
@@ -385,6 +396,49 @@ class CdpHost:
             return None
         return value
 
+    async def _call_direct(self, tab: HostTab, method: str, arg: Any) -> tuple[bool, Any]:
+        """agent[method](arg) in the main frame over the direct link: (True, the answer or None when the
+        document could not answer), or (False, None) when the call was not made there (no link or
+        session yet, or the agent is missing: the Playwright path injects it). A call that reached the
+        page is never made again (an action must not run twice)."""
+        session = self._direct_session(tab)
+        if session is None:
+            return False, None
+        try:
+            raw = await self.direct.evaluate(session, f"({self.entry})({json.dumps([method, arg])})")
+        except Unsent:
+            return False, None
+        except Unanswered as exc:
+            if tab.page.is_closed():
+                raise DriverError(ErrorCode.NO_TAB, f"No tab with id {tab.tab_id}") from None
+            log.debug("the main frame did not answer %s: %s", method, exc)
+            return True, None
+        if isinstance(raw, dict) and raw.get("__missing"):
+            return False, None
+        return True, self._unpack(raw)
+
+    def _direct_session(self, tab: HostTab) -> str | None:
+        """The tab's session on the direct link, once known (finding it starts on the first ask)."""
+        if not self.direct.open:
+            return None
+        if tab.target_id is None:
+            if not tab.finding_target:
+                tab.finding_target = True
+                self._spawn(self._find_target(tab))
+            return None
+        return self.direct.session_of(tab.target_id)
+
+    async def _find_target(self, tab: HostTab) -> None:
+        try:
+            info = await self.cdp(tab.tab_id, "Target.getTargetInfo")
+        except DriverError as exc:
+            log.debug("the target of tab %s: %s", tab.tab_id, exc.message)
+            return
+        target = info.get("targetInfo", {}).get("targetId")
+        if isinstance(target, str):
+            tab.target_id = target
+            self.direct.session_of(target)  # attaching starts now
+
     async def _evaluate(self, tab: HostTab, frame: Frame, method: str, arg: Any) -> Any:
         try:
             raw = await frame.evaluate(self.entry, [method, arg])
@@ -393,11 +447,26 @@ class CdpHost:
                 raise DriverError(ErrorCode.NO_TAB, f"No tab with id {tab.tab_id}") from None
             log.debug("frame %s did not answer %s: %s", frame.url, method, first_line(exc))
             return None
+        return self._unpack(raw)
+
+    @staticmethod
+    def _unpack(raw: Any) -> Any:
+        """The entry's packed answer as the agent gave it (its time in the page noted on the trace)."""
         if isinstance(raw, dict) and isinstance(raw.get("__json"), str):
             if isinstance(raw.get("__ms"), int | float):
                 trace.note(pageMs=round(raw["__ms"], 2), chars=len(raw["__json"]))
             return json.loads(raw["__json"])
         return raw
+
+    async def flush_reports(self, tab_id: int, frame_id: int) -> None:
+        # the reports travel Playwright's connection (its binding): the round trip goes that way too,
+        # never over the direct link, whose answer could overtake them
+        tab = self._tab(tab_id)
+        frame = tab.frames.get(frame_id)
+        if frame is not None:
+            with trace.phase("agent") as span:
+                span.note(method="holdsFocus")
+                await self._call_in(tab, frame, "holdsFocus", None)
 
     async def cdp(self, tab_id: int, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         tab = self._tab(tab_id)

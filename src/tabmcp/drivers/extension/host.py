@@ -170,6 +170,10 @@ class ExtensionHost:
             raise DriverError(p.ErrorCode.BAD_MESSAGE, "the extension's 'callAgent' answers are not an object")
         return {int(frame_id): answer for frame_id, answer in answers.items()}
 
+    async def flush_reports(self, tab_id: int, frame_id: int) -> None:
+        # reports travel the frame's port to the worker, ahead of the answer the worker sends after them
+        await self.call_agent(tab_id, [frame_id], "holdsFocus")
+
     # ------------------------------------------------------------- protocol commands
 
     async def cdp(

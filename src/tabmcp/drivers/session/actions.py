@@ -217,5 +217,5 @@ async def trusted_act(
     # the agent reports dialogs while the page handles the input; one round trip to the frame lets
     # those reports arrive before they are read
     with contextlib.suppress(DriverError):
-        await session.host.call_agent(tab_id, [resolved.frame], "holdsFocus")
+        await session.host.flush_reports(tab_id, resolved.frame)
     return {"ok": True, "dialogs": state.dialogs_since(since), "sensitive": sensitive}

@@ -244,7 +244,7 @@ class SessionCore:
         round trip to the page first, so the agent's reports of them have arrived."""
         state = self.tab(tab_id)
         try:  # a busy page: what has arrived
-            await asyncio.wait_for(self.host.call_agent(tab_id, [MAIN_FRAME], "holdsFocus"), DIALOG_FLUSH_S)
+            await asyncio.wait_for(self.host.flush_reports(tab_id, MAIN_FRAME), DIALOG_FLUSH_S)
         except (TimeoutError, DriverError) as exc:  # a busy or navigating page: read what arrived
             log.debug("dialog flush: %s", exc)
         return state.dialogs_since(since)
