@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 NPM := $(shell command -v npm)
 
-.PHONY: setup chromium node editors demo test lint clean bench bench-tasks soak
+.PHONY: setup chromium node editors apps demo test lint clean bench bench-tasks soak
 
 $(BIN)/tabmcp: pyproject.toml setup.py
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
@@ -40,11 +40,17 @@ $(EDITORS)/node_modules/.package-lock.json: $(EDITORS)/package.json $(EDITORS)/p
 
 editors: node $(EDITORS)/node_modules/.package-lock.json
 
+# The real open-source apps of bench/apps (an admin, a data browser, a wiki, an issue tracker, a webmail,
+# a docs site), each pinned by its own requirements.txt or package-lock.json and installed once into
+# build/apps/NAME (a stamp of the pins skips an app already installed); the live tests start them
+apps: setup node
+	$(BIN)/python -m bench.apps install
+
 demo: setup
 	$(BIN)/tabmcp demo
 
 lint: setup
-	$(BIN)/ruff check src tests introspectors
+	$(BIN)/ruff check src tests introspectors bench
 
 # The suite on PYTEST_WORKERS pytest-xdist processes, each test file whole on one worker (its module and
 # package fixtures, browsers among them, built once); docs/decisions.md says why 3.
@@ -52,7 +58,7 @@ lint: setup
 PYTEST_WORKERS ?= 3
 PYTEST_ARGS ?=
 
-test: setup lint editors
+test: setup lint editors apps
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # On demand, not part of `make test`: every benchmark in bench/ (tabmcp, and the peers Playwright MCP and

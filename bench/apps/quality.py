@@ -1,0 +1,257 @@
+"""The yardstick for page tools on real apps: what a page's tool list gets wrong, as plain findings.
+
+Pure functions over a capture and the tools the introspector registry made of it (no browser), so the
+report (report.py) and the unit tests read the same findings. Each finding has a kind (below), the
+tool it is about, and a short text saying what was seen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lxml.etree import XPath
+from lxml.html import HtmlElement
+
+from tabmcp.introspect.api import Arg, Choice, Fmt, PageTool, Target
+from tabmcp.page.capture import HIDDEN_ATTR, REF_ATTR, PageCapture
+from tabmcp.tools.listing import page_tool_listing
+
+# what each kind of finding means, in the order the report lists them
+KINDS = {
+    "numbered": "a name told apart by a number (search_2)",
+    "same_stem": "two names with one stem (search / search_quick_search, delete / delete_2)",
+    "same_description": "two tools with the same description",
+    "cut_title": "a title or description cut mid-word or mid-parenthesis",
+    "live_enum": "live data in an enum (row ids, numbers, item titles)",
+    "live_number": "a number from the page in a name, title or description (a count, an id)",
+    "empty_enum": "an enum with no values (the tool cannot be called)",
+    "widget_missing": "a code editor or autocomplete on show that no tool takes as an argument",
+    "no_returns": "a description that does not say what the tool returns",
+    "unstable": "a page of the same kind with a different tool list (a list_changed for nothing)",
+}
+
+_CLASS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
+WIDGETS: dict[str, XPath] = {
+    "code editor": XPath(
+        "//*[" + " or ".join(_CLASS.format(c) for c in ("CodeMirror", "cm-editor", "monaco-editor", "ace_editor"))
+        + "]"
+    ),
+    "autocomplete": XPath(
+        "//*[" + " or ".join(_CLASS.format(c) for c in ("select2-container", "ts-wrapper", "choices", "tagify"))
+        + " or @role='combobox' or (self::input and (@list or @aria-autocomplete))]"
+    ),
+    "rich text": XPath("//*[@contenteditable='true' or @contenteditable='' or @contenteditable='plaintext-only']"),
+}
+_OPTIONS = XPath("//option")
+_DATA_CELLS = XPath("//td | //li | //a | //h1 | //h2 | //h3 | //h4")
+_NUMBER = re.compile(r"(?<![\w./=?&%-])\d[\d,]*(?![\w/=%-])")
+_URL = re.compile(r"\b(?:GET|POST)\s+\S+|https?://\S+|/\S*|\b\d+(?:\.\d+){3}(?::\d+)?\S*")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    tool: str
+    text: str
+
+
+def listing_chars(tools: Sequence[PageTool]) -> int:
+    """Characters of the page tools as tools/list sends them (a JSON array of MCP tools)."""
+    return len(json.dumps([page_tool_listing(t).model_dump(by_alias=True, exclude_none=True, mode="json")
+                           for t in tools]))
+
+
+def findings(capture: PageCapture, tools: Sequence[PageTool]) -> list[Finding]:
+    found: list[Finding] = []
+    found += _names(tools)
+    found += _descriptions(tools)
+    found += _cut(capture, tools)
+    found += _live(capture, tools)
+    found += _widgets(capture, tools)
+    return found
+
+
+def unstable(tools: Sequence[PageTool], other: Sequence[PageTool], other_name: str) -> list[Finding]:
+    """Differences between the tool lists of two pages of the same kind (names and schemas)."""
+    mine = {t.name: json.dumps(t.schema, sort_keys=True) for t in tools}
+    theirs = {t.name: json.dumps(t.schema, sort_keys=True) for t in other}
+    out: list[Finding] = []
+    for name in sorted(mine.keys() - theirs.keys()):
+        out.append(Finding("unstable", name, f"not on {other_name}"))
+    for name in sorted(theirs.keys() - mine.keys()):
+        out.append(Finding("unstable", name, f"only on {other_name}"))
+    for name in sorted(mine.keys() & theirs.keys()):
+        if mine[name] != theirs[name]:
+            out.append(Finding("unstable", name, f"its schema differs on {other_name}"))
+    return out
+
+
+# ----------------------------------------------------------------- names and descriptions
+
+
+def _stem(name: str) -> str:
+    return re.sub(r"_\d+$", "", name)
+
+
+def _names(tools: Sequence[PageTool]) -> Iterator[Finding]:
+    names = [t.name for t in tools]
+    for name in names:
+        if re.search(r"_\d+$", name):
+            yield Finding("numbered", name, f"told apart from {_stem(name)} by a number")
+    stems = Counter(_stem(n) for n in names)
+    seen: set[str] = set()
+    for stem, count in stems.items():
+        if count > 1:
+            seen.add(stem)
+            yield Finding("same_stem", stem, f"{count} tools named {stem}…")
+    for a in sorted(set(map(_stem, names))):
+        for b in sorted(set(map(_stem, names))):
+            if a != b and b.startswith(a + "_") and a not in seen:
+                yield Finding("same_stem", b, f"{b} and {a}")
+
+
+def _descriptions(tools: Sequence[PageTool]) -> Iterator[Finding]:
+    by_text = Counter(t.description for t in tools)
+    for text, count in by_text.items():
+        if count > 1:
+            names = [t.name for t in tools if t.description == text]
+            yield Finding("same_description", names[0], f"{count} tools: {', '.join(names[:4])}")
+    for tool in tools:
+        if not re.search(r"\breturns?\b", tool.description, re.I):
+            yield Finding("no_returns", tool.name, tool.description[:80])
+
+
+def _page_words(capture: PageCapture) -> str:
+    tree = capture.tree
+    attrs = " ".join(tree.xpath("//@aria-label | //@placeholder | //@title | //@value | //@data-tabmcp-name"))
+    return f"{tree.text_content()} {attrs} {capture.title}"
+
+
+def _cut(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
+    words = _page_words(capture)
+    for tool in tools:
+        for what, text in (("title", tool.title or ""), ("description", tool.description)):
+            if not text:
+                continue
+            if text.count("(") > text.count(")") or text.count("[") > text.count("]"):
+                yield Finding("cut_title", tool.name, f"{what} {text[:60]!r}: a bracket left open")
+            elif re.search(r"\w(…|\.\.\.)$", text):
+                yield Finding("cut_title", tool.name, f"{what} {text[-40:]!r}: ends in an ellipsis")
+        title = tool.title or ""
+        tokens = re.findall(r"\w+", title)
+        if tokens and len(tokens[-1]) > 1:
+            last = re.escape(tokens[-1])
+            if not re.search(rf"\b{last}\b", words, re.I) and re.search(rf"\b{last}\w", words, re.I):
+                yield Finding("cut_title", tool.name, f"title {title!r}: its last word is cut")
+
+
+# ----------------------------------------------------------------- live data
+
+
+def _enums(schema: Any, path: str = "") -> Iterator[tuple[str, list[Any]]]:
+    if isinstance(schema, dict):
+        if "enum" in schema and isinstance(schema["enum"], list):
+            yield path or "(schema)", schema["enum"]
+        for key, value in schema.items():
+            yield from _enums(value, f"{path}.{key}" if path and key not in ("properties", "items") else
+                              (path if key in ("properties", "items") else key))
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _enums(item, path)
+
+
+def _live(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
+    options = {(o.text_content() or "").strip().lower() for o in _OPTIONS(capture.tree)}
+    options |= {str(o.get("value", "")).strip().lower() for o in _OPTIONS(capture.tree)}
+    data = {(e.text_content() or "").strip().lower() for e in _DATA_CELLS(capture.tree)}
+    for tool in tools:
+        for where, values in _enums(tool.schema):
+            if not values:
+                yield Finding("empty_enum", tool.name, f"{where}: enum []")
+                continue
+            texts = [str(v).strip().lower() for v in values if v is not None]
+            numeric = [v for v in texts if re.fullmatch(r"[\d.,-]+", v)]
+            from_data = [v for v in texts if v in data and v not in options]
+            if len(values) >= 2 and len(numeric) >= 0.8 * len(values):
+                yield Finding("live_enum", tool.name, f"{where}: {len(values)} numbers {_few(values)}")
+            elif len(values) >= 2 and len(from_data) >= 0.5 * len(values):
+                yield Finding("live_enum", tool.name, f"{where}: {len(values)} texts of the page's rows {_few(values)}")
+        for what, text in (("name", tool.name), ("title", tool.title or ""), ("description", tool.description)):
+            numbers = [n for n in _NUMBER.findall(_URL.sub(" ", text)) if not re.fullmatch(r"(19|20)\d\d", n)]
+            if what == "name":
+                numbers = [n for n in re.findall(r"\d+", _stem(text))]
+            if numbers:
+                yield Finding("live_number", tool.name, f"{what}: {', '.join(numbers[:5])}")
+
+
+def _few(values: Sequence[Any]) -> str:
+    shown = ", ".join(repr(v) for v in values[:3])
+    return f"({shown}{', …' if len(values) > 3 else ''})"
+
+
+# ----------------------------------------------------------------- widgets as arguments
+
+
+def _rendered(element: HtmlElement) -> bool:
+    return not any(e.get(HIDDEN_ATTR) is not None for e in element.iterancestors()) and element.get(HIDDEN_ATTR) is None
+
+
+def argument_refs(tools: Sequence[PageTool]) -> dict[str, set[str]]:
+    """Per tool, the refs its plan writes from an argument: a step whose value is an argument (or built
+    from arguments), or a target chosen by an argument."""
+    out: dict[str, set[str]] = {}
+    for tool in tools:
+        mine = out.setdefault(tool.name, set())
+        for step in tool.plan:
+            target = step.target
+            if isinstance(target, Choice):
+                mine.update(t.ref for t in target.targets.values() if isinstance(t.ref, str))
+            elif isinstance(target, Target) and isinstance(target.ref, str) and isinstance(step.value, (Arg, Fmt)):
+                mine.add(target.ref)
+    return out
+
+
+def widgets_on_show(capture: PageCapture) -> list[tuple[str, HtmlElement]]:
+    """The outermost code editors, autocompletes and rich-text fields that are rendered."""
+    found: list[tuple[str, HtmlElement]] = []
+    taken: set[HtmlElement] = set()
+    for kind, query in WIDGETS.items():
+        for element in query(capture.tree):
+            if not _rendered(element) or any(a in taken for a in element.iterancestors()) or element in taken:
+                continue
+            taken.add(element)
+            found.append((kind, element))
+    return found
+
+
+def _widgets(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
+    written = set().union(*argument_refs(tools).values()) if tools else set()
+    for kind, element in widgets_on_show(capture):
+        scope = element.getparent() if element.getparent() is not None else element
+        refs = {str(r) for r in scope.xpath(f".//@{REF_ATTR}")}
+        if scope.get(REF_ATTR):
+            refs.add(str(scope.get(REF_ATTR)))
+        if refs & written:
+            continue
+        label = _widget_label(capture, element, scope)
+        yield Finding("widget_missing", "-", f"{kind} {label!r}")
+
+
+def _widget_label(capture: PageCapture, element: HtmlElement, scope: HtmlElement) -> str:
+    """The widget's label as a person reads it: the form group's label, else an accessible name."""
+    for around in (scope, scope.getparent()):
+        if around is None:
+            continue
+        labels = around.xpath(".//label")
+        if labels and (labels[0].text_content() or "").strip():
+            return " ".join((labels[0].text_content() or "").split())[:40]
+    for candidate in (element, *scope.xpath(f".//*[@{REF_ATTR}]")):
+        name = capture.accessible_name(candidate) if candidate.get(REF_ATTR) else ""
+        if name:
+            return name[:40]
+    return str(element.get("class", element.tag))[:40]

@@ -1,0 +1,86 @@
+"""The introspector registry on saved captures of real open-source apps (bench/apps, tests/fixtures/apps):
+what a person would expect of the tools each page yields. The facts asserted are stable ones (which
+field a tool writes from an argument, that a login tool takes the user and the password), not tool
+names, which improve on their own. ``python -m bench.apps report`` lists what is still wrong."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from bench.apps import NAMES
+from bench.apps.capture import saved_captures
+from bench.apps.quality import argument_refs
+from bench.apps.report import page_tools
+from tabmcp.introspect.api import PageTool
+from tabmcp.introspect.registry import Registry
+from tabmcp.page.capture import REF_ATTR, PageCapture
+
+ALL_PAGES = [(app, page) for app in NAMES for page in saved_captures(app)]
+
+
+@cache
+def registry() -> Registry:
+    return Registry.discover()
+
+
+@cache
+def captured(app: str, page: str) -> PageCapture:
+    return saved_captures(app)[page]
+
+
+@cache
+def tools_of(app: str, page: str) -> tuple[PageTool, ...]:
+    return page_tools(captured(app, page), registry())
+
+
+def writers(app: str, page: str, xpath: str) -> list[PageTool]:
+    """The tools that write the element(s) at ``xpath`` from one of their arguments."""
+    capture = captured(app, page)
+    refs = {str(e.get(REF_ATTR)) for e in capture.tree.xpath(xpath) if e.get(REF_ATTR)}
+    assert refs, f"{app}/{page}: nothing at {xpath} (the saved capture changed?)"
+    written = argument_refs(tools_of(app, page))
+    return [t for t in tools_of(app, page) if written[t.name] & refs]
+
+
+def argument_for(tool: PageTool, capture: PageCapture, xpath: str) -> str:
+    """The argument of ``tool`` that writes the element at ``xpath``."""
+    refs = {str(e.get(REF_ATTR)) for e in capture.tree.xpath(xpath)}
+    for step in tool.plan:
+        if getattr(step.target, "ref", None) in refs and hasattr(step.value, "name"):
+            return str(step.value.name)  # type: ignore[union-attr]
+    raise AssertionError(f"{tool.name} does not write {xpath} from an argument")
+
+
+def test_every_app_has_saved_captures() -> None:
+    for app in NAMES:
+        assert len(saved_captures(app)) >= 3, f"{app}: run `python -m bench.apps capture {app}`"
+
+
+@pytest.mark.parametrize(("app", "page"), ALL_PAGES)
+def test_every_page_is_introspected_without_an_introspector_failing(app: str, page: str) -> None:
+    tools_of(app, page)
+    assert not registry().failures, registry().failures
+    for tool in tools_of(app, page):
+        assert tool.description and tool.schema.get("type") == "object"
+
+
+# ----------------------------------------------------------------- Flask-Admin
+
+
+@pytest.mark.parametrize("page", ["books", "books_search", "books_ticked"])
+def test_flask_admin_list_search_box_is_an_argument(page: str) -> None:
+    search = writers("flaskadmin", page, "//input[@name='search']")
+    assert len(search) == 1
+    assert search[0].schema["properties"]  # the query is an argument, not what the box held
+
+
+@pytest.mark.parametrize("page", ["book_new", "book_new_invalid", "book_edit"])
+def test_flask_admin_book_form_takes_title_and_numbers_as_arguments(page: str) -> None:
+    capture = captured("flaskadmin", page)
+    [form] = writers("flaskadmin", page, "//input[@name='title']")
+    assert writers("flaskadmin", page, "//input[@name='year']") == [form]
+    year = argument_for(form, capture, "//input[@name='year']")
+    assert form.schema["properties"][year]["type"] == "integer"
+    assert not form.hints.read_only
