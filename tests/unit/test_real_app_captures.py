@@ -8,11 +8,11 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-
 from bench.apps import NAMES
 from bench.apps.capture import saved_captures
 from bench.apps.quality import argument_refs
 from bench.apps.report import page_tools
+
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.capture import REF_ATTR, PageCapture
