@@ -6,7 +6,7 @@ import importlib
 
 from bench.apps.base import App
 
-NAMES = ("flaskadmin",)
+NAMES = ("flaskadmin", "sqliteweb")
 
 
 def load(name: str) -> App:

@@ -38,6 +38,8 @@ class KeyPage:
     actions: tuple[Action, ...] = ()
     # the key page of the same kind (a list and the same list searched): their tool lists must be equal
     same_as: str = ""
+    # captured before the app's login (the login page itself)
+    logged_out: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,11 @@ class Login:
 
 
 def fill_login(user_field: str, password_field: str, submit: str) -> Callable[[BrowserPage, str, str], None]:
-    """A login form filled by CSS selectors, as a person types into it."""
+    """A login form filled by CSS selectors, as a person types into it (no user field: ``""``)."""
 
     def fill(page: BrowserPage, username: str, password: str) -> None:
-        page.fill(user_field, username)
+        if user_field:
+            page.fill(user_field, username)
         page.fill(password_field, password)
         with page.expect_navigation():
             page.click(submit)

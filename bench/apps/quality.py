@@ -49,6 +49,8 @@ WIDGETS: dict[str, XPath] = {
 }
 _OPTIONS = XPath("//option")
 _DATA_CELLS = XPath("//td | //li | //a | //h1 | //h2 | //h3 | //h4")
+# the values of controls repeated in rows (a row's checkbox holds its id)
+_ROW_VALUES = XPath("//tr//input/@value | //li//input/@value | //*[@role='row']//input/@value")
 _NUMBER = re.compile(r"(?<![\w./=?&%-])\d[\d,]*(?![\w/=%-])")
 _URL = re.compile(r"\b(?:GET|POST)\s+\S+|https?://\S+|/\S*|\b\d+(?:\.\d+){3}(?::\d+)?\S*")
 
@@ -132,22 +134,31 @@ def _page_words(capture: PageCapture) -> str:
     return f"{tree.text_content()} {attrs} {capture.title}"
 
 
+def _cut_word(word: str, words: str) -> bool:
+    """True when ``word`` is on the page only as the start of a longer word (cut mid-word)."""
+    if len(word) < 2:
+        return False
+    escaped = re.escape(word)
+    return not re.search(rf"\b{escaped}\b", words, re.I) and bool(re.search(rf"\b{escaped}\w", words, re.I))
+
+
 def _cut(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
     words = _page_words(capture)
     for tool in tools:
-        for what, text in (("title", tool.title or ""), ("description", tool.description)):
+        texts = [("title", tool.title or ""), ("description", tool.description)]
+        texts += [(f"argument {name}", str(prop.get("description", "")))
+                  for name, prop in tool.schema.get("properties", {}).items() if isinstance(prop, dict)]
+        for what, text in texts:
             if not text:
                 continue
             if text.count("(") > text.count(")") or text.count("[") > text.count("]"):
                 yield Finding("cut_title", tool.name, f"{what} {text[:60]!r}: a bracket left open")
-            elif re.search(r"\w(…|\.\.\.)$", text):
-                yield Finding("cut_title", tool.name, f"{what} {text[-40:]!r}: ends in an ellipsis")
-        title = tool.title or ""
-        tokens = re.findall(r"\w+", title)
-        if tokens and len(tokens[-1]) > 1:
-            last = re.escape(tokens[-1])
-            if not re.search(rf"\b{last}\b", words, re.I) and re.search(rf"\b{last}\w", words, re.I):
-                yield Finding("cut_title", tool.name, f"title {title!r}: its last word is cut")
+            for word in re.findall(r"(\w+)(?:…|\.\.\.)", text):
+                if _cut_word(word, words):
+                    yield Finding("cut_title", tool.name, f"{what}: {word}… is cut mid-word")
+        tokens = re.findall(r"\w+", tool.title or "")
+        if tokens and _cut_word(tokens[-1], words):
+            yield Finding("cut_title", tool.name, f"title {tool.title!r}: its last word is cut")
 
 
 # ----------------------------------------------------------------- live data
@@ -169,6 +180,7 @@ def _live(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
     options = {(o.text_content() or "").strip().lower() for o in _OPTIONS(capture.tree)}
     options |= {str(o.get("value", "")).strip().lower() for o in _OPTIONS(capture.tree)}
     data = {(e.text_content() or "").strip().lower() for e in _DATA_CELLS(capture.tree)}
+    data |= {str(v).strip().lower() for v in _ROW_VALUES(capture.tree)}
     for tool in tools:
         for where, values in _enums(tool.schema):
             if not values:
@@ -180,7 +192,8 @@ def _live(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
             if len(values) >= 2 and len(numeric) >= 0.8 * len(values):
                 yield Finding("live_enum", tool.name, f"{where}: {len(values)} numbers {_few(values)}")
             elif len(values) >= 2 and len(from_data) >= 0.5 * len(values):
-                yield Finding("live_enum", tool.name, f"{where}: {len(values)} texts of the page's rows {_few(values)}")
+                shown = f"{len(values)} values of the page's rows {_few(values)}"
+                yield Finding("live_enum", tool.name, f"{where}: {shown}")
         for what, text in (("name", tool.name), ("title", tool.title or ""), ("description", tool.description)):
             numbers = [n for n in _NUMBER.findall(_URL.sub(" ", text)) if not re.fullmatch(r"(19|20)\d\d", n)]
             if what == "name":

@@ -84,3 +84,24 @@ def test_flask_admin_book_form_takes_title_and_numbers_as_arguments(page: str) -
     year = argument_for(form, capture, "//input[@name='year']")
     assert form.schema["properties"][year]["type"] == "integer"
     assert not form.hints.read_only
+
+
+# ----------------------------------------------------------------- sqlite-web
+
+
+def test_sqlite_web_login_takes_the_password() -> None:
+    [login] = writers("sqliteweb", "login", "//input[@type='password']")
+    password = argument_for(login, captured("sqliteweb", "login"), "//input[@type='password']")
+    assert login.schema["properties"][password]["type"] == "string"
+
+
+@pytest.mark.parametrize("page", ["tables", "query", "query_result"])
+def test_sqlite_web_sql_box_is_a_string_argument(page: str) -> None:
+    [run] = writers("sqliteweb", page, "//textarea[@name='sql']")
+    sql = argument_for(run, captured("sqliteweb", page), "//textarea[@name='sql']")
+    assert run.schema["properties"][sql]["type"] == "string"
+
+
+def test_sqlite_web_insert_form_takes_each_column() -> None:
+    [insert] = writers("sqliteweb", "insert", "//*[@name='name']")
+    assert writers("sqliteweb", "insert", "//*[@name='email']") == [insert]
