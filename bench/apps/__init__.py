@@ -6,7 +6,7 @@ import importlib
 
 from bench.apps.base import App
 
-NAMES = ("flaskadmin", "sqliteweb")
+NAMES = ("flaskadmin", "sqliteweb", "otterwiki")
 
 
 def load(name: str) -> App:

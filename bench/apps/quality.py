@@ -47,6 +47,9 @@ WIDGETS: dict[str, XPath] = {
     ),
     "rich text": XPath("//*[@contenteditable='true' or @contenteditable='' or @contenteditable='plaintext-only']"),
 }
+# how the report names a widget that has no label
+LIBRARIES = {"CodeMirror": "CodeMirror 5", "cm-editor": "CodeMirror 6", "monaco-editor": "Monaco", "ace_editor": "Ace",
+             "select2-container": "select2", "ts-wrapper": "Tom Select", "choices": "Choices.js", "tagify": "Tagify"}
 _OPTIONS = XPath("//option")
 _DATA_CELLS = XPath("//td | //li | //a | //h1 | //h2 | //h3 | //h4")
 # the values of controls repeated in rows (a row's checkbox holds its id)
@@ -151,7 +154,10 @@ def _cut(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
         for what, text in texts:
             if not text:
                 continue
-            if text.count("(") > text.count(")") or text.count("[") > text.count("]"):
+            # a label the page itself shows, brackets and all ("Toggle Sidebar ([)"), is not cut
+            shown = re.sub(r'"([^"]*)"', lambda m: "" if m.group(1) in words else m.group(0), text)
+            shown = "" if shown in words else shown
+            if shown.count("(") > shown.count(")") or shown.count("[") > shown.count("]"):
                 yield Finding("cut_title", tool.name, f"{what} {text[:60]!r}: a bracket left open")
             for word in re.findall(r"(\w+)(?:…|\.\.\.)", text):
                 if _cut_word(word, words):
@@ -267,4 +273,8 @@ def _widget_label(capture: PageCapture, element: HtmlElement, scope: HtmlElement
         name = capture.accessible_name(candidate) if candidate.get(REF_ATTR) else ""
         if name:
             return name[:40]
-    return str(element.get("class", element.tag))[:40]
+    classes = f" {element.get('class', '')} "
+    for cls, library in LIBRARIES.items():
+        if f" {cls} " in classes:
+            return library
+    return element.tag

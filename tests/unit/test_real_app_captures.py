@@ -105,3 +105,25 @@ def test_sqlite_web_sql_box_is_a_string_argument(page: str) -> None:
 def test_sqlite_web_insert_form_takes_each_column() -> None:
     [insert] = writers("sqliteweb", "insert", "//*[@name='name']")
     assert writers("sqliteweb", "insert", "//*[@name='email']") == [insert]
+
+
+# ----------------------------------------------------------------- An Otter Wiki
+
+
+@pytest.mark.parametrize("page", ["login", "login_failed"])
+def test_otterwiki_login_takes_email_and_password(page: str) -> None:
+    capture = captured("otterwiki", page)
+    [login] = writers("otterwiki", page, "//input[@name='password']")
+    assert writers("otterwiki", page, "//input[@name='email']") == [login]
+    for xpath in ("//input[@name='password']", "//input[@name='email']"):
+        assert login.schema["properties"][argument_for(login, capture, xpath)]["type"] == "string"
+
+
+@pytest.mark.parametrize("page", ["home", "page", "index", "search"])
+def test_otterwiki_search_box_is_an_argument(page: str) -> None:
+    [search] = writers("otterwiki", page, "//input[@name='query' and not(@data-tabmcp-hidden)]")
+    assert search.hints.read_only or "search" in search.name
+
+
+def test_otterwiki_new_page_takes_its_name() -> None:
+    assert len(writers("otterwiki", "create", "//input[@name='pagename']")) == 1
