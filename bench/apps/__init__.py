@@ -6,7 +6,7 @@ import importlib
 
 from bench.apps.base import App
 
-NAMES = ("flaskadmin", "sqliteweb", "otterwiki")
+NAMES = ("flaskadmin", "sqliteweb", "otterwiki", "roundup")
 
 
 def load(name: str) -> App:

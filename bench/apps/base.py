@@ -124,8 +124,8 @@ class App:
     def _install(self) -> None:
         raise NotImplementedError
 
-    def seed(self, data: Path) -> None:
-        """Writes the app's demo data into the fresh folder ``data``."""
+    def seed(self, data: Path, ports: Sequence[int]) -> None:
+        """Writes the app's demo data into the fresh folder ``data`` (the app will listen on ``ports``)."""
 
     def command(self, data: Path, ports: Sequence[int]) -> list[str]:
         raise NotImplementedError

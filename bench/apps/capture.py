@@ -21,11 +21,13 @@ def live_captures(app: App) -> Iterator[tuple[KeyPage, PageCapture]]:
     """Starts the app and yields what the page agent captures of each key page (the base URL fixed)."""
     with running(app) as live, lab() as lab_:
         base = live.base.rstrip("/")
-        if app.login is not None:
-            page = lab_.context.new_page()
-            app.login.log_in(page, base)
-            page.close()
-        for key in app.pages:
+        logged_in = False
+        for key in [k for k in app.pages if k.logged_out] + [k for k in app.pages if not k.logged_out]:
+            if not key.logged_out and not logged_in and app.login is not None:
+                page = lab_.context.new_page()
+                app.login.log_in(page, base)
+                page.close()
+                logged_in = True
             page = lab_.context.new_page()
             page.goto(live.url(key.path))
             page.wait_for_load_state("load")

@@ -52,8 +52,6 @@ LIBRARIES = {"CodeMirror": "CodeMirror 5", "cm-editor": "CodeMirror 6", "monaco-
              "select2-container": "select2", "ts-wrapper": "Tom Select", "choices": "Choices.js", "tagify": "Tagify"}
 _OPTIONS = XPath("//option")
 _DATA_CELLS = XPath("//td | //li | //a | //h1 | //h2 | //h3 | //h4")
-# the values of controls repeated in rows (a row's checkbox holds its id)
-_ROW_VALUES = XPath("//tr//input/@value | //li//input/@value | //*[@role='row']//input/@value")
 _NUMBER = re.compile(r"(?<![\w./=?&%-])\d[\d,]*(?![\w/=%-])")
 _URL = re.compile(r"\b(?:GET|POST)\s+\S+|https?://\S+|/\S*|\b\d+(?:\.\d+){3}(?::\d+)?\S*")
 
@@ -182,24 +180,35 @@ def _enums(schema: Any, path: str = "") -> Iterator[tuple[str, list[Any]]]:
             yield from _enums(item, path)
 
 
+def _seen_text(capture: PageCapture) -> str:
+    """What a person reads on the page (no attribute values, which hold ids)."""
+    tree = capture.tree
+    names = " ".join(tree.xpath("//@aria-label | //@placeholder | //@title | //@data-tabmcp-name"))
+    return f"{tree.text_content()} {names}".lower()
+
+
 def _live(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
     options = {(o.text_content() or "").strip().lower() for o in _OPTIONS(capture.tree)}
-    options |= {str(o.get("value", "")).strip().lower() for o in _OPTIONS(capture.tree)}
-    data = {(e.text_content() or "").strip().lower() for e in _DATA_CELLS(capture.tree)}
-    data |= {str(v).strip().lower() for v in _ROW_VALUES(capture.tree)}
+    data = {(e.text_content() or "").strip().lower() for e in _DATA_CELLS(capture.tree)} - options
+    seen = _seen_text(capture)
     for tool in tools:
         for where, values in _enums(tool.schema):
             if not values:
                 yield Finding("empty_enum", tool.name, f"{where}: enum []")
                 continue
-            texts = [str(v).strip().lower() for v in values if v is not None]
+            texts = [str(v).strip().lower() for v in values if v not in (None, "")]
+            if len(texts) < 2:
+                continue
             numeric = [v for v in texts if re.fullmatch(r"[\d.,-]+", v)]
-            from_data = [v for v in texts if v in data and v not in options]
-            if len(values) >= 2 and len(numeric) >= 0.8 * len(values):
+            unseen = [v for v in texts if v not in seen]
+            rows = [v for v in texts if v in data]
+            if len(numeric) >= 0.8 * len(texts):
                 yield Finding("live_enum", tool.name, f"{where}: {len(values)} numbers {_few(values)}")
-            elif len(values) >= 2 and len(from_data) >= 0.5 * len(values):
-                shown = f"{len(values)} values of the page's rows {_few(values)}"
-                yield Finding("live_enum", tool.name, f"{where}: {shown}")
+            elif len(unseen) >= 0.5 * len(texts):
+                yield Finding("live_enum", tool.name, f"{where}: {len(values)} values the page does not show "
+                              f"{_few(values)}")
+            elif len(rows) >= 0.5 * len(texts):
+                yield Finding("live_enum", tool.name, f"{where}: {len(values)} texts of the page's rows {_few(values)}")
         for what, text in (("name", tool.name), ("title", tool.title or ""), ("description", tool.description)):
             numbers = [n for n in _NUMBER.findall(_URL.sub(" ", text)) if not re.fullmatch(r"(19|20)\d\d", n)]
             if what == "name":

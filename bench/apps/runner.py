@@ -59,8 +59,8 @@ def running(app: App, *, keep: Path | None = None) -> Iterator[Running]:
     with tempfile.TemporaryDirectory(prefix=f"tabmcp-app-{app.name}-") as scratch:
         data = keep or Path(scratch)
         data.mkdir(parents=True, exist_ok=True)
-        app.seed(data)
         ports = tuple(free_port() for _ in range(1 + app.extra_ports))
+        app.seed(data, ports)
         log_path = data / "app.log"
         with log_path.open("wb") as log:
             proc = subprocess.Popen(

@@ -127,3 +127,31 @@ def test_otterwiki_search_box_is_an_argument(page: str) -> None:
 
 def test_otterwiki_new_page_takes_its_name() -> None:
     assert len(writers("otterwiki", "create", "//input[@name='pagename']")) == 1
+
+
+# ----------------------------------------------------------------- Roundup
+
+
+def test_roundup_login_box_takes_user_and_password() -> None:
+    capture = captured("roundup", "home_anonymous")
+    [login] = writers("roundup", "home_anonymous", "//input[@name='__login_password']")
+    assert writers("roundup", "home_anonymous", "//input[@name='__login_name']") == [login]
+    for field in ("__login_name", "__login_password"):
+        assert argument_for(login, capture, f"//input[@name='{field}']") in login.schema.get("required", [])
+
+
+@pytest.mark.parametrize("page", ["home_anonymous", "issues", "issues_page2", "issue", "users"])
+def test_roundup_quick_search_is_an_argument(page: str) -> None:
+    assert len(writers("roundup", page, "//input[@name='@search_text' and @id='search-text']")) == 1
+
+
+@pytest.mark.parametrize("page", ["issue", "issue_new", "issue_new_invalid"])
+def test_roundup_issue_form_takes_title_and_message(page: str) -> None:
+    [form] = writers("roundup", page, "//input[@name='title']")
+    assert writers("roundup", page, "//textarea[@name='@note']") == [form]
+    assert not form.hints.read_only
+
+
+def test_roundup_search_page_takes_text_and_title() -> None:
+    [search] = writers("roundup", "search", "//input[@name='title']")
+    assert writers("roundup", "search", "//input[@name='@search_text' and not(@id='search-text')]") == [search]

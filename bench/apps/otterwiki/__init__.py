@@ -41,7 +41,7 @@ class OtterWiki(PythonApp):
     def env(self, data: Path) -> dict[str, str]:
         return {"OTTERWIKI_SETTINGS": str(data / "settings.cfg")}
 
-    def seed(self, data: Path) -> None:
+    def seed(self, data: Path, ports: Sequence[int]) -> None:
         run(["git", "init", "--quiet", "--initial-branch=main", str(data / "repo")])
         (data / "settings.cfg").write_text(SETTINGS.format(repo=str(data / "repo"), db=data / "users.db"))
         self.run_python(str(self.files / "seed.py"), env=self.env(data))

@@ -21,7 +21,7 @@ def run_query(page: Page, base: str) -> None:
 
 
 class SqliteWeb(PythonApp):
-    def seed(self, data: Path) -> None:
+    def seed(self, data: Path, ports: Sequence[int]) -> None:
         seed(data / "shop.db")
 
     def command(self, data: Path, ports: Sequence[int]) -> list[str]:
