@@ -6,7 +6,7 @@ import importlib
 
 from bench.apps.base import App
 
-NAMES = ("flaskadmin", "sqliteweb", "otterwiki", "roundup")
+NAMES = ("flaskadmin", "sqliteweb", "otterwiki", "roundup", "maildev")
 
 
 def load(name: str) -> App:

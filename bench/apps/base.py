@@ -130,6 +130,9 @@ class App:
     def command(self, data: Path, ports: Sequence[int]) -> list[str]:
         raise NotImplementedError
 
+    def after_start(self, base: str, ports: Sequence[int]) -> None:
+        """Seeds what can only go in once the app runs (mail through its SMTP port)."""
+
     def env(self, data: Path) -> dict[str, str]:
         return {}
 

@@ -29,8 +29,9 @@ KINDS = {
     "cut_title": "a title or description cut mid-word or mid-parenthesis",
     "live_enum": "live data in an enum (row ids, numbers, item titles)",
     "live_number": "a number from the page in a name, title or description (a count, an id)",
+    "row_tool": "a tool for one row of a list, named after the row's text (the rows are data)",
     "empty_enum": "an enum with no values (the tool cannot be called)",
-    "widget_missing": "a code editor or autocomplete on show that no tool takes as an argument",
+    "widget_missing": "a code editor, autocomplete or search box on show that no tool takes as an argument",
     "no_returns": "a description that does not say what the tool returns",
     "unstable": "a page of the same kind with a different tool list (a list_changed for nothing)",
 }
@@ -46,6 +47,10 @@ WIDGETS: dict[str, XPath] = {
         + " or @role='combobox' or (self::input and (@list or @aria-autocomplete))]"
     ),
     "rich text": XPath("//*[@contenteditable='true' or @contenteditable='' or @contenteditable='plaintext-only']"),
+    "search box": XPath(
+        "//input[@type='search' or @role='searchbox' or contains(translate(@placeholder, 'SEARCH', 'search'), 'search')"
+        " or contains(translate(@aria-label, 'SEARCH', 'search'), 'search')]"
+    ),
 }
 # how the report names a widget that has no label
 LIBRARIES = {"CodeMirror": "CodeMirror 5", "cm-editor": "CodeMirror 6", "monaco-editor": "Monaco", "ace_editor": "Ace",
@@ -76,6 +81,7 @@ def findings(capture: PageCapture, tools: Sequence[PageTool]) -> list[Finding]:
     found += _cut(capture, tools)
     found += _live(capture, tools)
     found += _widgets(capture, tools)
+    found += _row_tools(capture, tools)
     return found
 
 
@@ -287,3 +293,32 @@ def _widget_label(capture: PageCapture, element: HtmlElement, scope: HtmlElement
         if f" {cls} " in classes:
             return library
     return element.tag
+
+
+# ----------------------------------------------------------------- tools for one row
+
+
+ROWS = 6  # alike siblings that make a list of data rather than a toolbar
+
+
+def _signature(element: HtmlElement) -> tuple[str, str]:
+    return element.tag, " ".join(sorted(str(element.get("class", "")).split()))
+
+
+def _row_tools(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
+    """A tool whose element is one of many alike siblings (rows of a list or table; a toolbar has a
+    few), and whose title is that row's text: the tool list changes with the data."""
+    for tool in tools:
+        element = capture.by_ref(tool.element_ref) if tool.element_ref else None
+        if element is None or not tool.title:
+            continue
+        for row in (element, *element.iterancestors()):
+            parent = row.getparent()
+            if parent is None or row.tag in ("form", "body", "html"):
+                break
+            alike = [s for s in parent if _signature(s) == _signature(row)]
+            if len(alike) >= ROWS:
+                text = " ".join((row.text_content() or "").split())
+                if tool.title and tool.title.split()[0] in text:
+                    yield Finding("row_tool", tool.name, f"one of {len(alike)} alike rows: {tool.title[:50]!r}")
+                break

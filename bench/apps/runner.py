@@ -75,6 +75,7 @@ def running(app: App, *, keep: Path | None = None) -> Iterator[Running]:
         live = Running(app, f"http://127.0.0.1:{ports[0]}/", ports, data)
         try:
             wait_ready(proc, live.url(app.ready_path), log_path)
+            app.after_start(live.base, ports)
             yield live
         finally:
             stop(proc)

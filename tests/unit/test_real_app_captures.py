@@ -155,3 +155,26 @@ def test_roundup_issue_form_takes_title_and_message(page: str) -> None:
 def test_roundup_search_page_takes_text_and_title() -> None:
     [search] = writers("roundup", "search", "//input[@name='title']")
     assert writers("roundup", "search", "//input[@name='@search_text' and not(@id='search-text')]") == [search]
+
+
+# ----------------------------------------------------------------- MailDev
+
+
+def clickers(app: str, page: str, xpath: str) -> list[PageTool]:
+    """The tools that press the element at ``xpath``."""
+    capture = captured(app, page)
+    refs = {str(e.get(REF_ATTR)) for e in capture.tree.xpath(xpath)}
+    assert refs, f"{app}/{page}: nothing at {xpath}"
+    return [t for t in tools_of(app, page)
+            if t.element_ref in refs or any(getattr(s.target, "ref", None) in refs for s in t.plan)]
+
+
+@pytest.mark.parametrize("page", ["inbox", "search", "message"])
+def test_maildev_delete_all_is_a_tool_that_writes(page: str) -> None:
+    [delete_all] = clickers("maildev", page, "//button[@aria-label='Delete all emails']")
+    assert not delete_all.hints.read_only
+
+
+def test_maildev_open_message_offers_its_own_delete() -> None:
+    [delete] = clickers("maildev", "message", "//button[@aria-label='Delete email']")
+    assert not delete.hints.read_only
