@@ -6,7 +6,7 @@ import importlib
 
 from bench.apps.base import App
 
-NAMES = ("flaskadmin", "sqliteweb", "otterwiki", "roundup", "maildev")
+NAMES = ("flaskadmin", "sqliteweb", "otterwiki", "roundup", "maildev", "mkdocs")
 
 
 def load(name: str) -> App:

@@ -178,3 +178,12 @@ def test_maildev_delete_all_is_a_tool_that_writes(page: str) -> None:
 def test_maildev_open_message_offers_its_own_delete() -> None:
     [delete] = clickers("maildev", "message", "//button[@aria-label='Delete email']")
     assert not delete.hints.read_only
+
+
+# ----------------------------------------------------------------- MkDocs Material
+
+
+@pytest.mark.parametrize("page", ["home", "page", "search", "reference"])
+def test_mkdocs_site_search_is_an_argument(page: str) -> None:
+    [search] = writers("mkdocs", page, "//input[contains(@class, 'md-search__input')]")
+    assert search.schema.get("required")
