@@ -149,8 +149,18 @@ def _cut_word(word: str, words: str) -> bool:
     return not re.search(rf"\b{escaped}\b", words, re.I) and bool(re.search(rf"\b{escaped}\w", words, re.I))
 
 
+def _labels(capture: PageCapture) -> set[str]:
+    """Every whole label on the page: accessible names, label-like attributes, controls' text."""
+    tree = capture.tree
+    found = {str(v).strip() for v in tree.xpath("//@aria-label | //@placeholder | //@title | //@value"
+                                                 " | //@data-tabmcp-name")}
+    found |= {" ".join((e.text_content() or "").split()) for e in tree.xpath(f"//*[@{REF_ATTR}] | //label")}
+    return found
+
+
 def _cut(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
     words = _page_words(capture)
+    labels = _labels(capture)
     for tool in tools:
         texts = [("title", tool.title or ""), ("description", tool.description)]
         texts += [(f"argument {name}", str(prop.get("description", "")))
@@ -158,9 +168,9 @@ def _cut(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
         for what, text in texts:
             if not text:
                 continue
-            # a label the page itself shows, brackets and all ("Toggle Sidebar ([)"), is not cut
-            shown = re.sub(r'"([^"]*)"', lambda m: "" if m.group(1) in words else m.group(0), text)
-            shown = "" if shown in words else shown
+            # a whole label the page itself shows, brackets and all ("Toggle Sidebar ([)"), is not cut
+            shown = re.sub(r'"([^"]*)"', lambda m: "" if m.group(1) in labels else m.group(0), text)
+            shown = "" if shown in labels else shown
             if shown.count("(") > shown.count(")") or shown.count("[") > shown.count("]"):
                 yield Finding("cut_title", tool.name, f"{what} {text[:60]!r}: a bracket left open")
             for word in re.findall(r"(\w+)(?:…|\.\.\.)", text):
@@ -278,7 +288,9 @@ def _widgets(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Findin
 
 def _widget_label(capture: PageCapture, element: HtmlElement, scope: HtmlElement) -> str:
     """The widget's label as a person reads it: the form group's label, else an accessible name."""
-    for around in (scope, scope.getparent()):
+    group = scope.getparent()
+    # the label of a form group: the scope's parent when that holds little more than the label
+    for around in (scope, group if group is not None and len(group) <= 3 else None):
         if around is None:
             continue
         labels = around.xpath(".//label")
