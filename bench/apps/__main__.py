@@ -15,7 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", metavar="NAME", help=f"apps (default: all of {', '.join(NAMES)})")
     parser.add_argument("--live", action="store_true", help="report: also start each app and read its pages live")
     parser.add_argument("--json", action="store_true", help="report: the figures as JSON on stdout")
-    options = parser.parse_args(argv)
+    options = parser.parse_intermixed_args(argv)
     apps = [load(n) for n in (options.names or NAMES)]
     if options.command == "list":
         for app in apps:

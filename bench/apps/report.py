@@ -7,7 +7,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TextIO
 
 from bench.apps.base import App, KeyPage
@@ -96,10 +96,8 @@ def run_report(apps: Sequence[App], *, live: bool = False, as_json: bool = False
         if live:
             from bench.apps.capture import live_captures
 
-            reports += [
-                PageReport(**{**asdict(r), "page": f"{r.page} (live)"})
-                for r in report_pages(app, ((k, c) for k, c in live_captures(app)))
-            ]
+            live_reports = report_pages(app, list(live_captures(app)))
+            reports += [replace(r, page=f"{r.page} (live)") for r in live_reports]
     if as_json:
         json.dump([asdict(r) for r in reports], sys.stdout, indent=1)
         print()
