@@ -6,7 +6,7 @@ import importlib
 
 from bench.apps.base import App
 
-NAMES = ("flaskadmin", "sqliteweb", "otterwiki", "roundup", "maildev", "mkdocs")
+NAMES = ("flaskadmin", "sqliteweb", "otterwiki", "roundup", "maildev", "mkdocs", "wagtail")
 
 
 def load(name: str) -> App:

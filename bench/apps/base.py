@@ -99,9 +99,13 @@ class App:
         pinning = ("requirements.txt", "package.json", "package-lock.json")
         return sorted(p for p in self.files.iterdir() if p.name in pinning)
 
+    def stamp_files(self) -> list[Path]:
+        """The files whose change reinstalls the app: its pins, and what its install step uses."""
+        return self.pins()
+
     def stamp(self) -> str:
         digest = hashlib.sha256()
-        for path in self.pins():
+        for path in self.stamp_files():
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
         return digest.hexdigest()[:16]
 

@@ -43,7 +43,8 @@ WIDGETS: dict[str, XPath] = {
         + "]"
     ),
     "autocomplete": XPath(
-        "//*[" + " or ".join(_CLASS.format(c) for c in ("select2-container", "ts-wrapper", "choices", "tagify"))
+        "//*["
+        + " or ".join(_CLASS.format(c) for c in ("select2-container", "ts-wrapper", "choices", "tagify", "tagit"))
         + " or @role='combobox' or (self::input and (@list or @aria-autocomplete))]"
     ),
     "rich text": XPath("//*[@contenteditable='true' or @contenteditable='' or @contenteditable='plaintext-only']"),
@@ -54,7 +55,9 @@ WIDGETS: dict[str, XPath] = {
 }
 # how the report names a widget that has no label
 LIBRARIES = {"CodeMirror": "CodeMirror 5", "cm-editor": "CodeMirror 6", "monaco-editor": "Monaco", "ace_editor": "Ace",
-             "select2-container": "select2", "ts-wrapper": "Tom Select", "choices": "Choices.js", "tagify": "Tagify"}
+             "select2-container": "select2", "ts-wrapper": "Tom Select", "choices": "Choices.js", "tagify": "Tagify",
+             "tagit": "Tag-it", "public-DraftEditor-content": "Draft.js", "ProseMirror": "ProseMirror",
+             "ql-editor": "Quill", "ck-editor__editable": "CKEditor"}
 _OPTIONS = XPath("//option")
 _DATA_CELLS = XPath("//td | //li | //a | //h1 | //h2 | //h3 | //h4")
 _NUMBER = re.compile(r"(?<![\w./=?&%-])\d[\d,]*(?![\w/=%-])")
@@ -287,7 +290,12 @@ def _widgets(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Findin
 
 
 def _widget_label(capture: PageCapture, element: HtmlElement, scope: HtmlElement) -> str:
-    """The widget's label as a person reads it: the form group's label, else an accessible name."""
+    """The widget's label as a person reads it: its field's label, the form group's, else a name."""
+    for field in scope.xpath(".//input[@id] | .//select[@id] | .//textarea[@id]"):
+        for label in capture.tree.xpath("//label[@for=$id]", id=field.get("id")):
+            text = " ".join((label.text_content() or "").split())
+            if text:
+                return text[:40]
     group = scope.getparent()
     # the label of a form group: the scope's parent when that holds little more than the label
     for around in (scope, group if group is not None and len(group) <= 3 else None):

@@ -187,3 +187,25 @@ def test_maildev_open_message_offers_its_own_delete() -> None:
 def test_mkdocs_site_search_is_an_argument(page: str) -> None:
     [search] = writers("mkdocs", page, "//input[contains(@class, 'md-search__input')]")
     assert search.schema.get("required")
+
+
+# ----------------------------------------------------------------- Wagtail
+
+
+def test_wagtail_login_takes_username_and_password() -> None:
+    [login] = writers("wagtail", "login", "//input[@name='password']")
+    assert writers("wagtail", "login", "//input[@name='username']") == [login]
+    assert set(login.schema.get("required", [])) >= {
+        argument_for(login, captured("wagtail", "login"), f"//input[@name='{n}']") for n in ("username", "password")}
+
+
+@pytest.mark.parametrize("page", ["dashboard", "explorer", "explorer_page2", "search", "users"])
+def test_wagtail_admin_search_is_an_argument(page: str) -> None:
+    assert writers("wagtail", page, "//input[@name='q' and not(@data-tabmcp-hidden)]")
+
+
+@pytest.mark.parametrize("page", ["edit", "add"])
+def test_wagtail_story_form_takes_title_and_intro(page: str) -> None:
+    [form] = writers("wagtail", page, "//input[@name='title']")
+    assert writers("wagtail", page, "//input[@name='intro']") == [form]
+    assert not form.hints.read_only
