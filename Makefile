@@ -40,9 +40,10 @@ $(EDITORS)/node_modules/.package-lock.json: $(EDITORS)/package.json $(EDITORS)/p
 
 editors: node $(EDITORS)/node_modules/.package-lock.json
 
-# The real open-source apps of bench/apps (an admin, a data browser, a wiki, an issue tracker, a webmail,
-# a docs site), each pinned by its own requirements.txt or package-lock.json and installed once into
-# build/apps/NAME (a stamp of the pins skips an app already installed); the live tests start them
+# The real open-source apps of bench/apps (an admin, a data browser, a wiki, a CMS, an issue tracker, a
+# webmail, a docs site), each pinned by its own requirements.txt or package-lock.json and installed once
+# into build/apps/NAME (a stamp of what the install uses skips an app already installed; the first
+# install of all seven takes a few minutes); the live tests start them
 apps: setup node
 	$(BIN)/python -m bench.apps install
 
