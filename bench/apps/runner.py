@@ -52,13 +52,12 @@ def answers(url: str) -> bool:
 
 
 @contextmanager
-def running(app: App, *, keep: Path | None = None) -> Iterator[Running]:
+def running(app: App) -> Iterator[Running]:
     """The app started on fresh data; stopped (its whole process group) on leaving."""
     if not app.installed():
         raise RuntimeError(f"{app.name} is not installed: run `make apps` (or python -m bench.apps install {app.name})")
     with tempfile.TemporaryDirectory(prefix=f"tabmcp-app-{app.name}-") as scratch:
-        data = keep or Path(scratch)
-        data.mkdir(parents=True, exist_ok=True)
+        data = Path(scratch)
         ports = tuple(free_port() for _ in range(1 + app.extra_ports))
         app.seed(data, ports)
         log_path = data / "app.log"
