@@ -15,6 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", metavar="NAME", help=f"apps (default: all of {', '.join(NAMES)})")
     parser.add_argument("--live", action="store_true", help="report: also start each app and read its pages live")
     parser.add_argument("--json", action="store_true", help="report: the figures as JSON on stdout")
+    parser.add_argument("--summary", action="store_true", help="report: only the table of counts per app")
     options = parser.parse_intermixed_args(argv)
     apps = [load(n) for n in (options.names or NAMES)]
     if options.command == "list":
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from bench.apps.report import run_report
 
-    return run_report(apps, live=options.live, as_json=options.json)
+    return run_report(apps, live=options.live, as_json=options.json, summary_only=options.summary)
 
 
 if __name__ == "__main__":

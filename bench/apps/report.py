@@ -88,7 +88,7 @@ def summary(reports: Sequence[PageReport]) -> str:
     return "\n".join(rows) + "\n\n" + legend
 
 
-def run_report(apps: Sequence[App], *, live: bool = False, as_json: bool = False) -> int:
+def run_report(apps: Sequence[App], *, live: bool = False, as_json: bool = False, summary_only: bool = False) -> int:
     reports: list[PageReport] = []
     for app in apps:
         saved = saved_captures(app.name)
@@ -101,6 +101,8 @@ def run_report(apps: Sequence[App], *, live: bool = False, as_json: bool = False
     if as_json:
         json.dump([asdict(r) for r in reports], sys.stdout, indent=1)
         print()
+    elif summary_only:
+        print(summary(reports))
     else:
         print_report(reports)
     return 0
