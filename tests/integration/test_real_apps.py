@@ -1,86 +1,32 @@
-"""The page tools of real open-source apps, end to end (bench/apps: installed by `make apps`): each app
-started on fresh demo data on a free port, `tabmcp serve` over stdio, a real MCP client, headless
-Chromium on both drivers. A few calls per app, each the way a model would make it (log in, search a
-list, send a form), and the app's own state checked afterwards (its database, its API, its pages).
-
-Tools are found by what they take (a password argument, the search box's argument), not by name:
-names improve on their own, and bench/apps/report.py is where they are judged.
+"""The page tools of real open-source apps, end to end, on both drivers: the server-rendered ones
+(sqlite-web, Flask-Admin, An Otter Wiki, Roundup; the script-drawn ones are in
+test_real_apps_scripted.py). Each app (bench/apps, installed by `make apps`) is started on fresh demo
+data on a free port; `tabmcp serve` over stdio with a real MCP client makes a few calls a model would
+make (log in, search a list, send a form), and the app's own state is checked afterwards (its
+database, its pages). Tools are found by what they take, not by name (tests/integration/real_apps.py).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
-import urllib.request
 from collections.abc import Iterator
-from typing import Any
 
-import mcp_types as types
 import pytest
 from bench.apps import load
 from bench.apps.runner import Running, running
 
-from tabmcp.demo.client import StdioSession, text_of
-from tests.integration.conftest import CORE_FOCUSED, eventually, serve
+from tests.integration.conftest import serve
+from tests.integration.real_apps import call_text, fetch, tool_taking
 
 pytestmark = pytest.mark.usefixtures("driver_kind")
 
 
 @pytest.fixture
 def app(request: pytest.FixtureRequest) -> Iterator[Running]:
+    """The app the test names (``indirect``), started on fresh data; stopped with all it started."""
     with running(load(request.param)) as live:
         yield live
-
-
-def page_tools(tools: list[types.Tool]) -> list[types.Tool]:
-    return [t for t in tools if t.name not in CORE_FOCUSED and t.name not in ("connect_browser", "disconnect")]
-
-
-def argument(tool: types.Tool, *words: str) -> str | None:
-    """The tool's argument whose name or description has one of ``words`` (case-insensitive)."""
-    for name, prop in tool.input_schema.get("properties", {}).items():
-        text = f"{name} {prop.get('description', '')}".lower() if isinstance(prop, dict) else name.lower()
-        if any(w in text for w in words):
-            return str(name)
-    return None
-
-
-async def tool_taking(
-    client: StdioSession, *groups: tuple[str, ...], first: bool = False
-) -> tuple[types.Tool, list[str]]:
-    """The one page tool with an argument for each group of words, and those arguments (``first``:
-    the first listed of several, as a model would take it where the page has twins)."""
-    found = []
-    for tool in page_tools(await client.tools()):
-        names = [argument(tool, *group) for group in groups]
-        if all(names):
-            found.append((tool, [str(n) for n in names]))
-    assert len(found) == 1 or (first and found), f"{len(found)} tools take {groups}: {[t.name for t, _ in found]}"
-    return found[0]
-
-
-async def tool_titled(client: StdioSession, words: str) -> types.Tool:
-    """The one page tool whose title or description has ``words``."""
-    found = [t for t in page_tools(await client.tools())
-             if words.lower() in f"{t.title or ''} {t.description}".lower()]
-    assert len(found) == 1, f"{len(found)} tools say {words!r}: {[t.name for t in found]}"
-    return found[0]
-
-
-async def call_text(client: StdioSession, name: str, args: dict[str, Any]) -> str:
-    result = await client.call(name, args)
-    assert not result.is_error, f"{name}({args}) failed: {text_of(result)}"
-    return text_of(result)
-
-
-def fetch(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return str(response.read().decode("utf-8", "replace"))
-
-
-# ----------------------------------------------------------------- the apps
-
 
 @pytest.mark.parametrize("app", ["sqliteweb"], indirect=True)
 async def test_sqlite_web_log_in_and_run_sql(app: Running, server_log: object) -> None:
@@ -146,58 +92,3 @@ async def test_roundup_log_in_and_comment_on_an_issue(app: Running, server_log: 
     assert "Reproduced on staging with build 2.1.0." in fetch(app.url("/issue7"))
 
 
-@pytest.mark.parametrize("app", ["maildev"], indirect=True)
-async def test_maildev_delete_all_mail(app: Running, server_log: object) -> None:
-    assert len(json.loads(fetch(app.url("/api/email")))) == 45
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/")})
-        delete_all = await tool_titled(client, "delete all")
-        assert delete_all.annotations is not None and delete_all.annotations.read_only_hint is not True
-        # MailDev asks for a second click: the answer says so, and the button it became is the next tool
-        asked = await call_text(client, delete_all.name, {})
-        assert "click again" in asked.lower()
-        assert len(json.loads(fetch(app.url("/api/email")))) == 45
-        confirm = await tool_titled(client, "delete all")
-        await call_text(client, confirm.name, {})
-
-        async def emptied() -> bool:  # the page deletes through MailDev's API; its answer may trail the click
-            return json.loads(fetch(app.url("/api/email"))) == []
-
-        await eventually(emptied, "MailDev's API to list no mail")
-
-
-@pytest.mark.parametrize("app", ["mkdocs"], indirect=True)
-async def test_mkdocs_material_site_search(app: Running, server_log: object) -> None:
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/guide/installation/")})
-        search, [query] = await tool_taking(client, ("query", "search"))
-        found = await call_text(client, search.name, {query: "conflict"})
-        assert "Syncing" in found and "Troubleshooting" in found
-
-
-@pytest.mark.parametrize("app", ["wagtail"], indirect=True)
-async def test_wagtail_log_in_search_and_save_a_draft(app: Running, server_log: object) -> None:
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/admin/login/")})
-        login, [user, password] = await tool_taking(client, ("username",), ("password",))
-        await call_text(client, login.name, {user: "admin", password: "corpus-cms"})
-
-        await client.call_ok("navigate", {"url": app.url("/admin/")})
-        # the sidebar's search and the dashboard's are twins (bench.apps report flags them)
-        search, [query] = await tool_taking(client, ("query", "search"), first=True)
-        found = await call_text(client, search.name, {query: "glacier"})
-        assert "of the Glacier" in found
-
-        await client.call_ok("navigate", {"url": app.url("/admin/pages/4/edit/")})
-        save, [title, day, intro] = await tool_taking(client, ("title",), ("date",), ("intro",))
-        # the edit form asks again for its required fields, filled already (the page's own values)
-        await call_text(client, save.name, {
-            title: "Birds of the Harbor", day: "2026-01-05", intro: "Notes from a foggy morning at the harbor.",
-        })
-    with sqlite3.connect(app.data / "db.sqlite3") as db:
-        [(content,)] = db.execute(
-            "SELECT content FROM wagtailcore_revision WHERE object_id = '4' ORDER BY id DESC LIMIT 1").fetchall()
-    assert json.loads(content)["intro"] == "Notes from a foggy morning at the harbor."
