@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -41,10 +42,22 @@ class OtterWiki(PythonApp):
     def env(self, data: Path) -> dict[str, str]:
         return {"OTTERWIKI_SETTINGS": str(data / "settings.cfg")}
 
+    def stamp_files(self) -> list[Path]:
+        return [*self.pins(), self.files / "seed.py"]
+
+    def _install(self) -> None:
+        """The wiki's repository and users are seeded once (scrypt hashes, 20 commits); starts copy them."""
+        super()._install()
+        seeded = self.build / "seeded"
+        run(["git", "init", "--quiet", "--initial-branch=main", str(seeded / "repo")])
+        (seeded / "settings.cfg").write_text(SETTINGS.format(repo=str(seeded / "repo"), db=seeded / "users.db"))
+        self.run_python(str(self.files / "seed.py"), env=self.env(seeded))
+
     def seed(self, data: Path, ports: Sequence[int]) -> None:
-        run(["git", "init", "--quiet", "--initial-branch=main", str(data / "repo")])
+        seeded = self.build / "seeded"
+        shutil.copytree(seeded / "repo", data / "repo", symlinks=True)
+        shutil.copy(seeded / "users.db", data / "users.db")
         (data / "settings.cfg").write_text(SETTINGS.format(repo=str(data / "repo"), db=data / "users.db"))
-        self.run_python(str(self.files / "seed.py"), env=self.env(data))
 
     def command(self, data: Path, ports: Sequence[int]) -> list[str]:
         return [str(self.python), "-m", "flask", "--app", "otterwiki.server", "run",

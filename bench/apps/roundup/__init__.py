@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,14 +21,30 @@ def wrong_title(page: Page, base: str) -> None:
 
 
 class Roundup(PythonApp):
-    def seed(self, data: Path, ports: Sequence[int]) -> None:
-        tracker = data / "tracker"
-        web = f"http://127.0.0.1:{ports[0]}/"
+    """The tracker is made and seeded once at install (``roundup-admin`` and the seed take seconds);
+    each start copies it and points its config at the run's port and folder."""
+
+    TEMPLATE_WEB = "http://127.0.0.1:8000/"
+
+    def stamp_files(self) -> list[Path]:
+        return [*self.pins(), self.files / "seed.py"]
+
+    def _install(self) -> None:
+        super()._install()
+        tracker = self.build / "tracker"
         run([self.bin("roundup-admin"), "-i", str(tracker), "install", "classic", "sqlite",
              # mail the tracker sends (nosy messages) is written to a file, never sent
-             f"tracker_web={web},mail_domain=example.org,mail_host=localhost,mail_debug={data / 'mail.txt'}"])
+             f"tracker_web={self.TEMPLATE_WEB},mail_domain=example.org,mail_host=localhost,"
+             f"mail_debug={self.build / 'mail.txt'}"])
         run([self.bin("roundup-admin"), "-i", str(tracker), "initialise", "corpus-admin"])
         self.run_python(str(self.files / "seed.py"), str(tracker))
+
+    def seed(self, data: Path, ports: Sequence[int]) -> None:
+        tracker = data / "tracker"
+        shutil.copytree(self.build / "tracker", tracker, ignore=shutil.ignore_patterns("__pycache__"))
+        config = tracker / "config.ini"
+        text = config.read_text().replace(self.TEMPLATE_WEB, f"http://127.0.0.1:{ports[0]}/")
+        config.write_text(text.replace(str(self.build / "mail.txt"), str(data / "mail.txt")))
 
     def command(self, data: Path, ports: Sequence[int]) -> list[str]:
         return [str(self.python), str(self.files / "host.py"), str(data / "tracker"), str(ports[0])]
