@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 NPM := $(shell command -v npm)
 
-.PHONY: setup chromium node editors widgets demo test lint clean bench bench-tasks soak
+.PHONY: setup chromium node editors widgets apps demo test lint clean bench bench-tasks soak
 
 $(BIN)/tabmcp: pyproject.toml setup.py
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
@@ -48,11 +48,18 @@ $(WIDGETS)/node_modules/.package-lock.json: $(WIDGETS)/package.json $(WIDGETS)/p
 
 widgets: node $(WIDGETS)/node_modules/.package-lock.json
 
+# The real open-source apps of bench/apps (an admin, a data browser, a wiki, a CMS, an issue tracker, a
+# webmail, a docs site), each pinned by its own requirements.txt or package-lock.json and installed once
+# into build/apps/NAME (a stamp of what the install uses skips an app already installed; the first
+# install of all seven takes a few minutes); the live tests start them
+apps: setup node
+	$(BIN)/python -m bench.apps install
+
 demo: setup
 	$(BIN)/tabmcp demo
 
 lint: setup
-	$(BIN)/ruff check src tests introspectors
+	$(BIN)/ruff check src tests introspectors bench
 
 # The suite on PYTEST_WORKERS pytest-xdist processes, each test file whole on one worker (its module and
 # package fixtures, browsers among them, built once); docs/decisions.md says why 3.
@@ -60,7 +67,7 @@ lint: setup
 PYTEST_WORKERS ?= 3
 PYTEST_ARGS ?=
 
-test: setup lint editors widgets
+test: setup lint editors widgets apps
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # On demand, not part of `make test`: every benchmark in bench/ (tabmcp, and the peers Playwright MCP and

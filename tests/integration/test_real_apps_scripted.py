@@ -1,0 +1,86 @@
+"""The page tools of real open-source apps drawn by scripts, end to end, on both drivers: MailDev's
+React inbox, MkDocs Material's worker-driven search, Wagtail's admin (the server-rendered apps are in
+test_real_apps.py). Each app (bench/apps, installed by `make apps`) is started on fresh demo data on a
+free port; `tabmcp serve` over stdio with a real MCP client makes a few calls a model would make, and
+the app's own state is checked afterwards (its API, its database). Tools are found by what they take
+or say, not by name (tests/integration/real_apps.py).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+
+import pytest
+from bench.apps import load
+from bench.apps.runner import Running, running
+
+from tests.integration.conftest import eventually, serve
+from tests.integration.real_apps import call_text, fetch, tool_taking, tool_titled
+
+pytestmark = pytest.mark.usefixtures("driver_kind")
+
+
+@pytest.fixture
+def app(request: pytest.FixtureRequest) -> Iterator[Running]:
+    """The app the test names (``indirect``), started on fresh data; stopped with all it started."""
+    with running(load(request.param)) as live:
+        yield live
+
+
+@pytest.mark.parametrize("app", ["maildev"], indirect=True)
+async def test_maildev_delete_all_mail(app: Running, server_log: object) -> None:
+    assert len(json.loads(fetch(app.url("/api/email")))) == 45
+    async with serve(server_log, ws_port="0") as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": app.url("/")})
+        delete_all = await tool_titled(client, "delete all")
+        assert delete_all.annotations is not None and delete_all.annotations.read_only_hint is not True
+        # MailDev asks for a second click: the answer says so, and the button it became is the next tool
+        asked = await call_text(client, delete_all.name, {})
+        assert "click again" in asked.lower()
+        assert len(json.loads(fetch(app.url("/api/email")))) == 45
+        confirm = await tool_titled(client, "delete all")
+        await call_text(client, confirm.name, {})
+
+        async def emptied() -> bool:  # the page deletes through MailDev's API; its answer may trail the click
+            return json.loads(fetch(app.url("/api/email"))) == []
+
+        await eventually(emptied, "MailDev's API to list no mail")
+
+
+@pytest.mark.parametrize("app", ["mkdocs"], indirect=True)
+async def test_mkdocs_material_site_search(app: Running, server_log: object) -> None:
+    async with serve(server_log, ws_port="0") as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": app.url("/guide/installation/")})
+        search, [query] = await tool_taking(client, ("query", "search"))
+        found = await call_text(client, search.name, {query: "conflict"})
+        assert "Syncing" in found and "Troubleshooting" in found
+
+
+@pytest.mark.parametrize("app", ["wagtail"], indirect=True)
+async def test_wagtail_log_in_search_and_save_a_draft(app: Running, server_log: object) -> None:
+    async with serve(server_log, ws_port="0") as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": app.url("/admin/login/")})
+        login, [user, password] = await tool_taking(client, ("username",), ("password",))
+        await call_text(client, login.name, {user: "admin", password: "corpus-cms"})
+
+        await client.call_ok("navigate", {"url": app.url("/admin/")})
+        # the sidebar's search and the dashboard's are twins (bench.apps report flags them)
+        search, [query] = await tool_taking(client, ("query", "search"), first=True)
+        found = await call_text(client, search.name, {query: "glacier"})
+        assert "of the Glacier" in found
+
+        await client.call_ok("navigate", {"url": app.url("/admin/pages/4/edit/")})
+        save, [title, day, intro] = await tool_taking(client, ("title",), ("date",), ("intro",))
+        # the edit form asks again for its required fields, filled already (the page's own values)
+        await call_text(client, save.name, {
+            title: "Birds of the Harbor", day: "2026-01-05", intro: "Notes from a foggy morning at the harbor.",
+        })
+    with sqlite3.connect(app.data / "db.sqlite3") as db:
+        [(content,)] = db.execute(
+            "SELECT content FROM wagtailcore_revision WHERE object_id = '4' ORDER BY id DESC LIMIT 1").fetchall()
+    assert json.loads(content)["intro"] == "Notes from a foggy morning at the harbor."
