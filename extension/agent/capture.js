@@ -29,7 +29,8 @@
   const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head']);
   // Attributes the capture adds; a page's own copies are dropped so they cannot spoof refs or names.
   const OWN_ATTRIBUTES = new Set([
-    'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'data-tabmcp-capture', 'style',
+    'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'data-tabmcp-capture', 'data-tabmcp-list',
+    'style',
   ]);
   const SAFE_ATTRIBUTE_NAME = /^[^\s"'<>\/=]+$/;
 
@@ -279,11 +280,20 @@
     const limit = Number.isInteger(options.maxChars) && options.maxChars > 0 ? options.maxChars : DEFAULT_MAX_CHARS;
     const out = new HtmlWriter(limit);
     const root = document.documentElement;
-    if (root) withLabelIndex(() => new CompactWalk(out).element(root, 0, null));
+    listMarks = shared.listMarks();
+    try {
+      if (root) withLabelIndex(() => new CompactWalk(out).element(root, 0, null));
+    } finally {
+      listMarks = null;
+    }
     const html = out.finish();
     const webmcp = currentWebmcpTools();
     return { url: location.href, title: document.title, html, truncated: out.truncated, version, webmcp };
   }
+
+  // The main list's pager links, "Load more", sortable headers and page-size control (lists.js),
+  // written as data-tabmcp-list while a capture runs.
+  let listMarks = null;
 
   function serializeAttributes(el, interactive) {
     const state = formStateAttributes(el);
@@ -302,6 +312,8 @@
       }
     }
     if (el === document.documentElement) text += ' data-tabmcp-capture="compact"'; // names are the agent's
+    const mark = listMarks !== null ? listMarks.get(el) : undefined;
+    if (mark !== undefined) text += ` data-tabmcp-list="${escapeAttribute(mark)}"`;
     if (interactive) {
       text += ` data-tabmcp-ref="${refFor(el)}"`;
       if (isHiddenForCapture(el)) {

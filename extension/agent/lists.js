@@ -1,0 +1,519 @@
+// tabmcp page agent: the page's main result list and how to move through it (docs/page-agent.md §11,
+// "Lists"): its rows (columns named by the table's headers), its pagination (numbered and next
+// links, a page parameter in their URLs, a "Load more" button), its sortable column headers and
+// its per-page control. listAnswer reads them for a page tool's answer, listMarks marks them for the
+// capture (the lists introspector makes its arguments from the marks), browse moves the page one
+// step toward the page, sort and page size a call asked for.
+(() => {
+  'use strict';
+
+  const shared = globalThis.__tabmcpParts;
+  if (globalThis.__tabmcpAgent || !shared) return;
+  const {
+    AgentError, failure, collapse, cut, isRendered, isVisible, explicitRole,
+  } = shared;
+  // Defined by a file before this one (summary.js): its bounded visible text.
+  const renderedText = (node, max) => shared.renderedText(node, max);
+
+  const ROWS_MAX = 100; // rows of one answer; a longer list says how many are left
+  const CELL_TEXT_MAX = 120;
+  const RESULT_TEXT_MAX = 200;
+  const RESULT_SCORE_ITEMS = 50;
+  const HEADER_MAX = 40;
+  const PAGE_NUMBER = /^\d{1,5}$/;
+  // Query parameters that hold a page number or a row offset.
+  const PAGE_PARAM = /^(p|pg|page|paged|pagenum|pageno|page_?number|start|offset|skip|from)$|[_-]page$/i;
+  const OFFSET_PARAM = /^(start|offset|skip|from)$/i;
+  const PER_PAGE_PARAM = /^(per_?page|page_?size|pagesize|limit|per|size|rows|length|ipp|items_?per_?page|list_per_page)$/i;
+  const PER_PAGE_LABEL = /per page|page size|rows|entries|results|items|show/i;
+  const NEXT_WORDS = /^(next|next page|older|older posts|older entries|more results)$/i;
+  const PREV_WORDS = /^(prev|previous|previous page|newer|newer posts|newer entries)$/i;
+  const LOAD_MORE = /^(load|show|see|view) (\d+ )?more\b|^more results$/i;
+  const PAGER_HINT = /pag|pager/i;
+  const ARROWS = /[«»‹›←→<>▲▼△▽↑↓⇅⬆⬇…]/g;
+  const CURRENT_CLASS = /(^|[\s_-])(active|current|selected|this-page|is-current)($|[\s_-])/i;
+  const RESULT_LIST_SELECTOR = '[role=feed], [role=list], [role=grid], [role=table], table, ul, ol';
+  // Lists that are navigation or controls, not content.
+  const RESULT_EXCLUDED = 'nav, header, footer, aside, menu, select, datalist, [role=navigation], [role=banner], '
+    + '[role=contentinfo], [role=complementary], [role=menu], [role=menubar], [role=tablist], [role=listbox], '
+    + '[role=radiogroup], [role=tree], [role=toolbar]';
+  // Siblings of these tags are text or structure, not a run of results.
+  const RUN_EXCLUDED_TAGS = new Set([
+    'li', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'p', 'span', 'br', 'hr', 'h1', 'h2',
+    'h3', 'h4', 'h5', 'h6', 'label', 'input', 'button', 'select', 'textarea', 'dt', 'dd', 'script', 'style',
+    'template', 'link', 'meta', 'img', 'svg', 'source', 'col', 'colgroup', 'b', 'i', 'em', 'strong', 'small',
+  ]);
+  // Items holding fields to type into are a layout of forms (a search card beside a "new item"
+  // card), not results; result rows may hold checkboxes and buttons.
+  const RESULT_ITEM_FIELDS = 'textarea, select, input:not([type=checkbox]):not([type=radio]):not([type=hidden])';
+
+  function mainRoot() {
+    return document.querySelector('main') || document.querySelector('[role=main]') || document.body
+      || document.documentElement;
+  }
+
+  const words = (el) => collapse((el.innerText || el.textContent || '').replace(ARROWS, ' '));
+
+  // ---- the main result list
+
+  /** Items of one candidate list, or null when el is not one. */
+  function listItems(el) {
+    const tag = el.localName;
+    const role = explicitRole(el);
+    const children = [...el.children];
+    if (role === 'feed') {
+      const articles = children.filter((c) => explicitRole(c) === 'article' || c.localName === 'article');
+      return articles.length ? articles : children;
+    }
+    if (role === 'list') {
+      const items = children.filter((c) => explicitRole(c) === 'listitem');
+      return items.length ? items : children;
+    }
+    if (role === 'grid' || role === 'table') {
+      return [...el.querySelectorAll('[role=row]')].filter((row) => !row.querySelector('[role=columnheader]'));
+    }
+    if (tag === 'table') {
+      const rows = el.tBodies.length ? [...el.tBodies].flatMap((body) => [...body.rows]) : [...el.rows];
+      return rows.filter((row) => [...row.cells].some((cell) => cell.localName === 'td'));
+    }
+    if (tag === 'ul' || tag === 'ol') return children.filter((c) => c.localName === 'li');
+    return null;
+  }
+
+  function scoreItems(items) {
+    let count = 0;
+    let score = 0;
+    for (const item of items) {
+      if (count >= RESULT_SCORE_ITEMS) break;
+      if (!isRendered(item)) continue;
+      if (item.querySelector(RESULT_ITEM_FIELDS)) return 0;
+      count += 1;
+      score += Math.min(collapse(item.textContent.slice(0, 4 * RESULT_TEXT_MAX)).length, RESULT_TEXT_MAX);
+    }
+    return count >= 2 ? score : 0;
+  }
+
+  /** Runs of 2+ siblings with the same tag and classes (cards, result rows built of divs). */
+  function siblingRuns(scope) {
+    const runs = [];
+    const visit = (parent) => {
+      let run = [];
+      let shape = '';
+      const flush = () => {
+        if (run.length >= 2) runs.push(run);
+        run = [];
+      };
+      for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
+        const tag = child.localName;
+        const classes = typeof child.className === 'string' ? child.className.trim().split(/\s+/).sort().join('.') : '';
+        const childShape = RUN_EXCLUDED_TAGS.has(tag) || (!classes && tag !== 'article') ? '' : `${tag}.${classes}`;
+        if (!childShape || childShape !== shape) flush();
+        shape = childShape;
+        if (childShape) run.push(child);
+        visit(child);
+      }
+      flush();
+    };
+    visit(scope);
+    return runs;
+  }
+
+  /**
+   * The page's main result list: {container, items}, or null. `runs`: whether runs of like siblings
+   * (cards) count too; the capture's marks need tables and lists only, and skip that walk.
+   */
+  function mainList(runs = true) {
+    const scope = mainRoot();
+    if (!scope) return null;
+    let best = null;
+    let bestScore = 0;
+    const consider = (items, container) => {
+      if (container && container.closest(RESULT_EXCLUDED)) return;
+      const score = scoreItems(items);
+      if (score > bestScore) {
+        best = { container, items };
+        bestScore = score;
+      }
+    };
+    for (const el of scope.querySelectorAll(RESULT_LIST_SELECTOR)) {
+      const items = listItems(el);
+      if (items && items.length >= 2) consider(items, el);
+    }
+    if (runs) for (const run of siblingRuns(scope)) consider(run, run[0].parentElement);
+    return best;
+  }
+
+  /** The table (or grid) an item row belongs to, when the list is one. */
+  function tableOf(list) {
+    const { container } = list;
+    if (!container) return null;
+    if (container.localName === 'table') return container;
+    const role = explicitRole(container);
+    return role === 'grid' || role === 'table' ? container : null;
+  }
+
+  function headerCells(table) {
+    if (table.localName === 'table') {
+      const head = table.tHead && table.tHead.rows.length ? table.tHead.rows[table.tHead.rows.length - 1] : null;
+      const row = head || [...table.rows].find((r) => [...r.cells].every((c) => c.localName === 'th'));
+      return row ? [...row.cells] : [];
+    }
+    return [...table.querySelectorAll('[role=columnheader]')];
+  }
+
+  const cellsOf = (row) => (row.localName === 'tr' ? [...row.cells] : [...row.querySelectorAll('[role=cell], [role=gridcell], [role=rowheader]')]);
+
+  /** The name a header goes by: its sort control's text when it has one, else its own, arrows left out. */
+  function headerName(th) {
+    const control = sortControl(th);
+    const text = control && control !== th ? words(control) : '';
+    return cut(text || words(th), HEADER_MAX);
+  }
+
+  /** Column names from the headers: unnamed ones are "column N", repeated ones get a suffix. */
+  function columnNames(table, width) {
+    const headers = headerCells(table);
+    const names = [];
+    const seen = new Set();
+    for (let i = 0; i < width; i += 1) {
+      let name = headers[i] ? headerName(headers[i]) : '';
+      if (!name) name = `column ${i + 1}`;
+      let unique = name;
+      for (let n = 2; seen.has(unique); n += 1) unique = `${name} ${n}`;
+      seen.add(unique);
+      names.push(unique);
+    }
+    return names;
+  }
+
+  /**
+   * The rows of the main list from `skip` on: objects keyed by column name for a table (columns
+   * empty in every row left out), the item's text otherwise. `{rows, total}`: total counts the
+   * rendered items, shown or not.
+   */
+  function listRows(list, skip) {
+    const rendered = list.items.filter((item) => isRendered(item));
+    const shown = rendered.slice(skip, skip + ROWS_MAX);
+    const table = tableOf(list);
+    if (!table) {
+      const rows = shown.map((item) => cut(renderedText(item, RESULT_TEXT_MAX), RESULT_TEXT_MAX)).filter(Boolean);
+      return { rows, total: rendered.length };
+    }
+    const cells = shown.map((row) => cellsOf(row).map((cell) => cut(renderedText(cell, CELL_TEXT_MAX), CELL_TEXT_MAX)));
+    const width = Math.max(0, ...cells.map((c) => c.length));
+    const names = columnNames(table, width);
+    const used = names.map((_, i) => cells.some((row) => row[i]));
+    const rows = cells.filter((row) => row.some(Boolean)).map((row) => {
+      const out = {};
+      names.forEach((name, i) => { if (used[i]) out[name] = row[i] || ''; });
+      return out;
+    });
+    return { rows, total: rendered.length };
+  }
+
+  // ---- pagination
+
+  function hrefOf(el) {
+    if (el.localName !== 'a' || !el.hasAttribute('href')) return null;
+    const raw = el.getAttribute('href').trim();
+    if (!raw || raw.startsWith('#') || /^javascript:/i.test(raw)) return null;
+    try {
+      const url = new URL(el.href, location.href);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+    } catch {
+      return null;
+    }
+  }
+
+  function pageParams(url) {
+    return url ? [...url.searchParams.keys()].filter((k) => PAGE_PARAM.test(k)) : [];
+  }
+
+  function pagerHinted(el) {
+    for (let node = el, depth = 0; node && depth < 4; node = node.parentElement, depth += 1) {
+      const label = `${typeof node.className === 'string' ? node.className : ''} ${node.id} ${node.getAttribute('aria-label') || ''}`;
+      if (PAGER_HINT.test(label) || node.localName === 'nav' || explicitRole(node) === 'navigation') return true;
+    }
+    return false;
+  }
+
+  function linkWords(el) {
+    return collapse(`${words(el)}`) || collapse((el.getAttribute('aria-label') || el.title || '').replace(ARROWS, ' '));
+  }
+
+  function direction(el) {
+    const rel = (el.getAttribute('rel') || '').toLowerCase().split(/\s+/);
+    const label = collapse(`${el.getAttribute('aria-label') || ''} ${el.title || ''}`);
+    const text = linkWords(el);
+    if (rel.includes('next') || NEXT_WORDS.test(text) || /^next( page)?$/i.test(label)) return 'next';
+    if (rel.includes('prev') || rel.includes('previous') || PREV_WORDS.test(text) || /^prev(ious)?( page)?$/i.test(label)) return 'prev';
+    return '';
+  }
+
+  /**
+   * The main list's pagination: `{links: [{el, number?, dir?, url}], current, map?, loadMore?}`, or
+   * null. Numbered links count when their URL has a page parameter or they sit in a pager (a nav,
+   * an element whose class says "pag…"); links inside the list's own rows never do.
+   */
+  function pagination(list) {
+    const scope = mainRoot() || document.body;
+    if (!scope) return null;
+    const inRows = (el) => Boolean(list && (list.items.some((item) => item.contains(el))
+      || (list.container && list.container.localName === 'table' && list.container.contains(el) && !el.closest('tfoot'))));
+    const links = [];
+    for (const el of scope.querySelectorAll('a, button, [role=link], [role=button]')) {
+      if (!isVisible(el) || inRows(el) || el.closest('thead, [role=columnheader]')) continue;
+      const url = hrefOf(el);
+      const text = linkWords(el);
+      const dir = direction(el);
+      const numbered = PAGE_NUMBER.test(text) && (pageParams(url).length > 0 || pagerHinted(el));
+      if (dir && (url ? pageParams(url).length > 0 || pagerHinted(el) || el.getAttribute('rel') : pagerHinted(el))) {
+        links.push({ el, dir, url });
+      } else if (numbered) {
+        links.push({ el, number: Number(text), url });
+      }
+    }
+    const loadMore = [...scope.querySelectorAll('button, a, [role=button]')].find(
+      (el) => LOAD_MORE.test(words(el)) && isVisible(el) && !inRows(el) && !el.disabled,
+    ) || null;
+    if (!links.length && !loadMore) return null;
+    const map = pageMap(links);
+    return { links, map, loadMore, current: currentPage(links, map, inRows) };
+  }
+
+  /**
+   * How a page number is written in the URL: param = a × number + b, from the numbered links
+   * (`?p=2` is page 2, `?page=1` may be page 2, `?start=20` page 3). Null without such links.
+   */
+  function pageMap(links) {
+    const numbered = links.filter((l) => l.number !== undefined && l.url);
+    for (const link of numbered) {
+      for (const param of pageParams(link.url)) {
+        const pairs = numbered
+          .map((l) => [l.number, Number(l.url.searchParams.get(param))])
+          .filter(([, v]) => Number.isInteger(v));
+        const distinct = pairs.filter(([n], i) => pairs.findIndex(([m]) => m === n) === i);
+        let a = 1;
+        if (distinct.length >= 2) {
+          const [[n1, v1], [n2, v2]] = distinct;
+          a = (v2 - v1) / (n2 - n1);
+        } else if (OFFSET_PARAM.test(param)) {
+          continue; // one link cannot tell how many rows a page holds
+        }
+        const [n0, v0] = distinct[0] || [];
+        if (n0 === undefined || !Number.isInteger(a) || a <= 0) continue;
+        const b = v0 - a * n0;
+        if (distinct.every(([n, v]) => a * n + b === v)) return { param, a, b, base: link.url };
+      }
+    }
+    return null;
+  }
+
+  function currentPage(links, map, inRows) {
+    const regions = new Set(links.map((l) => l.el.parentElement && (l.el.closest('nav, [role=navigation], ul, ol, p, div') || l.el.parentElement)));
+    for (const region of regions) {
+      if (!region) continue;
+      for (const el of region.querySelectorAll('[aria-current]:not([aria-current=false])')) {
+        if (PAGE_NUMBER.test(words(el))) return Number(words(el));
+      }
+      for (const el of region.querySelectorAll('*')) {
+        if (el.children.length || !PAGE_NUMBER.test(words(el)) || inRows(el) || !isVisible(el)) continue;
+        const link = el.closest('a[href], button');
+        const marked = CURRENT_CLASS.test(`${el.className} ${el.parentElement ? el.parentElement.className : ''}`);
+        if (!link || marked || (link && link.getAttribute('aria-disabled') === 'true')) return Number(words(el));
+      }
+    }
+    if (map) {
+      const value = new URL(location.href).searchParams.get(map.param);
+      if (value !== null && Number.isInteger(Number(value))) return (Number(value) - map.b) / map.a;
+    }
+    return loadMoreState.pages;
+  }
+
+  // "Load more": the pages loaded so far in this document and the rows each started at.
+  const loadMoreState = { pages: 1, starts: [0] };
+
+  /** What the answer says about the pages: `{page, next, last?, loadMore?}`. */
+  function pagesInfo(pager) {
+    if (!pager) return null;
+    const numbers = pager.links.filter((l) => l.number !== undefined).map((l) => l.number);
+    const last = Math.max(pager.current, ...numbers);
+    const next = pager.links.some((l) => l.dir === 'next') || numbers.some((n) => n > pager.current) || Boolean(pager.loadMore);
+    const info = { page: pager.current, next };
+    if (numbers.length && last > pager.current) info.last = last;
+    if (pager.loadMore) info.loadMore = true;
+    return info;
+  }
+
+  // ---- sorting and page size
+
+  function sortControl(th) {
+    const links = [...th.querySelectorAll('a[href], button, [role=button]')].filter((el) => isVisible(el));
+    return links.find((el) => words(el)) || links[0] || null;
+  }
+
+  function sortState(th) {
+    const aria = (th.getAttribute('aria-sort') || '').toLowerCase();
+    if (aria === 'ascending' || aria === 'descending') return aria;
+    const classes = `${th.className} ${(sortControl(th) || th).className || ''}`;
+    if (/desc/i.test(classes) || /headerSortUp/.test(classes)) return 'descending';
+    if (/asc/i.test(classes) || /headerSortDown/.test(classes)) return 'ascending';
+    return 'none';
+  }
+
+  /** The main table's sortable headers: with aria-sort, a link or button, or a "sort…" class. */
+  function sortHeaders(list) {
+    const table = list ? tableOf(list) : null;
+    if (!table) return [];
+    return headerCells(table).filter((th) => isVisible(th) && headerName(th) && (
+      th.hasAttribute('aria-sort') || /sort/i.test(String(th.className)) || hrefOf(sortControl(th) || th)
+      || (sortControl(th) && sortControl(th).localName === 'button')));
+  }
+
+  /** The per-page control: a select of page sizes, or links that set a per-page parameter. */
+  function perPageControl() {
+    const scope = mainRoot() || document.body;
+    if (!scope) return null;
+    for (const select of scope.querySelectorAll('select')) {
+      if (!isVisible(select) || select.multiple) continue;
+      const options = [...select.options].map((o) => collapse(o.text));
+      if (options.length < 2 || !options.every((t) => PAGE_NUMBER.test(t) || /^all$/i.test(t))) continue;
+      const label = `${select.name} ${select.id} ${select.getAttribute('aria-label') || ''} ${[...select.labels || []].map(words).join(' ')}`;
+      if (PER_PAGE_PARAM.test(select.name) || PER_PAGE_LABEL.test(label)) return { select, choices: options };
+    }
+    const links = [...scope.querySelectorAll('a[href]')].filter((a) => {
+      const url = hrefOf(a);
+      return url && PAGE_NUMBER.test(words(a)) && [...url.searchParams.keys()].some((k) => PER_PAGE_PARAM.test(k)) && isVisible(a);
+    });
+    return links.length >= 2 ? { links, choices: links.map(words) } : null;
+  }
+
+  // ---- marks for the capture
+
+  /** Element -> `data-tabmcp-list` value: `pager`, `more`, `sort:<column>`, `perpage`. */
+  function listMarks() {
+    const marks = new Map();
+    try {
+      const list = mainList(false);
+      const pager = pagination(list);
+      if (pager) {
+        for (const link of pager.links) marks.set(link.el, 'pager');
+        if (pager.loadMore) marks.set(pager.loadMore, 'more');
+      }
+      for (const th of sortHeaders(list)) marks.set(th, `sort:${headerName(th)}`);
+      const perPage = perPageControl();
+      if (perPage) for (const el of perPage.select ? [perPage.select] : perPage.links) marks.set(el, 'perpage');
+    } catch {
+      // a page the rules cannot read gets no list arguments; the capture goes on
+    }
+    return marks;
+  }
+
+  // ---- the answer
+
+  /** `{results?, pages?}` for a page summary: the main list's rows from `skip` on and its pages. */
+  function listAnswer(skip = 0) {
+    const list = mainList();
+    if (!list) return {};
+    const { rows, total } = listRows(list, skip);
+    const out = {};
+    if (rows.length >= 2 || (skip > 0 && rows.length)) out.results = rows;
+    const info = pagesInfo(pagination(list));
+    if (total > skip + rows.length) {
+      out.pages = { ...(info || {}), shown: `${skip + 1}-${skip + rows.length} of ${total} rows` };
+    } else if (info && out.results) {
+      out.pages = info;
+    }
+    return out;
+  }
+
+  // ---- browse: one move toward {page, sort, order, per_page}
+
+  const same = (a, b) => collapse(a).toLowerCase() === collapse(b).toLowerCase();
+
+  function go(el) {
+    const url = hrefOf(el);
+    if (url) return { ok: true, url: url.href };
+    el.click();
+    return { ok: true, clicked: true };
+  }
+
+  function browseMove(args) {
+    const list = mainList();
+    if (args.per_page !== undefined && args.per_page !== null) {
+      const want = String(args.per_page);
+      const control = perPageControl();
+      if (!control) throw new AgentError('ELEMENT_NOT_FOUND', 'this page offers no page size to choose');
+      if (control.select) {
+        const option = [...control.select.options].find((o) => same(o.text, want) || same(o.value, want));
+        if (!option) throw new AgentError('BAD_MESSAGE', `per_page must be one of: ${control.choices.join(', ')}`);
+        if (control.select.value !== option.value) {
+          control.select.value = option.value;
+          control.select.dispatchEvent(new Event('input', { bubbles: true }));
+          control.select.dispatchEvent(new Event('change', { bubbles: true }));
+          const { form } = control.select;
+          if (form && form.method !== 'post' && form.isConnected) form.requestSubmit();
+          return { ok: true, clicked: true };
+        }
+      } else {
+        const link = control.links.find((a) => same(words(a), want));
+        if (!link) throw new AgentError('BAD_MESSAGE', `per_page must be one of: ${control.choices.join(', ')}`);
+        const url = hrefOf(link);
+        const here = new URL(location.href);
+        const param = [...url.searchParams.keys()].find((k) => PER_PAGE_PARAM.test(k));
+        if (here.searchParams.get(param) !== url.searchParams.get(param)) return go(link);
+      }
+    }
+    if (args.sort !== undefined && args.sort !== null) {
+      const headers = sortHeaders(list);
+      const th = headers.find((h) => same(headerName(h), String(args.sort)));
+      if (!th) {
+        const names = headers.map(headerName);
+        throw new AgentError('BAD_MESSAGE', names.length ? `sort must be one of: ${names.join(', ')}` : 'this list cannot be sorted');
+      }
+      const state = sortState(th);
+      const order = args.order === 'ascending' || args.order === 'descending' ? args.order : null;
+      if (order ? state !== order : state === 'none') return go(sortControl(th) || th);
+    }
+    const page = args.page === undefined || args.page === null ? null : Number(args.page);
+    if (page === null) return { ok: true, done: true };
+    if (!Number.isInteger(page) || page < 1) throw new AgentError('BAD_MESSAGE', 'page is a whole number from 1');
+    const pager = pagination(list);
+    const current = pager ? pager.current : 1;
+    if (page === current) return { ok: true, done: true, skip: loadMoreState.starts[page - 1] || 0 };
+    if (!pager) throw new AgentError('BAD_MESSAGE', `page ${page} does not exist: the list has one page`);
+    const numbered = pager.links.find((l) => l.number === page);
+    if (numbered) return go(numbered.el);
+    if (pager.map && page > 0) {
+      const url = new URL(pager.map.base.href);
+      url.searchParams.set(pager.map.param, String(pager.map.a * page + pager.map.b));
+      return { ok: true, url: url.href };
+    }
+    const step = pager.links.find((l) => l.dir === (page > current ? 'next' : 'prev'));
+    if (step) return go(step.el);
+    if (page > current && pager.loadMore) {
+      loadMoreState.starts[current] = list ? list.items.filter((item) => isRendered(item)).length : 0;
+      loadMoreState.pages = current + 1;
+      pager.loadMore.click();
+      return { ok: true, clicked: true };
+    }
+    const info = pagesInfo(pager);
+    throw new AgentError('BAD_MESSAGE', `page ${page} is not offered: the list is at page ${current}${info && info.last ? ` of at least ${info.last}` : ''} and has no link further`);
+  }
+
+  /**
+   * `{args: {page?, sort?, order?, per_page?}}`: one move toward them (page size first, then sort,
+   * then page, as each of the first two starts the list again). `{ok, done, skip?}` when the page
+   * shows them; `{ok, url}` for the caller to load; `{ok, clicked}` after a click here.
+   */
+  function browse(arg) {
+    try {
+      const args = arg && typeof arg.args === 'object' && arg.args !== null ? arg.args : {};
+      return browseMove(args);
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  Object.assign(shared, { mainList, listAnswer, listMarks, browse });
+})();

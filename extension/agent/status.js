@@ -1,0 +1,100 @@
+// tabmcp page agent: what the page says about the call just made (docs/page-agent.md §11,
+// "Status"): its status banners (a success message, an alert, a toast, a live region) and the
+// validation errors of its form fields, each under the field's name: the site's error next to a
+// field, aria-invalid with the text it points to, and the browser's own message for a field its
+// constraint validation stopped.
+(() => {
+  'use strict';
+
+  const shared = globalThis.__tabmcpParts;
+  if (globalThis.__tabmcpAgent || !shared) return;
+  const { collapse, cut, isVisible } = shared;
+
+  const BANNER_MAX = 300;
+  const BANNERS_MAX = 5;
+  const ERRORS_MAX = 20;
+  const BANNER_SELECTOR = '[role=status], [role=alert], [aria-live=polite], [aria-live=assertive], .alert, .messages, '
+    + '.messagelist, .flash, .flashes, .flash-message, .toast, .notification, .errornote, .callout';
+  // Where sites write a field's error: Django's errorlist, Bootstrap's invalid-feedback, "…error…" classes.
+  const ERROR_SELECTOR = '.errorlist, .invalid-feedback, .field-error, .field-errors, .form-error, .error-message, '
+    + '.errormessage, .error, .errors, .has-error .help-block, .has-error .help-inline, .text-danger, [class*=error i]';
+  const FIELD_SELECTOR = 'input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset]):not([type=image]), select, textarea';
+  const FIELD_SEARCH_DEPTH = 4;
+
+  const textOf = (el) => collapse(el.innerText || el.textContent || '');
+
+  // The browser's validation stopped a submit: it fires `invalid` at each field it refused.
+  const invalidSeen = [];
+  window.addEventListener('invalid', (event) => {
+    invalidSeen.push({ el: event.target, at: performance.now() });
+    if (invalidSeen.length > 100) invalidSeen.shift();
+  }, true);
+
+  /** The field an error text belongs to: the one named control near it (in the same row of the form). */
+  function fieldNear(el) {
+    const form = el.closest('form');
+    for (let node = el.parentElement, depth = 0; node && depth < FIELD_SEARCH_DEPTH; node = node.parentElement, depth += 1) {
+      const fields = [...node.querySelectorAll(FIELD_SELECTOR)].filter((f) => f.name && isVisible(f));
+      const names = new Set(fields.map((f) => f.name));
+      if (names.size === 1) return fields[0];
+      if (names.size > 1 || node === form) return null;
+    }
+    return null;
+  }
+
+  function describedText(field) {
+    const ids = `${field.getAttribute('aria-errormessage') || ''} ${field.getAttribute('aria-describedby') || ''}`;
+    const parts = [];
+    for (const id of ids.split(/\s+/).filter(Boolean)) {
+      const el = document.getElementById(id);
+      if (el && isVisible(el) && textOf(el)) parts.push(textOf(el));
+    }
+    return parts.join(' ');
+  }
+
+  /**
+   * `{banners: [text], errors: [{field, message}]}`: field is the control's name. `since`: the
+   * time the call began (performance.now()); the browser's refusals before it are old news.
+   */
+  function pageStatus(since = 0) {
+    const errors = new Map(); // field name -> message
+    const used = new Set(); // error elements already tied to a field
+    const add = (field, message) => {
+      const text = cut(collapse(message), BANNER_MAX);
+      if (field && field.name && text && !errors.has(field.name) && errors.size < ERRORS_MAX) errors.set(field.name, text);
+    };
+    for (const { el, at } of invalidSeen) {
+      if (at >= since && el.isConnected && el.validationMessage && !el.validity.valid) add(el, el.validationMessage);
+    }
+    for (const field of document.querySelectorAll('[aria-invalid=true]')) {
+      const text = describedText(field);
+      if (text && isVisible(field)) add(field, text);
+    }
+    for (const el of document.querySelectorAll(ERROR_SELECTOR)) {
+      if (el.matches(FIELD_SELECTOR) || el.querySelector(FIELD_SELECTOR) || used.has(el.parentElement)) continue;
+      const text = textOf(el);
+      if (!text || !isVisible(el)) continue;
+      const field = fieldNear(el);
+      if (field) {
+        used.add(el);
+        add(field, text);
+      }
+    }
+    const banners = [];
+    const kept = [];
+    for (const el of document.querySelectorAll(`${BANNER_SELECTOR}, ${ERROR_SELECTOR}`)) {
+      if (kept.some((k) => k.contains(el)) || used.has(el) || [...used].some((u) => el.contains(u) || u.contains(el))) continue;
+      if (el.matches(ERROR_SELECTOR) && !el.matches(BANNER_SELECTOR) && !el.closest('form')) continue;
+      if (el.querySelector(FIELD_SELECTOR) || !isVisible(el)) continue;
+      const text = textOf(el);
+      if (!text || text.length > 4 * BANNER_MAX) continue; // a live region around content is not a banner
+      kept.push(el);
+      const line = cut(text, BANNER_MAX);
+      if (!banners.includes(line)) banners.push(line);
+      if (banners.length >= BANNERS_MAX) break;
+    }
+    return { banners, errors: [...errors].map(([field, message]) => ({ field, message })) };
+  }
+
+  Object.assign(shared, { pageStatus });
+})();
