@@ -42,14 +42,32 @@
     return null;
   }
 
-  function describedText(field) {
-    const ids = `${field.getAttribute('aria-errormessage') || ''} ${field.getAttribute('aria-describedby') || ''}`;
+  /** The error an invalid field points to: its aria-errormessage, or what it is described by that is an error. */
+  function describedError(field) {
     const parts = [];
-    for (const id of ids.split(/\s+/).filter(Boolean)) {
-      const el = document.getElementById(id);
-      if (el && isVisible(el) && textOf(el)) parts.push(textOf(el));
+    const read = (ids, any) => {
+      for (const id of (ids || '').split(/\s+/).filter(Boolean)) {
+        const el = document.getElementById(id);
+        if (el && isVisible(el) && textOf(el) && (any || el.matches(`${ERROR_SELECTOR}, [role=alert]`))) parts.push(el);
+      }
+    };
+    read(field.getAttribute('aria-errormessage'), true);
+    if (!parts.length) read(field.getAttribute('aria-describedby'), false);
+    return parts;
+  }
+
+  /** An error text of the field's form that no field claimed, the nearest to it in document order. */
+  function nearestError(field, candidates) {
+    const form = field.form || field.closest('form');
+    if (!form) return null;
+    const order = [...form.querySelectorAll('*')];
+    const at = order.indexOf(field);
+    let best = null;
+    for (const el of candidates) {
+      const index = order.indexOf(el);
+      if (index >= 0 && (best === null || Math.abs(index - at) < Math.abs(best.index - at))) best = { el, index };
     }
-    return parts.join(' ');
+    return best && best.el;
   }
 
   /**
@@ -66,18 +84,32 @@
     for (const { el, at } of invalidSeen) {
       if (at >= since && el.isConnected && el.validationMessage && !el.validity.valid) add(el, el.validationMessage);
     }
-    for (const field of document.querySelectorAll('[aria-invalid=true]')) {
-      const text = describedText(field);
-      if (text && isVisible(field)) add(field, text);
+    const invalid = [...document.querySelectorAll('[aria-invalid=true]')].filter((f) => f.name && isVisible(f));
+    for (const field of invalid) {
+      const said = describedError(field);
+      for (const el of said) used.add(el);
+      if (said.length) add(field, said.map(textOf).join(' '));
     }
+    const unclaimed = [];
     for (const el of document.querySelectorAll(ERROR_SELECTOR)) {
-      if (el.matches(FIELD_SELECTOR) || el.querySelector(FIELD_SELECTOR) || used.has(el.parentElement)) continue;
+      if (used.has(el) || el.matches(FIELD_SELECTOR) || el.querySelector(FIELD_SELECTOR) || used.has(el.parentElement)) continue;
       const text = textOf(el);
       if (!text || !isVisible(el)) continue;
       const field = fieldNear(el);
       if (field) {
         used.add(el);
         add(field, text);
+      } else if (el.closest('form')) {
+        unclaimed.push(el);
+      }
+    }
+    // an invalid field whose error is not tied to it by markup: the form's nearest unclaimed error
+    for (const field of invalid) {
+      if (errors.has(field.name)) continue;
+      const el = nearestError(field, unclaimed.filter((u) => !used.has(u)));
+      if (el) {
+        used.add(el);
+        add(field, textOf(el));
       }
     }
     const banners = [];

@@ -134,7 +134,7 @@ def answer(tool: PageTool, step_count: int, outcome: dict[str, Any], *, pager: s
         if page.get("navigated") or not (changed or results):
             # a page the model has not seen yet: its text, beside any result list found in it
             text = without(page.get("text", ""), said)
-            text = before_rows(text, results) if results else text
+            text = around_rows(text, results) if results else text
             if text:
                 result["text"] = text
     # the page's parts, bounded together (the agent caps them too; this does not rely on it)
@@ -189,12 +189,20 @@ def without(text: str, said: list[str]) -> str:
     return " ".join(text.split())
 
 
-def before_rows(text: str, results: list[Any]) -> str:
-    """The page's text up to where its result list begins: the rows are in ``results`` already."""
-    first = results[0]
-    cell = next((v for v in first.values() if v), "") if isinstance(first, dict) else str(first)
-    at = text.find(str(cell)[:40]) if cell else -1
-    return text if at < 0 else text[:at].rstrip()
+def around_rows(text: str, results: list[Any]) -> str:
+    """The page's text without its result list, which ``results`` holds already: what comes before
+    the first row and after the last (the text may end inside the list)."""
+
+    def cells(row: Any) -> list[str]:
+        return [str(v) for v in row.values() if v] if isinstance(row, dict) else [str(row)]
+
+    first, last = cells(results[0]), cells(results[-1])
+    start = text.find(first[0][:40]) if first else -1
+    if start < 0:
+        return text
+    end = text.find(last[-1], start) if last else -1
+    after = text[end + len(last[-1]) :] if end >= 0 else ""
+    return " ".join(f"{text[:start]} {after}".split())
 
 
 def pages_line(pages: dict[str, Any], pager: str | None) -> str:
