@@ -21,6 +21,7 @@
   const RESULT_SCORE_ITEMS = 50;
   const HEADER_MAX = 40;
   const PAGE_NUMBER = /^\d{1,5}$/;
+  const PAGE_SIZE_TEXT = /^(\d{1,5})( (items|rows|entries|results|records|per page))?$/i;
   // Query parameters that hold a page number or a row offset.
   const PAGE_PARAM = /^(p|pg|page|paged|pagenum|pageno|page_?number|start|offset|skip|from)$|[_-]page$/i;
   const OFFSET_PARAM = /^(start|offset|skip|from)$/i;
@@ -30,6 +31,8 @@
   const PREV_WORDS = /^(prev|previous|previous page|newer|newer posts|newer entries)$/i;
   const LOAD_MORE = /^(load|show|see|view) (\d+ )?more\b|^more results$/i;
   const PAGER_HINT = /pag|pager/i;
+  const SORT_UP = /(^|[\s_-])(up|asc|ascending|sort-up|caret-up)($|[\s_-])/i;
+  const SORT_DOWN = /(^|[\s_-])(down|desc|descending|sort-down|caret-down)($|[\s_-])/i;
   const ARROWS = /[«»‹›←→<>▲▼△▽↑↓⇅⬆⬇…]/g;
   const CURRENT_CLASS = /(^|[\s_-])(active|current|selected|this-page|is-current)($|[\s_-])/i;
   const RESULT_LIST_SELECTOR = '[role=feed], [role=list], [role=grid], [role=table], table, ul, ol';
@@ -358,6 +361,16 @@
     const classes = `${th.className} ${(sortControl(th) || th).className || ''}`;
     if (/desc/i.test(classes) || /headerSortUp/.test(classes)) return 'descending';
     if (/asc/i.test(classes) || /headerSortDown/.test(classes)) return 'ascending';
+    // an arrow icon or character in the header: up is ascending, as most tables draw it
+    for (const el of th.querySelectorAll('[class]')) {
+      if (!isRendered(el)) continue;
+      const names = String(el.className);
+      if (SORT_DOWN.test(names)) return 'descending';
+      if (SORT_UP.test(names)) return 'ascending';
+    }
+    const text = th.textContent;
+    if (/[▼▾↓⬇]/.test(text)) return 'descending';
+    if (/[▲▴↑⬆]/.test(text)) return 'ascending';
     return 'none';
   }
 
@@ -381,11 +394,22 @@
       const label = `${select.name} ${select.id} ${select.getAttribute('aria-label') || ''} ${[...select.labels || []].map(words).join(' ')}`;
       if (PER_PAGE_PARAM.test(select.name) || PER_PAGE_LABEL.test(label)) return { select, choices: options };
     }
-    const links = [...scope.querySelectorAll('a[href]')].filter((a) => {
+    // links may sit in a closed dropdown: they are followed, not clicked, so they need not show
+    const links = [];
+    let param = null;
+    for (const a of scope.querySelectorAll('a[href]')) {
       const url = hrefOf(a);
-      return url && PAGE_NUMBER.test(words(a)) && [...url.searchParams.keys()].some((k) => PER_PAGE_PARAM.test(k)) && isVisible(a);
-    });
-    return links.length >= 2 ? { links, choices: links.map(words) } : null;
+      const size = PAGE_SIZE_TEXT.exec(words(a));
+      const key = url && size ? [...url.searchParams.keys()].find((k) => PER_PAGE_PARAM.test(k)) : undefined;
+      // "50 items" sets 50: a page link that carries the page size along says another number
+      if (key === undefined || (param !== null && key !== param) || url.searchParams.get(key) !== size[1]) continue;
+      param = key;
+      links.push({ el: a, choice: size[1], value: url.searchParams.get(key) });
+    }
+    // page links carry the page size too, all the same one: the choices are links that differ in it
+    const choices = [...new Set(links.map((l) => l.choice))];
+    if (choices.length < 2 || new Set(links.map((l) => l.value)).size < 2) return null;
+    return { links, param, choices };
   }
 
   // ---- marks for the capture
@@ -402,7 +426,8 @@
       }
       for (const th of sortHeaders(list)) marks.set(th, `sort:${headerName(th)}`);
       const perPage = perPageControl();
-      if (perPage) for (const el of perPage.select ? [perPage.select] : perPage.links) marks.set(el, 'perpage');
+      if (perPage && perPage.select) marks.set(perPage.select, 'perpage');
+      else if (perPage) for (const link of perPage.links) marks.set(link.el, `perpage:${link.choice}`);
     } catch {
       // a page the rules cannot read gets no list arguments; the capture goes on
     }
@@ -456,12 +481,11 @@
           return { ok: true, clicked: true };
         }
       } else {
-        const link = control.links.find((a) => same(words(a), want));
+        const link = control.links.find((l) => l.choice === want);
         if (!link) throw new AgentError('BAD_MESSAGE', `per_page must be one of: ${control.choices.join(', ')}`);
-        const url = hrefOf(link);
-        const here = new URL(location.href);
-        const param = [...url.searchParams.keys()].find((k) => PER_PAGE_PARAM.test(k));
-        if (here.searchParams.get(param) !== url.searchParams.get(param)) return go(link);
+        const marked = CURRENT_CLASS.test(String(link.el.className)) || link.el.getAttribute('aria-current') === 'true';
+        const here = new URL(location.href).searchParams.get(control.param);
+        if (here !== link.value && !(here === null && marked)) return { ok: true, url: hrefOf(link.el).href };
       }
     }
     if (args.sort !== undefined && args.sort !== null) {
