@@ -23,9 +23,14 @@
   const PAGE_NUMBER = /^\d{1,5}$/;
   const PAGE_SIZE_TEXT = /^(\d{1,5})( (items|rows|entries|results|records|per page))?$/i;
   // Query parameters that hold a page number or a row offset.
-  const PAGE_PARAM = /^(p|pg|page|paged|pagenum|pageno|page_?number|start|offset|skip|from)$|[_-]page$/i;
-  const OFFSET_PARAM = /^(start|offset|skip|from)$/i;
-  const PER_PAGE_PARAM = /^(per_?page|page_?size|pagesize|limit|per|size|rows|length|ipp|items_?per_?page|list_per_page)$/i;
+  // Tested on the name without leading punctuation (Roundup's `@startwith`).
+  const PAGE_PARAM_NAME = /^(p|pg|page|paged|pagenum|pageno|page_?number|start|startwith|offset|skip|from)$|[_-]page$/i;
+  const OFFSET_PARAM_NAME = /^(start|startwith|offset|skip|from)$/i;
+  const PER_PAGE_PARAM_NAME = /^(per_?page|page_?size|pagesize|limit|per|size|rows|length|ipp|items_?per_?page|list_per_page)$/i;
+  const bare = (key) => key.replace(/^[^a-z0-9]+/i, '');
+  const PAGE_PARAM = { test: (key) => PAGE_PARAM_NAME.test(bare(key)) };
+  const OFFSET_PARAM = { test: (key) => OFFSET_PARAM_NAME.test(bare(key)) };
+  const PER_PAGE_PARAM = { test: (key) => PER_PAGE_PARAM_NAME.test(bare(key)) };
   const PER_PAGE_LABEL = /per page|page size|rows|entries|results|items|show/i;
   const NEXT_WORDS = /^(next|next page|older|older posts|older entries|more results)$/i;
   const PREV_WORDS = /^(prev|previous|previous page|newer|newer posts|newer entries)$/i;
@@ -261,8 +266,7 @@
   function pagination(list) {
     const scope = mainRoot() || document.body;
     if (!scope) return null;
-    const inRows = (el) => Boolean(list && (list.items.some((item) => item.contains(el))
-      || (list.container && list.container.localName === 'table' && list.container.contains(el) && !el.closest('tfoot'))));
+    const inRows = (el) => Boolean(list && list.items.some((item) => item.contains(el)));
     const links = [];
     for (const el of scope.querySelectorAll('a, button, [role=link], [role=button]')) {
       if (!isVisible(el) || inRows(el) || el.closest('thead, [role=columnheader]')) continue;
@@ -308,6 +312,14 @@
         const b = v0 - a * n0;
         if (distinct.every(([n, v]) => a * n + b === v)) return { param, a, b, base: link.url };
       }
+    }
+    // a row offset beside the page size (`?start=50&size=50`): page n starts at (n - 1) × size
+    for (const link of links) {
+      if (!link.url) continue;
+      const keys = [...link.url.searchParams.keys()];
+      const offset = keys.find((k) => OFFSET_PARAM.test(k));
+      const size = Number(link.url.searchParams.get(keys.find((k) => PER_PAGE_PARAM.test(k)) || ''));
+      if (offset && Number.isInteger(size) && size > 0) return { param: offset, a: size, b: -size, base: link.url };
     }
     return null;
   }

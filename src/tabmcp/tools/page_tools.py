@@ -200,7 +200,8 @@ def around_rows(text: str, results: list[Any]) -> str:
     start = text.find(first[0][:40]) if first else -1
     if start < 0:
         return text
-    end = text.find(last[-1], start) if last else -1
+    last_start = text.rfind(last[0][:40]) if last else -1
+    end = text.find(last[-1], last_start) if last_start >= start else -1
     after = text[end + len(last[-1]) :] if end >= 0 else ""
     return " ".join(f"{text[:start]} {after}".split())
 
