@@ -255,7 +255,33 @@
     const text = linkWords(el);
     if (rel.includes('next') || NEXT_WORDS.test(text) || /^next( page)?$/i.test(label)) return 'next';
     if (rel.includes('prev') || rel.includes('previous') || PREV_WORDS.test(text) || /^prev(ious)?( page)?$/i.test(label)) return 'prev';
+    if (/^first( page)?$/i.test(text || label)) return 'first';
+    if (/^last( page)?$/i.test(text || label)) return 'last';
+    if (text) return '';
+    // a link that is only an arrow: one points to the next or previous page, a double one to the end
+    const arrow = collapse(el.textContent);
+    if (/^[›→>]$/.test(arrow)) return 'next';
+    if (/^[‹←<]$/.test(arrow)) return 'prev';
+    if (/^(»|>>|⇥)$/.test(arrow)) return 'last';
+    if (/^(«|<<|⇤)$/.test(arrow)) return 'first';
     return '';
+  }
+
+  // "Page 2 of 8", "Page 2 / 8" written in the pager.
+  const PAGE_OF = /\bpage (\d{1,5}) ?(?:of|\/) ?(\d{1,5})\b/i;
+
+  /** The elements holding the pager links (a pager may be shown above and below the list). */
+  function regionsOf(links) {
+    return [...new Set(links.map((l) => l.el.closest('nav, [role=navigation], ul, ol, p, div') || l.el.parentElement))]
+      .filter(Boolean);
+  }
+
+  function pageOfText(regions) {
+    for (const region of regions) {
+      const found = PAGE_OF.exec(words(region));
+      if (found) return { current: Number(found[1]), last: Number(found[2]) };
+    }
+    return null;
   }
 
   /**
@@ -284,21 +310,22 @@
       (el) => LOAD_MORE.test(words(el)) && isVisible(el) && !inRows(el) && !el.disabled,
     ) || null;
     if (!links.length && !loadMore) return null;
-    const map = pageMap(links);
-    return { links, map, loadMore, current: currentPage(links, map, inRows) };
+    // a double arrow is the last page beside a single one, else the next page
+    for (const [end, step] of [['last', 'next'], ['first', 'prev']]) {
+      if (!links.some((l) => l.dir === step)) for (const l of links) if (l.dir === end && /^(»|«|>>|<<)$/.test(collapse(l.el.textContent))) l.dir = step;
+    }
+    const regions = regionsOf(links);
+    const known = pageOfText(regions);
+    const map = pageMap(links, known);
+    const current = known ? known.current : currentPage(regions, map, inRows);
+    return { links, map, loadMore, current, last: known ? known.last : null };
   }
 
-  /**
-   * How a page number is written in the URL: param = a × number + b, from the numbered links
-   * (`?p=2` is page 2, `?page=1` may be page 2, `?start=20` page 3). Null without such links.
-   */
-  function pageMap(links) {
-    const numbered = links.filter((l) => l.number !== undefined && l.url);
-    for (const link of numbered) {
-      for (const param of pageParams(link.url)) {
-        const pairs = numbered
-          .map((l) => [l.number, Number(l.url.searchParams.get(param))])
-          .filter(([, v]) => Number.isInteger(v));
+  /** param = a × number + b fitted to `[number, url]` points, for the first page parameter that fits them all. */
+  function fit(points) {
+    for (const [, url] of points) {
+      for (const param of pageParams(url)) {
+        const pairs = points.map(([n, u]) => [n, Number(u.searchParams.get(param))]).filter(([, v]) => Number.isInteger(v));
         const distinct = pairs.filter(([n], i) => pairs.findIndex(([m]) => m === n) === i);
         let a = 1;
         if (distinct.length >= 2) {
@@ -310,9 +337,20 @@
         const [n0, v0] = distinct[0] || [];
         if (n0 === undefined || !Number.isInteger(a) || a <= 0) continue;
         const b = v0 - a * n0;
-        if (distinct.every(([n, v]) => a * n + b === v)) return { param, a, b, base: link.url };
+        if (distinct.every(([n, v]) => a * n + b === v)) return { param, a, b, base: url };
       }
     }
+    return null;
+  }
+
+  /**
+   * How a page number is written in the URL: param = a × number + b (`?p=2` is page 2, `?page=1`
+   * may be page 2, `?start=20` page 3), from the numbered links, a row offset beside a page size,
+   * or the next, previous, first and last links around a known page. Null when none tells.
+   */
+  function pageMap(links, known) {
+    const numbered = fit(links.filter((l) => l.number !== undefined && l.url).map((l) => [l.number, l.url]));
+    if (numbered) return numbered;
     // a row offset beside the page size (`?start=50&size=50`): page n starts at (n - 1) × size
     for (const link of links) {
       if (!link.url) continue;
@@ -321,13 +359,13 @@
       const size = Number(link.url.searchParams.get(keys.find((k) => PER_PAGE_PARAM.test(k)) || ''));
       if (offset && Number.isInteger(size) && size > 0) return { param: offset, a: size, b: -size, base: link.url };
     }
-    return null;
+    if (!known) return null;
+    const at = { next: known.current + 1, prev: known.current - 1, first: 1, last: known.last };
+    return fit(links.filter((l) => l.dir && l.url).map((l) => [at[l.dir], l.url]));
   }
 
-  function currentPage(links, map, inRows) {
-    const regions = new Set(links.map((l) => l.el.parentElement && (l.el.closest('nav, [role=navigation], ul, ol, p, div') || l.el.parentElement)));
+  function currentPage(regions, map, inRows) {
     for (const region of regions) {
-      if (!region) continue;
       for (const el of region.querySelectorAll('[aria-current]:not([aria-current=false])')) {
         if (PAGE_NUMBER.test(words(el))) return Number(words(el));
       }
@@ -348,14 +386,16 @@
   // "Load more": the pages loaded so far in this document and the rows each started at.
   const loadMoreState = { pages: 1, starts: [0] };
 
-  /** What the answer says about the pages: `{page, next, last?, loadMore?}`. */
+  /** What the answer says about the pages: `{page, next, of?, last?, loadMore?}`: `of` the number of
+   * pages the pager states, `last` the highest page it links to. */
   function pagesInfo(pager) {
     if (!pager) return null;
     const numbers = pager.links.filter((l) => l.number !== undefined).map((l) => l.number);
-    const last = Math.max(pager.current, ...numbers);
+    const last = Math.max(pager.current, pager.last || 0, ...numbers);
     const next = pager.links.some((l) => l.dir === 'next') || numbers.some((n) => n > pager.current) || Boolean(pager.loadMore);
     const info = { page: pager.current, next };
-    if (numbers.length && last > pager.current) info.last = last;
+    if (pager.last && pager.last >= pager.current) info.of = pager.last; // the pager says how many
+    else if (last > pager.current) info.last = last;
     if (pager.loadMore) info.loadMore = true;
     return info;
   }

@@ -20,6 +20,7 @@
     + '.errormessage, .error, .errors, .has-error .help-block, .has-error .help-inline, .text-danger, [class*=error i]';
   const FIELD_SELECTOR = 'input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset]):not([type=image]), select, textarea';
   const FIELD_SEARCH_DEPTH = 4;
+  const NOT_MESSAGES = 'a[href], button, [role=button], [role=link], nav, [role=navigation], label';
 
   const textOf = (el) => collapse(el.innerText || el.textContent || '');
 
@@ -93,6 +94,7 @@
     const unclaimed = [];
     for (const el of document.querySelectorAll(ERROR_SELECTOR)) {
       if (used.has(el) || el.matches(FIELD_SELECTOR) || el.querySelector(FIELD_SELECTOR) || used.has(el.parentElement)) continue;
+      if (el.matches(NOT_MESSAGES) || el.closest(NOT_MESSAGES)) continue; // a red link or button says nothing went wrong
       const text = textOf(el);
       if (!text || !isVisible(el)) continue;
       const field = fieldNear(el);
@@ -117,7 +119,7 @@
     for (const el of document.querySelectorAll(`${BANNER_SELECTOR}, ${ERROR_SELECTOR}`)) {
       if (kept.some((k) => k.contains(el)) || used.has(el) || [...used].some((u) => el.contains(u) || u.contains(el))) continue;
       if (el.matches(ERROR_SELECTOR) && !el.matches(BANNER_SELECTOR) && !el.closest('form')) continue;
-      if (el.querySelector(FIELD_SELECTOR) || !isVisible(el)) continue;
+      if (el.querySelector(FIELD_SELECTOR) || el.matches(NOT_MESSAGES) || !isVisible(el)) continue;
       const text = textOf(el);
       if (!text || text.length > 4 * BANNER_MAX) continue; // a live region around content is not a banner
       kept.push(el);

@@ -35,17 +35,23 @@ def list_page(params: dict[str, str], users: list[tuple[str, str, str]]) -> str:
         flip = f"-{column}" if sort == column else column
         aria = f' aria-sort="{state}"' if state else ""
         heads.append(f'<th{aria}><a href="{_query(params, sort=flip, page=None)}">{label}</a></th>')
-    body = "".join(f"<tr><td><input type=checkbox name=_selected value={n}></td><td>{html.escape(u[0])}</td>"
-                   f"<td>{u[1]}</td><td>{u[2]}</td></tr>" for n, u in enumerate(shown))
+    body = "".join(
+        f"<tr><td><input type=checkbox name=_selected value={n}></td><td>{html.escape(u[0])}</td>"
+        f"<td>{u[1]}</td><td>{u[2]}</td></tr>"
+        for n, u in enumerate(shown)
+    )
     links = "".join(
-        f"<li class=active><span>{n}</span></li>" if n == page else f'<li><a href="{_query(params, page=str(n))}">{n}</a></li>'
+        f"<li class=active><span>{n}</span></li>"
+        if n == page
+        else f'<li><a href="{_query(params, page=str(n))}">{n}</a></li>'
         for n in range(1, pages + 1)
     )
     if page < pages:
         links += f'<li><a href="{_query(params, page=str(page + 1))}">Next</a></li>'
     banner = ""
     if params.get("added"):
-        banner = f'<ul class="messagelist"><li class="success">The user “{html.escape(params["added"])}” was added.</li></ul>'
+        added = html.escape(params["added"])
+        banner = f'<ul class="messagelist"><li class="success">The user “{added}” was added.</li></ul>'
     sizes = "".join(f"<option{' selected' if int(s) == size else ''}>{s}</option>" for s in ("20", "50"))
     return f"""<!doctype html><html><head><title>Users</title></head><body>
 <header><a href="/">Home</a></header><main>{banner}<h1>Users</h1>

@@ -210,7 +210,8 @@ def pages_line(pages: dict[str, Any], pager: str | None) -> str:
     """One line on the list's pages: where it is, and the call that shows the next page."""
     page = pages.get("page") if isinstance(pages.get("page"), int) else 1
     last = pages.get("last") if isinstance(pages.get("last"), int) else None
-    parts = [f"page {page}" + (f" of at least {last}" if last else "")]
+    of = pages.get("of") if isinstance(pages.get("of"), int) else None
+    parts = [f"page {page}" + (f" of {of}" if of else f" of at least {last}" if last else "")]
     if isinstance(pages.get("shown"), str):
         parts.append(untrusted.line(pages["shown"], 80))
     if pages.get("next"):
