@@ -75,7 +75,7 @@
    * `{banners: [text], errors: [{field, message}]}`: field is the control's name. `since`: the
    * time the call began (performance.now()); the browser's refusals before it are old news.
    */
-  function pageStatus(since = 0) {
+  function pageStatus(since = Infinity) {
     const errors = new Map(); // field name -> message
     const used = new Set(); // error elements already tied to a field
     const add = (field, message) => {

@@ -327,7 +327,8 @@
       const skip = Number.isInteger(request.skip) && request.skip > 0 ? request.skip : 0;
       Object.assign(out, shared.listAnswer(skip));
     }
-    const { banners, errors } = shared.pageStatus(watch ? watch.started : 0);
+    // the browser's refusals during the plan; without a watch there is no telling which are new
+    const { banners, errors } = shared.pageStatus(watch ? watch.started : Infinity);
     if (banners.length) out.status = banners;
     if (errors.length) out.errors = errors;
     return out;
