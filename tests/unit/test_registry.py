@@ -18,6 +18,7 @@ from tabmcp.introspect import registry as registry_module
 from tabmcp.introspect.actions import ActionsIntrospector
 from tabmcp.introspect.api import MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep
 from tabmcp.introspect.forms import FormIntrospector
+from tabmcp.introspect.lists import ListIntrospector
 from tabmcp.introspect.registry import MAX_TOOLS_PER_INTROSPECTOR, Registry, unique_name
 from tabmcp.introspect.search import SearchIntrospector
 from tabmcp.introspect.text import UNTRUSTED_PREFIX
@@ -28,7 +29,7 @@ from tabmcp.tools.catalog import CATALOG
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 CORE_NAMES = {t.name for t in CATALOG}
-BUILTIN_NAMES = ["webmcp", "search", "forms", "actions"]
+BUILTIN_NAMES = ["webmcp", "search", "forms", "lists", "actions"]
 
 GOOD_PLUGIN = """
 from tabmcp.introspect.api import Introspector, PageTool, PlanStep
@@ -175,7 +176,7 @@ def test_discover_loads_good_plugins_and_reports_broken_ones(tmp_path: Path, no_
     assert "the class Forgot (an instance is needed)" in wrong
 
     found = [i.name for i in registry.introspectors]
-    assert found[:4] == BUILTIN_NAMES  # built-ins first, in their order
+    assert found[: len(BUILTIN_NAMES)] == BUILTIN_NAMES  # built-ins first, in their order
     assert found.count("shop") == 1
     assert registry.source_of(registry.introspectors[found.index("shop")]) == str(tmp_path / "shop.py")
 
@@ -187,9 +188,10 @@ def test_the_builtins_run_page_then_generic_with_search_before_forms() -> None:
         WebMCPIntrospector,
         SearchIntrospector,
         FormIntrospector,
+        ListIntrospector,
         ActionsIntrospector,
     ]
-    assert [i.kind for i in builtins] == ["page", "generic", "generic", "generic"]
+    assert [i.kind for i in builtins] == ["page", "generic", "generic", "generic", "generic"]
 
 
 @pytest.mark.parametrize("file_name", sorted(BROKEN_AT_LOAD))
@@ -239,7 +241,7 @@ def test_a_discovered_plugin_runs_only_on_its_urls(tmp_path: Path, no_entry_poin
 
 def test_discover_without_a_folder_has_the_builtins_and_no_errors() -> None:
     registry = Registry.discover()
-    assert [i.name for i in registry.introspectors][:4] == BUILTIN_NAMES
+    assert [i.name for i in registry.introspectors][: len(BUILTIN_NAMES)] == BUILTIN_NAMES
     assert registry.errors == []
 
 
@@ -307,9 +309,9 @@ def test_the_introspectors_package_loads_modules_by_name_and_skips_helpers(
 
     registry = Registry.discover()
 
-    assert [i.name for i in registry.introspectors][4:] == ["code_repo", "mail"]
+    assert [i.name for i in registry.introspectors][len(BUILTIN_NAMES) :] == ["code_repo", "mail"]
     assert registry.errors == ["tabmcp_test_sites.flights: ImportError: flights is broken"]
-    assert registry.source_of(registry.introspectors[4]) == "tabmcp_test_sites.code_repo"
+    assert registry.source_of(registry.introspectors[len(BUILTIN_NAMES)]) == "tabmcp_test_sites.code_repo"
 
 
 def test_the_real_introspectors_package_loads_without_errors() -> None:

@@ -108,9 +108,10 @@ async def _summary(session: SessionCore, run: Run) -> dict[str, Any]:
     fetches are in it. A page that cannot be scripted still gets its URL and title."""
     await session.tab(run.tab_id).network.fetches_done(run.started_at, SUMMARY_NETWORK_S)
     try:
-        page = await session.tab(run.tab_id).agent.call(
-            "summary", {"token": run.watch_token, "results": not run.has_extract, "skip": run.skip}
-        )
+        request = {"token": run.watch_token, "results": not run.has_extract}
+        if run.skip:
+            request["skip"] = run.skip
+        page = await session.tab(run.tab_id).agent.call("summary", request)
     except DriverError as exc:
         if exc.code == p.ErrorCode.NO_TAB:
             raise
