@@ -20,6 +20,7 @@
   const RESULT_TEXT_MAX = 200;
   const RESULT_SCORE_ITEMS = 50;
   const HEADER_MAX = 40;
+  const CONTROL_TEXT_MAX = 40; // longer text is no pager link, page size or "Load more"
   const PAGE_NUMBER = /^\d{1,5}$/;
   const PAGE_SIZE_TEXT = /^(\d{1,5})( (items|rows|entries|results|records|per page))?$/i;
   // Query parameters that hold a page number or a row offset.
@@ -245,8 +246,9 @@
     return false;
   }
 
+  /** A link's or button's words: its text (hidden parts too: "Next page" for screen readers), else its label. */
   function linkWords(el) {
-    return collapse(`${words(el)}`) || collapse((el.getAttribute('aria-label') || el.title || '').replace(ARROWS, ' '));
+    return collapse(el.textContent.replace(ARROWS, ' ')) || collapse((el.getAttribute('aria-label') || el.title || '').replace(ARROWS, ' '));
   }
 
   function direction(el) {
@@ -292,23 +294,32 @@
   function pagination(list) {
     const scope = mainRoot() || document.body;
     if (!scope) return null;
-    const inRows = (el) => Boolean(list && list.items.some((item) => item.contains(el)));
+    const items = new Set(list ? list.items : []);
+    const inRows = (el) => {
+      for (let node = el; node && node !== scope; node = node.parentElement) if (items.has(node)) return true;
+      return false;
+    };
     const links = [];
+    let loadMore = null;
+    // every link and button of the page is looked at: the cheap tests (a short text) come first
     for (const el of scope.querySelectorAll('a, button, [role=link], [role=button]')) {
-      if (!isVisible(el) || inRows(el) || el.closest('thead, [role=columnheader]')) continue;
-      const url = hrefOf(el);
+      const raw = el.textContent;
+      if (raw.length > CONTROL_TEXT_MAX && !el.hasAttribute('rel')) continue;
       const text = linkWords(el);
+      if (!loadMore && LOAD_MORE.test(text) && !el.disabled && isVisible(el) && !inRows(el)) {
+        loadMore = el;
+        continue;
+      }
       const dir = direction(el);
-      const numbered = PAGE_NUMBER.test(text) && (pageParams(url).length > 0 || pagerHinted(el));
+      if (!dir && !PAGE_NUMBER.test(text)) continue;
+      if (el.closest('thead, [role=columnheader]') || inRows(el) || !isVisible(el)) continue;
+      const url = hrefOf(el);
       if (dir && (url ? pageParams(url).length > 0 || pagerHinted(el) || el.getAttribute('rel') : pagerHinted(el))) {
         links.push({ el, dir, url });
-      } else if (numbered) {
+      } else if (!dir && (pageParams(url).length > 0 || pagerHinted(el))) {
         links.push({ el, number: Number(text), url });
       }
     }
-    const loadMore = [...scope.querySelectorAll('button, a, [role=button]')].find(
-      (el) => LOAD_MORE.test(words(el)) && isVisible(el) && !inRows(el) && !el.disabled,
-    ) || null;
     if (!links.length && !loadMore) return null;
     // a double arrow is the last page beside a single one, else the next page
     for (const [end, step] of [['last', 'next'], ['first', 'prev']]) {
@@ -370,7 +381,8 @@
         if (PAGE_NUMBER.test(words(el))) return Number(words(el));
       }
       for (const el of region.querySelectorAll('*')) {
-        if (el.children.length || !PAGE_NUMBER.test(words(el)) || inRows(el) || !isVisible(el)) continue;
+        if (el.children.length || el.textContent.length > CONTROL_TEXT_MAX || !PAGE_NUMBER.test(words(el))
+          || inRows(el) || !isVisible(el)) continue;
         const link = el.closest('a[href], button');
         const marked = CURRENT_CLASS.test(`${el.className} ${el.parentElement ? el.parentElement.className : ''}`);
         if (!link || marked || (link && link.getAttribute('aria-disabled') === 'true')) return Number(words(el));
@@ -450,8 +462,9 @@
     const links = [];
     let param = null;
     for (const a of scope.querySelectorAll('a[href]')) {
-      const url = hrefOf(a);
-      const size = PAGE_SIZE_TEXT.exec(words(a));
+      if (a.textContent.length > CONTROL_TEXT_MAX) continue;
+      const size = PAGE_SIZE_TEXT.exec(collapse(a.textContent));
+      const url = size ? hrefOf(a) : null;
       const key = url && size ? [...url.searchParams.keys()].find((k) => PER_PAGE_PARAM.test(k)) : undefined;
       // "50 items" sets 50: a page link that carries the page size along says another number
       if (key === undefined || (param !== null && key !== param) || url.searchParams.get(key) !== size[1]) continue;

@@ -203,7 +203,11 @@ def around_rows(text: str, results: list[Any]) -> str:
     last_start = text.rfind(last[0][:40]) if last else -1
     end = text.find(last[-1], last_start) if last_start >= start else -1
     after = text[end + len(last[-1]) :] if end >= 0 else ""
-    return " ".join(f"{text[:start]} {after}".split())
+    before = text[:start].rstrip()
+    header = " ".join(str(k) for k in results[0]) if isinstance(results[0], dict) else ""
+    if header and before.endswith(header):  # the column names head the rows already
+        before = before[: -len(header)]
+    return " ".join(f"{before} {after}".split())
 
 
 def pages_line(pages: dict[str, Any], pager: str | None) -> str:
