@@ -21,6 +21,8 @@
   const RESULT_SCORE_ITEMS = 50;
   const HEADER_MAX = 40;
   const CONTROL_TEXT_MAX = 40; // longer text is no pager link, page size or "Load more"
+  // How a pager link's or "Load more"'s text can start: one test rules out most links and buttons.
+  const PAGER_START = /^\s*(\d|[«»‹›←→<>]|next|prev|first|last|older|newer|load|show|see|view|more|page)|^\s*$/i;
   const PAGE_NUMBER = /^\d{1,5}$/;
   const PAGE_SIZE_TEXT = /^(\d{1,5})( (items|rows|entries|results|records|per page))?$/i;
   // Query parameters that hold a page number or a row offset.
@@ -42,6 +44,13 @@
   const ARROWS = /[«»‹›←→<>▲▼△▽↑↓⇅⬆⬇…]/g;
   const CURRENT_CLASS = /(^|[\s_-])(active|current|selected|this-page|is-current)($|[\s_-])/i;
   const RESULT_LIST_SELECTOR = '[role=feed], [role=list], [role=grid], [role=table], table, ul, ol';
+  // Header cells that can sort: the native selector finds the few of them on a page of thousands.
+  const SORTABLE_SELECTOR = 'th[aria-sort], th a[href], th button, th[class*=sort i], [role=columnheader][aria-sort], '
+    + '[role=columnheader] a[href], [role=columnheader] button';
+  // Links whose URL may set a page size (tested exactly below).
+  const PER_PAGE_LINKS = ['size', 'per', 'limit', 'rows', 'length', 'ipp'].map((k) => `a[href*="${k}" i]`).join(', ');
+  // A link in a body cell of a table or grid is the row's, never the pager's.
+  const BODY_CELL = 'tbody td, [role=gridcell], [role=cell]';
   // Lists that are navigation or controls, not content.
   const RESULT_EXCLUDED = 'nav, header, footer, aside, menu, select, datalist, [role=navigation], [role=banner], '
     + '[role=contentinfo], [role=complementary], [role=menu], [role=menubar], [role=tablist], [role=listbox], '
@@ -127,17 +136,13 @@
     return runs;
   }
 
-  /**
-   * The page's main result list: {container, items}, or null. `runs`: whether runs of like siblings
-   * (cards) count too; the capture's marks need tables and lists only, and skip that walk.
-   */
-  function mainList(runs = true) {
+  /** The page's main result list: {container, items}, or null. */
+  function mainList() {
     const scope = mainRoot();
     if (!scope) return null;
     let best = null;
     let bestScore = 0;
     const consider = (items, container) => {
-      if (container && container.closest(RESULT_EXCLUDED)) return;
       const score = scoreItems(items);
       if (score > bestScore) {
         best = { container, items };
@@ -145,10 +150,11 @@
       }
     };
     for (const el of scope.querySelectorAll(RESULT_LIST_SELECTOR)) {
+      if (el.closest(RESULT_EXCLUDED)) continue;
       const items = listItems(el);
       if (items && items.length >= 2) consider(items, el);
     }
-    if (runs) for (const run of siblingRuns(scope)) consider(run, run[0].parentElement);
+    for (const run of siblingRuns(scope)) if (!run[0].parentElement.closest(RESULT_EXCLUDED)) consider(run, run[0].parentElement);
     return best;
   }
 
@@ -287,26 +293,22 @@
   }
 
   /**
-   * The main list's pagination: `{links: [{el, number?, dir?, url}], current, map?, loadMore?}`, or
+   * The page's pagination: `{links: [{el, number?, dir?, url}], current, map?, loadMore?, last}`, or
    * null. Numbered links count when their URL has a page parameter or they sit in a pager (a nav,
-   * an element whose class says "pag…"); links inside the list's own rows never do.
+   * an element whose class says "pag…"); links in a table's body cells never do.
    */
-  function pagination(list) {
+  function pagination() {
     const scope = mainRoot() || document.body;
     if (!scope) return null;
-    const items = new Set(list ? list.items : []);
-    const inRows = (el) => {
-      for (let node = el; node && node !== scope; node = node.parentElement) if (items.has(node)) return true;
-      return false;
-    };
+    const inRows = (el) => el.closest(BODY_CELL) !== null;
     const links = [];
     let loadMore = null;
-    // every link and button of the page is looked at: the cheap tests (a short text) come first
+    // every link and button: one test of its text start rules out most (cheaper than narrowing by selectors)
     for (const el of scope.querySelectorAll('a, button, [role=link], [role=button]')) {
       const raw = el.textContent;
-      if (raw.length > CONTROL_TEXT_MAX && !el.hasAttribute('rel')) continue;
+      if (!el.hasAttribute('rel') && (raw.length > CONTROL_TEXT_MAX || !(PAGER_START.test(raw) || el.hasAttribute('aria-label')))) continue;
       const text = linkWords(el);
-      if (!loadMore && LOAD_MORE.test(text) && !el.disabled && isVisible(el) && !inRows(el)) {
+      if (!loadMore && LOAD_MORE.test(text) && !el.disabled && isVisible(el)) {
         loadMore = el;
         continue;
       }
@@ -438,9 +440,24 @@
     return 'none';
   }
 
-  /** The main table's sortable headers: with aria-sort, a link or button, or a "sort…" class. */
-  function sortHeaders(list) {
-    const table = list ? tableOf(list) : null;
+  /** The table whose headers sort it: the first in main, outside navigation, with 2+ rows. */
+  function sortTable() {
+    const scope = mainRoot();
+    if (!scope) return null;
+    const seen = new Set();
+    for (const cell of scope.querySelectorAll(SORTABLE_SELECTOR)) {
+      const table = cell.closest('table, [role=grid], [role=table]');
+      if (!table || seen.has(table)) continue;
+      seen.add(table);
+      const items = table.closest(RESULT_EXCLUDED) ? null : listItems(table);
+      if (items && items.filter((item) => isRendered(item)).length >= 2) return table;
+    }
+    return null;
+  }
+
+  /** Its sortable headers: with aria-sort, a link or button, or a "sort…" class. */
+  function sortHeaders() {
+    const table = sortTable();
     if (!table) return [];
     return headerCells(table).filter((th) => isVisible(th) && headerName(th) && (
       th.hasAttribute('aria-sort') || /sort/i.test(String(th.className)) || hrefOf(sortControl(th) || th)
@@ -461,8 +478,8 @@
     // links may sit in a closed dropdown: they are followed, not clicked, so they need not show
     const links = [];
     let param = null;
-    for (const a of scope.querySelectorAll('a[href]')) {
-      if (a.textContent.length > CONTROL_TEXT_MAX) continue;
+    for (const a of scope.querySelectorAll(PER_PAGE_LINKS)) {
+      if (a.textContent.length > CONTROL_TEXT_MAX || !/^\s*\d/.test(a.textContent)) continue;
       const size = PAGE_SIZE_TEXT.exec(collapse(a.textContent));
       const url = size ? hrefOf(a) : null;
       const key = url && size ? [...url.searchParams.keys()].find((k) => PER_PAGE_PARAM.test(k)) : undefined;
@@ -483,13 +500,12 @@
   function listMarks() {
     const marks = new Map();
     try {
-      const list = mainList(false);
-      const pager = pagination(list);
+      const pager = pagination();
       if (pager) {
         for (const link of pager.links) marks.set(link.el, 'pager');
         if (pager.loadMore) marks.set(pager.loadMore, 'more');
       }
-      for (const th of sortHeaders(list)) marks.set(th, `sort:${headerName(th)}`);
+      for (const th of sortHeaders()) marks.set(th, `sort:${headerName(th)}`);
       const perPage = perPageControl();
       if (perPage && perPage.select) marks.set(perPage.select, 'perpage');
       else if (perPage) for (const link of perPage.links) marks.set(link.el, `perpage:${link.choice}`);
@@ -508,7 +524,7 @@
     const { rows, total } = listRows(list, skip);
     const out = {};
     if (rows.length >= 2 || (skip > 0 && rows.length)) out.results = rows;
-    const info = pagesInfo(pagination(list));
+    const info = pagesInfo(pagination());
     if (total > skip + rows.length) {
       out.pages = { ...(info || {}), shown: `${skip + 1}-${skip + rows.length} of ${total} rows` };
     } else if (info && out.results) {
@@ -554,7 +570,7 @@
       }
     }
     if (args.sort !== undefined && args.sort !== null) {
-      const headers = sortHeaders(list);
+      const headers = sortHeaders();
       const th = headers.find((h) => same(headerName(h), String(args.sort)));
       if (!th) {
         const names = headers.map(headerName);
@@ -567,7 +583,7 @@
     const page = args.page === undefined || args.page === null ? null : Number(args.page);
     if (page === null) return { ok: true, done: true };
     if (!Number.isInteger(page) || page < 1) throw new AgentError('BAD_MESSAGE', 'page is a whole number from 1');
-    const pager = pagination(list);
+    const pager = pagination();
     const current = pager ? pager.current : 1;
     if (page === current) return { ok: true, done: true, skip: loadMoreState.starts[page - 1] || 0 };
     if (!pager) throw new AgentError('BAD_MESSAGE', `page ${page} does not exist: the list has one page`);
