@@ -23,6 +23,15 @@
   const NOT_MESSAGES = 'a[href], button, [role=button], [role=link], nav, [role=navigation], label';
 
   const textOf = (el) => collapse(el.innerText || el.textContent || '');
+  const CONTROL_WORDS = 'button, [role=button], [aria-hidden=true]';
+
+  /** A banner's words without its close button's "×" (the text of buttons and hidden parts left out). */
+  function bannerText(el) {
+    if (!el.querySelector(CONTROL_WORDS)) return textOf(el);
+    const copy = el.cloneNode(true);
+    for (const control of copy.querySelectorAll(CONTROL_WORDS)) control.remove();
+    return collapse(copy.textContent || '');
+  }
 
   // The browser's validation stopped a submit: it fires `invalid` at each field it refused.
   const invalidSeen = [];
@@ -120,7 +129,7 @@
       if (kept.some((k) => k.contains(el)) || used.has(el) || [...used].some((u) => el.contains(u) || u.contains(el))) continue;
       if (el.matches(ERROR_SELECTOR) && !el.matches(BANNER_SELECTOR) && !el.closest('form')) continue;
       if (el.querySelector(FIELD_SELECTOR) || el.matches(NOT_MESSAGES) || !isVisible(el)) continue;
-      const text = textOf(el);
+      const text = bannerText(el);
       if (!text || text.length > 4 * BANNER_MAX) continue; // a live region around content is not a banner
       kept.push(el);
       const line = cut(text, BANNER_MAX);
