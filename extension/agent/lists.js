@@ -504,6 +504,9 @@
       if (pager) {
         for (const link of pager.links) marks.set(link.el, 'pager');
         if (pager.loadMore) marks.set(pager.loadMore, 'more');
+      } else {
+        const long = longList();
+        if (long) marks.set(long, 'long');
       }
       for (const th of sortHeaders()) marks.set(th, `sort:${headerName(th)}`);
       const perPage = perPageControl();
@@ -513,6 +516,18 @@
       // a page the rules cannot read gets no list arguments; the capture goes on
     }
     return marks;
+  }
+
+  /** A table or list in main with more rows than one answer holds (it is read in pages of ROWS_MAX). */
+  function longList() {
+    const scope = mainRoot();
+    if (!scope) return null;
+    for (const el of scope.querySelectorAll('table, ul, ol')) {
+      const count = el.localName === 'table' ? [...el.tBodies].reduce((n, body) => n + body.rows.length, 0) || el.rows.length
+        : el.childElementCount;
+      if (count > ROWS_MAX && !el.closest(RESULT_EXCLUDED) && isRendered(el)) return el;
+    }
+    return null;
   }
 
   // ---- the answer
@@ -525,10 +540,13 @@
     const out = {};
     if (rows.length >= 2 || (skip > 0 && rows.length)) out.results = rows;
     const info = pagesInfo(pagination());
-    if (total > skip + rows.length) {
-      out.pages = { ...(info || {}), shown: `${skip + 1}-${skip + rows.length} of ${total} rows` };
-    } else if (info && out.results) {
-      out.pages = info;
+    if (info && out.results) out.pages = info;
+    if (!info && (total > ROWS_MAX || skip > 0)) {
+      // one page of the site longer than an answer: read in pages of ROWS_MAX rows
+      out.pages = { page: Math.floor(skip / ROWS_MAX) + 1, next: total > skip + rows.length };
+    }
+    if (total > skip + rows.length || skip > 0) {
+      out.pages = { ...(out.pages || {}), shown: `rows ${skip + 1}-${skip + rows.length} of ${total}` };
     }
     return out;
   }
@@ -586,7 +604,13 @@
     const pager = pagination();
     const current = pager ? pager.current : 1;
     if (page === current) return { ok: true, done: true, skip: loadMoreState.starts[page - 1] || 0 };
-    if (!pager) throw new AgentError('BAD_MESSAGE', `page ${page} does not exist: the list has one page`);
+    if (!pager) {
+      // no pagination: a list longer than one answer is read ROWS_MAX rows a page, in place
+      const total = list ? list.items.filter((item) => isRendered(item)).length : 0;
+      if ((page - 1) * ROWS_MAX < total) return { ok: true, done: true, skip: (page - 1) * ROWS_MAX };
+      const pages = Math.max(1, Math.ceil(total / ROWS_MAX));
+      throw new AgentError('BAD_MESSAGE', `page ${page} does not exist: the list has ${pages === 1 ? 'one page' : `${pages} pages`}`);
+    }
     const numbered = pager.links.find((l) => l.number === page);
     if (numbered) return go(numbered.el);
     if (pager.map && page > 0) {

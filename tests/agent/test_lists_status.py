@@ -126,3 +126,19 @@ def test_banners_and_field_errors(open_page: OpenPage) -> None:
     later = page.call("summary", {"token": None})
     assert "Copied to clipboard" in later["status"]
     assert "age" not in {e["field"] for e in later["errors"]}  # an old refusal is not this call's
+
+
+def test_a_list_longer_than_an_answer_is_read_in_pages_of_a_hundred(open_page: OpenPage) -> None:
+    page = open_page("long-list.html")  # 3,000 rows, no pagination
+    first = summary(page)
+    assert len(first["results"]) == 100 and first["results"][0] == "Row 1 Details 1"
+    assert first["pages"] == {"page": 1, "next": True, "shown": "rows 1-100 of 3000"}
+    assert "long" in marks(page)  # so browse_list takes a page here too
+    assert browse(page, page=2) == {"ok": True, "done": True, "skip": 100}
+    second = summary(page, skip=100)
+    assert second["results"][0] == "Row 101 Details 101"
+    assert second["pages"] == {"page": 2, "next": True, "shown": "rows 101-200 of 3000"}
+    last = summary(page, skip=2900)
+    assert last["pages"] == {"page": 30, "next": False, "shown": "rows 2901-3000 of 3000"}
+    beyond = browse(page, page=31)
+    assert beyond["ok"] is False and beyond["message"] == "page 31 does not exist: the list has 30 pages"

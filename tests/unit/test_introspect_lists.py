@@ -51,6 +51,8 @@ def test_only_a_pager_gives_page_alone_and_no_marks_no_tool() -> None:
     assert "sorting" not in tool.description
     [more] = tools('<html><body><button data-tabmcp-list="more">Load more</button></body></html>')
     assert list(more.schema["properties"]) == ["page"]
+    [long] = tools('<html><body><ol data-tabmcp-items="3000" data-tabmcp-list="long"></ol></body></html>')
+    assert list(long.schema["properties"]) == ["page"]  # read a hundred rows a page
     assert tools("<html><body><table><tr><th>Name</th></tr></table></body></html>") == []
 
 

@@ -3,7 +3,8 @@ becomes ``browse_list(page, sort, order, per_page)``.
 
 The page agent finds those parts when it captures the page (``extension/agent/lists.js``) and marks
 them ``data-tabmcp-list``: ``pager`` (a numbered, next or previous link), ``more`` (a "Load more"
-button), ``sort:<column>`` (a sortable column header), ``perpage`` (the page-size select) and
+button), ``long`` (a list with more rows than one answer holds and no pagination: read 100 rows a
+page), ``sort:<column>`` (a sortable column header), ``perpage`` (the page-size select) and
 ``perpage:<size>`` (a page-size link). The arguments are made from the marks alone: column names and
 page sizes are the page's structure, never its rows, so the same kind of page keeps the same tool.
 At call time the plan's one ``browse`` step moves the list there through the page's own links and
