@@ -20,6 +20,8 @@
     + '.errormessage, .error, .errors, .has-error .help-block, .has-error .help-inline, .text-danger, [class*=error i]';
   const FIELD_SELECTOR = 'input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset]):not([type=image]), select, textarea';
   const FIELD_SEARCH_DEPTH = 4;
+  // A class token that names a message: a word of it (split at - and _) is one of these.
+  const BANNER_CLASS = /(^|[\s_-])(alert|messages?|msg|flash|flashes|notice|notification|toast|errornote|callout)($|[\s_-])/i;
   const NOT_MESSAGES = 'a[href], button, [role=button], [role=link], nav, [role=navigation], label';
 
   const textOf = (el) => collapse(el.innerText || el.textContent || '');
@@ -125,12 +127,24 @@
     }
     const banners = [];
     const kept = [];
-    for (const el of document.querySelectorAll(`${BANNER_SELECTOR}, ${ERROR_SELECTOR}`)) {
+    const candidates = new Set(document.querySelectorAll(`${BANNER_SELECTOR}, ${ERROR_SELECTOR}`));
+    // a message class of the site's own ("ok-message", "flash-notice"), on one element: a class
+    // found on several is the page's content (every message of a mailbox), not its banner
+    const repeated = new Map();
+    for (const el of document.querySelectorAll('[class]')) {
+      if (typeof el.className !== 'string' || !BANNER_CLASS.test(el.className)) continue;
+      candidates.add(el);
+      repeated.set(el.className, (repeated.get(el.className) || 0) + 1);
+    }
+    for (const el of [...candidates].sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))) {
       if (kept.some((k) => k.contains(el)) || used.has(el) || [...used].some((u) => el.contains(u) || u.contains(el))) continue;
-      if (el.matches(ERROR_SELECTOR) && !el.matches(BANNER_SELECTOR) && !el.closest('form')) continue;
+      if ((repeated.get(el.className) || 0) > 2 && !el.matches(BANNER_SELECTOR)) continue;
+      if (el.matches(ERROR_SELECTOR) && !el.matches(BANNER_SELECTOR) && !BANNER_CLASS.test(String(el.className))
+        && !el.closest('form')) continue;
       if (el.querySelector(FIELD_SELECTOR) || el.matches(NOT_MESSAGES) || !isVisible(el)) continue;
       const text = bannerText(el);
-      if (!text || text.length > 4 * BANNER_MAX) continue; // a live region around content is not a banner
+      // a live region around content is not a banner, nor a lone count or mark
+      if (text.length < 3 || !/\p{L}/u.test(text) || text.length > 4 * BANNER_MAX) continue;
       kept.push(el);
       const line = cut(text, BANNER_MAX);
       if (!banners.includes(line)) banners.push(line);
