@@ -117,3 +117,10 @@ def test_the_banner_and_the_field_errors_under_their_arguments() -> None:
     saved = answer(FORM, 1, outcome(navigated=True, status=["Saved.", "2 users were changed."],
                                     text="Saved. 2 users were changed. Users"))
     assert saved["status"] == ["Saved.", "2 users were changed."] and saved["text"] == "Users"
+
+
+def test_rows_are_found_in_the_text_by_their_cells_in_order_not_by_one_short_cell() -> None:
+    rows = [{"ID": "5", "Title": "Bug five"}, {"ID": "6", "Title": "Bug six"}]
+    text = "Issues 5 to 6 of 80 ID Title 5 Bug five 6 Bug six Download as CSV"
+    result = answer(TOOL, 1, outcome(navigated=True, results=rows, text=text))
+    assert result["text"] == "Issues 5 to 6 of 80 Download as CSV"

@@ -191,18 +191,23 @@ def without(text: str, said: list[str]) -> str:
 
 def around_rows(text: str, results: list[Any]) -> str:
     """The page's text without its result list, which ``results`` holds already: what comes before
-    the first row and after the last (the text may end inside the list)."""
+    the first row and after the last (the text may end inside the list). A row is found by its
+    cells' text in order, as the page's text writes it, not by one cell (a short one is anywhere)."""
 
     def cells(row: Any) -> list[str]:
-        return [str(v) for v in row.values() if v] if isinstance(row, dict) else [str(row)]
+        return [" ".join(str(v).split()) for v in row.values() if v] if isinstance(row, dict) else [str(row)]
 
-    first, last = cells(results[0]), cells(results[-1])
-    start = text.find(first[0][:40]) if first else -1
+    def signature(row: Any) -> str:
+        return " ".join(cells(row))[:80]
+
+    first, last = signature(results[0]), signature(results[-1])
+    start = text.find(first) if first else -1
     if start < 0:
         return text
-    last_start = text.rfind(last[0][:40]) if last else -1
-    end = text.find(last[-1], last_start) if last_start >= start else -1
-    after = text[end + len(last[-1]) :] if end >= 0 else ""
+    end = text.find(last, start) if last else -1
+    last_cell = cells(results[-1])[-1] if last else ""
+    end = text.find(last_cell, end) if end >= 0 and last_cell else -1  # where the last row ends
+    after = text[end + len(last_cell) :] if end >= 0 else ""
     before = text[:start].rstrip()
     header = " ".join(str(k) for k in results[0]) if isinstance(results[0], dict) else ""
     if header and before.endswith(header):  # the column names head the rows already
