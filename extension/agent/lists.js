@@ -539,13 +539,15 @@
     const { rows, total } = listRows(list, skip);
     const out = {};
     if (rows.length >= 2 || (skip > 0 && rows.length)) out.results = rows;
-    const info = pagesInfo(pagination());
+    let info = pagesInfo(pagination());
+    if (!info && loadMoreState.pages > 1) info = { page: loadMoreState.pages, next: false }; // "Load more" is gone
     if (info && out.results) out.pages = info;
-    if (!info && (total > ROWS_MAX || skip > 0)) {
+    const readInPages = !info && (total > ROWS_MAX || skip > 0);
+    if (readInPages) {
       // one page of the site longer than an answer: read in pages of ROWS_MAX rows
       out.pages = { page: Math.floor(skip / ROWS_MAX) + 1, next: total > skip + rows.length };
     }
-    if (total > skip + rows.length || skip > 0) {
+    if (total > skip + rows.length || readInPages) {
       out.pages = { ...(out.pages || {}), shown: `rows ${skip + 1}-${skip + rows.length} of ${total}` };
     }
     return out;
@@ -602,7 +604,7 @@
     if (page === null) return { ok: true, done: true };
     if (!Number.isInteger(page) || page < 1) throw new AgentError('BAD_MESSAGE', 'page is a whole number from 1');
     const pager = pagination();
-    const current = pager ? pager.current : 1;
+    const current = pager ? pager.current : loadMoreState.pages; // the last "Load more" may have gone
     if (page === current) return { ok: true, done: true, skip: loadMoreState.starts[page - 1] || 0 };
     if (!pager) {
       // no pagination: a list longer than one answer is read ROWS_MAX rows a page, in place

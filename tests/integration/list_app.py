@@ -1,11 +1,13 @@
 """A small server-rendered list app, the way admin sites are built: 45 users in a table with
 sortable column headers (links that re-order, ``aria-sort``), numbered pages and a next link
 (``?page=``), a page-size select, a search box, and an add form that answers with a field error
-next to the field or redirects to the list with a success banner."""
+next to the field or redirects to the list with a success banner; and a feed of 30 posts that a
+"Load more" button fetches ten at a time."""
 
 from __future__ import annotations
 
 import html
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -79,6 +81,25 @@ def add_page(values: dict[str, str], errors: dict[str, str]) -> str:
 <button type=submit>Save</button></form></main></body></html>"""
 
 
+FEED_PAGE = """<!doctype html><html><head><meta charset=utf-8><title>Feed</title></head><body><main><h1>Posts</h1>
+<ul id=posts></ul><button id=more type=button>Load more</button>
+<script>
+let shown = 0;
+async function more() {
+  const posts = await (await fetch(`/feed/more?after=${shown}`)).json();
+  for (const post of posts.items) {
+    const li = document.createElement('li');
+    li.textContent = post;
+    document.getElementById('posts').append(li);
+  }
+  shown += posts.items.length;
+  if (!posts.more) document.getElementById('more').remove();
+}
+document.getElementById('more').addEventListener('click', more);
+more();
+</script></main></body></html>"""
+
+
 class _Handler(BaseHTTPRequestHandler):
     users: list[tuple[str, str, str]]
 
@@ -102,6 +123,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, list_page(params, self.server.users))  # type: ignore[attr-defined]
         elif parts.path == "/users/add/":
             self._send(200, add_page({}, {}))
+        elif parts.path == "/feed/":
+            self._send(200, FEED_PAGE)
+        elif parts.path == "/feed/more":
+            after = int(params.get("after") or 0)
+            items = [f"Post number {n}" for n in range(after + 1, min(after + 10, 30) + 1)]
+            self._send(200, json.dumps({"items": items, "more": after + 10 < 30}))
         else:
             self._send(404, "<title>Not found</title>")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import anyio
 import pytest
 
 from tabmcp.demo.client import StdioSession, text_of
@@ -15,6 +16,8 @@ from tests.integration.conftest import serve
 from tests.integration.list_app import ListApp
 
 pytestmark = pytest.mark.usefixtures("driver_kind")
+
+QUIET = 0.8  # how long a notification that must not come gets to show up anyway
 
 
 @pytest.fixture
@@ -47,6 +50,8 @@ async def test_pages_sort_and_page_size_of_a_list(app: ListApp, server_log: obje
         assert names(first) == [f"User {n:02d}" for n in range(1, 21)]
         assert first["results"][0] == {"Name": "User 01", "Email address": "user01@example.test", "Role": "staff"}
         assert "more: call browse_list with page=2" in first["pages"] and first["pages"].startswith("page 1")
+        # every page of the list, sorted or not, has the same tools: no list_changed while paging
+        changes = client.changes
         second = await client.call_ok("browse_list", {"page": 2})
         assert names(second) == [f"User {n:02d}" for n in range(21, 41)]
         last = await client.call_ok("browse_list", {"page": 3})
@@ -58,6 +63,8 @@ async def test_pages_sort_and_page_size_of_a_list(app: ListApp, server_log: obje
         assert names(down)[:3] == ["User 45", "User 44", "User 43"] and "sort=-name" in down["page"]["url"]
         up = await client.call_ok("browse_list", {"sort": "Name", "order": "ascending", "page": 2})
         assert names(up)[0] == "User 21"
+        await anyio.sleep(QUIET)
+        assert client.changes == changes, "paging and sorting changed the tool list"
 
         # the page size from the page's select: all 45 rows in one answer
         everyone = await client.call_ok("browse_list", {"per_page": "50"})
@@ -85,3 +92,17 @@ async def test_field_errors_and_the_success_banner(app: ListApp, server_log: obj
         assert saved["status"] == "The user “Ada” was added."
         assert "errors" not in saved and len(saved["results"]) == 20
         assert "The user" not in saved.get("text", "")
+
+
+async def test_load_more_pages_of_a_feed(app: ListApp, server_log: object) -> None:
+    async with serve(server_log, ws_port="0") as client:
+        await opened(client, app.url("/feed/"))
+        tools = {t.name: t for t in await client.tools()}
+        assert list(tools["browse_list"].input_schema["properties"]) == ["page"]
+        posts = [f"Post number {n}" for n in range(1, 31)]
+        # each page clicks "Load more" and waits for the posts it fetches: the answer has only the new ones
+        second = await client.call_ok("browse_list", {"page": 2})
+        assert second["results"] == posts[10:20]
+        assert second["pages"] == "page 2; more: call browse_list with page=3"
+        third = await client.call_ok("browse_list", {"page": 3})
+        assert third["results"] == posts[20:30] and third["pages"] == "page 3; the last page"
