@@ -80,7 +80,7 @@
   // Attributes the capture adds; a page's own copies are dropped so they cannot spoof refs or names.
   const OWN_ATTRIBUTES = [
     'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'data-tabmcp-capture', 'style',
-    'data-tabmcp-widget', 'data-tabmcp-field', 'data-tabmcp-multiple',
+    'data-tabmcp-widget', 'data-tabmcp-field', 'data-tabmcp-multiple', 'data-tabmcp-list',
   ];
   // Per attribute name: whether it is written (a page's own, and an XML name).
   const attributeNames = new Map(OWN_ATTRIBUTES.map((name) => [name, false]));
@@ -320,11 +320,20 @@
     const limit = Number.isInteger(options.maxChars) && options.maxChars > 0 ? options.maxChars : DEFAULT_MAX_CHARS;
     const out = new Writer(limit);
     const root = document.documentElement;
-    if (root && out.write(XML_DECLARATION)) withLabelIndex(() => new CompactWalk(out).element(root, 0, null));
+    listMarks = shared.listMarks();
+    try {
+      if (root && out.write(XML_DECLARATION)) withLabelIndex(() => new CompactWalk(out).element(root, 0, null));
+    } finally {
+      listMarks = null;
+    }
     const html = out.finish();
     const webmcp = currentWebmcpTools();
     return { url: location.href, title: document.title, html, truncated: out.truncated, version, webmcp };
   }
+
+  // The main list's pager links, "Load more", sortable headers and page-size control (lists.js),
+  // written as data-tabmcp-list while a capture runs.
+  let listMarks = null;
 
   /**
    * The start tag's attributes, single-quoted: the document crosses to the server as a JSON string,
@@ -352,6 +361,8 @@
     if (tag === 'input' && el instanceof HTMLInputElement) text += inputState(el);
     else if (tag === 'option' && el instanceof HTMLOptionElement && el.selected) text += " selected=''";
     if (isRoot) text += " data-tabmcp-capture='compact'"; // names are the agent's
+    const mark = listMarks !== null ? listMarks.get(el) : undefined;
+    if (mark !== undefined) text += ` data-tabmcp-list='${escapeAttribute(mark)}'`;
     if (interactive) {
       text += ` data-tabmcp-ref='${refFor(el)}'`;
       // a field filled as a widget (widgets.js): a <select> a visible combobox stands in for, and a code

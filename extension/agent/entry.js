@@ -10,7 +10,7 @@
 // - live updates: the top frame posts toolsChanged when the tool-relevant structure
 //   changed (debounced fingerprint); capture carries the version; watchChanges / summary({token})
 //   say what a plan changed (unwatch ends a watch whose plan failed), extract reads every match
-//   of a selector; capture lists the page's WebMCP tools and webmcpCall runs one.
+//   of a selector, browse moves the main list to a page, sort or page size (lists.js); capture lists the page's WebMCP tools and webmcpCall runs one.
 // page_hooks.js (main world) reports console entries, dialogs and the WebMCP registry through
 // CustomEvents; this agent forwards the first two to the service worker over its runtime port.
 (() => {
@@ -20,7 +20,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     IS_TOP, DOC_ID, watchChanges, unwatch, summary, extract, snapshot, findText, frameOffset, find, probe, act, point, rect,
-    openPort, takeConsoleQueue, flushConsole, startLiveUpdates, webmcpSync, webmcpCall, capture, view,
+    openPort, takeConsoleQueue, flushConsole, startLiveUpdates, webmcpSync, webmcpCall, capture, view, browse,
   } = shared;
 
   const VERSION = '0.2.0';
@@ -42,6 +42,7 @@
     watchChanges,
     unwatch,
     extract,
+    browse,
     webmcpCall,
     // sends the queued console entries now: {ok, sent} (for a reader that must not wait 100 ms)
     flushConsole: () => ({ ok: true, sent: flushConsole() }),

@@ -8,7 +8,7 @@
   const {
     SKIPPED_TAGS, INLINE_TAGS, FORM_CONTROL_TAGS, WORK_EVENT, PENDING_EVENT, AgentError, failure, collapse, cut,
     agentTimer, DOC_ID, connectedRoots,
-    forEachChild, flatParent, isRendered, isVisible, PRUNED, VISIBLE, CONTENTS, renderState, explicitRole,
+    forEachChild, flatParent, isRendered, isVisible, PRUNED, VISIBLE, CONTENTS, renderState,
   } = shared;
 
   const SUMMARY_MAX_CHARS = 2000;
@@ -20,9 +20,6 @@
 
   const SUMMARY_TEXT_MAX = 1500;
   const CHANGED_MAX = 1500;
-  const RESULTS_MAX = 10;
-  const RESULT_TEXT_MAX = 200;
-  const RESULT_SCORE_ITEMS = 50;
   const EXTRACT_TEXT_MAX = 300;
   const EXTRACT_LIMIT = 20;
   const EXTRACT_LIMIT_MAX = 100;
@@ -39,18 +36,6 @@
     ...SKIPPED_TAGS, 'select', 'datalist', 'textarea', 'svg', 'math', 'iframe', 'frame', 'object', 'embed',
     'canvas', 'video', 'audio', 'input',
   ]);
-  const RESULT_LIST_SELECTOR = '[role=feed], [role=list], [role=grid], [role=table], table, ul, ol';
-  // Lists that are navigation or controls, not content.
-  const RESULT_EXCLUDED = 'nav, header, footer, aside, menu, select, datalist, [role=navigation], [role=banner], '
-    + '[role=contentinfo], [role=complementary], [role=menu], [role=menubar], [role=tablist], [role=listbox], '
-    + '[role=radiogroup], [role=tree], [role=toolbar]';
-  // Siblings of these tags are text or structure, not a run of results.
-  const RUN_EXCLUDED_TAGS = new Set([
-    'li', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'p', 'span', 'br', 'hr', 'h1', 'h2',
-    'h3', 'h4', 'h5', 'h6', 'label', 'input', 'button', 'select', 'textarea', 'dt', 'dd', 'script', 'style',
-    'template', 'link', 'meta', 'img', 'svg', 'source', 'col', 'colgroup', 'b', 'i', 'em', 'strong', 'small',
-  ]);
-
   function mainRoot() {
     return document.querySelector('main') || document.querySelector('[role=main]') || document.body
       || document.documentElement;
@@ -133,7 +118,7 @@
   function watchChanges() {
     lastWatch += 1;
     const id = lastWatch;
-    const watch = { observer: null, nodes: new Set(), changes: 0, timer: 0 };
+    const watch = { observer: null, nodes: new Set(), changes: 0, timer: 0, started: performance.now() };
     watch.observer = new MutationObserver((records) => recordChanges(watch, records));
     watch.observer.observe(document, WATCH_OPTIONS);
     for (const root of connectedRoots()) watch.observer.observe(root, WATCH_OPTIONS); // its text is read through closed ones too
@@ -307,112 +292,13 @@
     return cut(parts.join(' '), CHANGED_MAX);
   }
 
-  // ---- the main result list
-
-  /** Items of one candidate list, or null when el is not one. */
-  function listItems(el) {
-    const tag = el.localName;
-    const role = explicitRole(el);
-    const children = [...el.children];
-    if (role === 'feed') {
-      const articles = children.filter((c) => explicitRole(c) === 'article' || c.localName === 'article');
-      return articles.length ? articles : children;
-    }
-    if (role === 'list') {
-      const items = children.filter((c) => explicitRole(c) === 'listitem');
-      return items.length ? items : children;
-    }
-    if (role === 'grid' || role === 'table') {
-      return [...el.querySelectorAll('[role=row]')].filter((row) => !row.querySelector('[role=columnheader]'));
-    }
-    if (tag === 'table') {
-      const rows = el.tBodies.length ? [...el.tBodies].flatMap((body) => [...body.rows]) : [...el.rows];
-      return rows.filter((row) => [...row.cells].some((cell) => cell.localName === 'td'));
-    }
-    if (tag === 'ul' || tag === 'ol') return children.filter((c) => c.localName === 'li');
-    return null;
-  }
-
-  // Items holding fields to type into are a layout of forms (a search card beside a "new item"
-  // card), not results; result rows may hold checkboxes and buttons.
-  const RESULT_ITEM_FIELDS = 'textarea, select, input:not([type=checkbox]):not([type=radio]):not([type=hidden])';
-
-  function scoreItems(items) {
-    let count = 0;
-    let score = 0;
-    for (const item of items) {
-      if (count >= RESULT_SCORE_ITEMS) break;
-      if (!isRendered(item)) continue;
-      if (item.querySelector(RESULT_ITEM_FIELDS)) return 0;
-      count += 1;
-      score += Math.min(collapse(item.textContent.slice(0, 4 * RESULT_TEXT_MAX)).length, RESULT_TEXT_MAX);
-    }
-    return count >= 2 ? score : 0;
-  }
-
-  /** Runs of 2+ siblings with the same tag and classes (cards, result rows built of divs). */
-  function siblingRuns(scope) {
-    const runs = [];
-    const visit = (parent) => {
-      let run = [];
-      let shape = '';
-      const flush = () => {
-        if (run.length >= 2) runs.push(run);
-        run = [];
-      };
-      for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
-        const tag = child.localName;
-        const classes = typeof child.className === 'string' ? child.className.trim().split(/\s+/).sort().join('.') : '';
-        const childShape = RUN_EXCLUDED_TAGS.has(tag) || (!classes && tag !== 'article') ? '' : `${tag}.${classes}`;
-        if (!childShape || childShape !== shape) flush();
-        shape = childShape;
-        if (childShape) run.push(child);
-        visit(child);
-      }
-      flush();
-    };
-    visit(scope);
-    return runs;
-  }
-
-  /** The page's main result list, generically: up to RESULTS_MAX item texts, or [] when there is none. */
-  function resultList() {
-    const scope = mainRoot();
-    if (!scope) return [];
-    let best = null;
-    let bestScore = 0;
-    const consider = (items, container) => {
-      if (container && container.closest(RESULT_EXCLUDED)) return;
-      const score = scoreItems(items);
-      if (score > bestScore) {
-        best = items;
-        bestScore = score;
-      }
-    };
-    for (const el of scope.querySelectorAll(RESULT_LIST_SELECTOR)) {
-      const items = listItems(el);
-      if (items && items.length >= 2) consider(items, el);
-    }
-    for (const run of siblingRuns(scope)) consider(run, run[0].parentElement);
-    if (!best) return [];
-    const texts = [];
-    for (const item of best) {
-      if (texts.length >= RESULTS_MAX) break;
-      if (!isRendered(item)) continue;
-      const text = item.localName === 'tr'
-        ? [...item.cells].map((cell) => renderedText(cell, RESULT_TEXT_MAX)).filter(Boolean).join(' | ')
-        : renderedText(item, RESULT_TEXT_MAX);
-      if (text) texts.push(cut(text, RESULT_TEXT_MAX));
-    }
-    return texts.length >= 2 ? texts : [];
-  }
-
   // ---- summary
 
   /**
    * Without an argument: `{url, title, text}` (the page's main text). With
-   * `{token, results}` (the token of watchChanges before the plan): the PageSummary of
-   * docs/protocol.md, once the page has settled: `navigated`, `changed`, `text`, `results`.
+   * `{token, results, skip?}` (the token of watchChanges before the plan): the PageSummary of
+   * docs/protocol.md, once the page has settled: `navigated`, `changed`, `text`, `results` (the
+   * main list's rows from `skip` on) and `pages` (lists.js), `status` and `errors` (status.js).
    */
   function summary(request) {
     if (!request || typeof request !== 'object') {
@@ -441,9 +327,13 @@
     if (changed) out.changed = changed;
     out.text = root ? renderedText(root, SUMMARY_TEXT_MAX) : '';
     if (request.results) {
-      const results = resultList();
-      if (results.length) out.results = results;
+      const skip = Number.isInteger(request.skip) && request.skip > 0 ? request.skip : 0;
+      Object.assign(out, shared.listAnswer(skip));
     }
+    // the browser's refusals during the plan; without a watch there is no telling which are new
+    const { banners, errors } = shared.pageStatus(watch ? watch.started : Infinity);
+    if (banners.length) out.status = banners;
+    if (errors.length) out.errors = errors;
     return out;
   }
 

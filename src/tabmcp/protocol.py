@@ -261,7 +261,8 @@ class Target(Frame):
 
 
 StepAction = Literal[
-    "fill", "select", "check", "uncheck", "click", "submit", "press", "wait_for", "extract", "navigate", "webmcp"
+    "fill", "select", "check", "uncheck", "click", "submit", "press", "wait_for", "extract", "navigate", "webmcp",
+    "browse",
 ]
 STEP_TARGETED = frozenset({"fill", "select", "check", "uncheck", "click", "submit", "extract"})
 MAX_EXTRACT_ITEMS = 100
@@ -282,6 +283,8 @@ class Step(Frame):
     - navigate: ``value`` is the URL (absolute, or relative to the page).
     - webmcp: ``name`` of a tool the page declared, ``args`` its input; the page's result comes back in
       the plan result's ``webmcp``.
+    - browse: ``args`` (``page``, ``sort``, ``order``, ``per_page``, each optional): the page's main list
+      is moved there through the page's own pagination, sortable headers and page-size control.
     """
 
     action: StepAction
@@ -315,6 +318,8 @@ class Step(Frame):
             raise ValueError("navigate needs a URL value")
         if action == "webmcp" and self.name is None:
             raise ValueError("webmcp needs the page tool's name")
+        if action == "browse" and self.args is None:
+            raise ValueError("browse needs args")
         if action == "wait_for":
             keys = set(self.condition or {})
             if len(keys) != 1 or not keys <= {"text", "textGone", "state"}:

@@ -97,7 +97,7 @@ def test_summary_after_a_navigation(open_page: OpenPage) -> None:
     assert "changed" not in summary
     assert summary["title"] == "Extract results"
     assert summary["text"].startswith("Products Query Search Showing all products Red apple 1.20")
-    # the main list, not the navigation's or the footer's; hidden items skipped, ten at most
+    # the main list, not the navigation's or the footer's; hidden items skipped, every one shown
     assert summary["results"] == [
         "Red apple 1.20",
         "Green apple 1.10",
@@ -109,7 +109,10 @@ def test_summary_after_a_navigation(open_page: OpenPage) -> None:
         "Grape 2.80",
         "Honeydew 3.90",
         "Kiwi 0.70",
+        "Lemon 0.40",
+        "Mango 1.80",
     ]
+    assert "pages" not in summary  # no pagination, and every row fits
 
 
 def test_summary_results_of_a_table_and_of_card_runs(open_page: OpenPage) -> None:
@@ -119,9 +122,10 @@ def test_summary_results_of_a_table_and_of_card_runs(open_page: OpenPage) -> Non
         <table id="flights"><thead><tr><th>Flight</th><th>Price</th></tr></thead>
         <tbody><tr><td>LH 123</td><td>240 EUR</td></tr><tr><td>AF 456</td><td>199 EUR</td></tr></tbody></table>`);
     }""")
+    # a table's rows keyed by its column headers
     assert page.call("summary", {"token": None, "results": True})["results"] == [
-        "LH 123 | 240 EUR",
-        "AF 456 | 199 EUR",
+        {"Flight": "LH 123", "Price": "240 EUR"},
+        {"Flight": "AF 456", "Price": "199 EUR"},
     ]
     page.page.evaluate("""() => {
       document.getElementById('flights').remove();

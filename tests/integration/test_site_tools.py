@@ -177,7 +177,7 @@ async def test_mailbox(sites: SiteServer, server_log: object) -> None:
         sent = await client.call_ok(
             "compose_email", {"to": "ada@example.com", "subject": "Lunch on Friday", "body": "Noon?\nAlex"}
         )
-        assert "Message sent" in sent["changed"]
+        assert sent["status"].startswith("Message sent")  # the toast, as the page's status
         await no_change_since(client, changes)
         outbox = await client.call_ok("search_inbox", {"query": "in:sent lunch"})
         assert outbox["messages"] == [
@@ -230,7 +230,7 @@ async def test_skyscan(sites: SiteServer, server_log: object) -> None:
         # a search the site refuses: its message, no results, and the same tools
         same = await client.call_ok("search_flights", {"from": "SFO", "to": "SFO", "departDate": depart})
         assert same["flights"] == []
-        assert same["changed"] == "Origin and destination must be different airports."
+        assert same["status"] == "Origin and destination must be different airports."
         await no_change_since(client, changes)
         # an airport the site does not know: its words, as soon as the suggestions say so
         unknown = await client.call("search_flights", {"from": "Atlantis", "to": "JFK", "departDate": depart})
@@ -371,8 +371,9 @@ async def test_codehub(sites: SiteServer, server_log: object) -> None:
         # forking with a name the site refuses: its message reaches the model (the page is the fork form now)
         refusal = await client.call_ok("fork_repo", {"name": "bad name!"})
         assert refusal["repository"] == []
-        # the plan read nothing, so the page's change is kept however long it is: the error is in it
-        assert "The repository name bad name! is invalid" in refusal["changed"]
+        # the site's error under the argument of the field it marked invalid, said once
+        assert refusal["errors"]["name"].startswith("The repository name bad name! is invalid")
+        assert "is invalid" not in refusal.get("changed", "") and "status" not in refusal
         assert refusal["page"]["url"].endswith("#/nimbus-labs/skylark/fork")
         await one_change_since(client, changes + 3)  # the fork form's page has other tools
         assert page_tools(await listed(client))[0] == "fork_repo"

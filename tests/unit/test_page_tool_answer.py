@@ -7,6 +7,7 @@ from typing import Any
 from tabmcp.introspect.api import PageTool, click
 from tabmcp.protocol import Target
 from tabmcp.tools.page_tools import SHORT_CHANGE, answer, webmcp_result
+from tabmcp.tools.targets import toon
 
 TOOL = PageTool(name="search_inbox", description="d", input_schema={"type": "object", "properties": {}},
                 plan=(click(Target(css="#go")),))
@@ -62,3 +63,64 @@ def test_a_long_change_is_kept_when_every_extract_came_back_empty() -> None:
     error = "The repository name bad name! is invalid. " + "Fork form " * 20
     result = answer(TOOL, 1, {**outcome(changed=error), "extracted": {"repository": []}})
     assert result["repository"] == [] and result["changed"] == error
+
+
+FORM = PageTool(
+    name="save",
+    description="d",
+    input_schema={"type": "object", "properties": {"username": {"type": "string"}, "user_email": {"type": "string"}}},
+    plan=(click(Target(css="#go")),),
+)
+ROWS = [{"Name": f"User {n:02d}", "Role": "staff"} for n in range(1, 21)]
+
+
+def test_the_rows_and_the_call_for_the_next_page() -> None:
+    pages = {"page": 1, "next": True, "last": 3}
+    result = answer(TOOL, 2, outcome(navigated=True, results=ROWS, pages=pages), pager="browse_list")
+    assert result["results"] == ROWS  # every row, in the compact rows of TOON
+    assert result["pages"] == "page 1 of at least 3; more: call browse_list with page=2"
+    last = answer(TOOL, 1, outcome(navigated=True, results=ROWS[:5], pages={"page": 3, "next": False}))
+    assert last["pages"] == "page 3; the last page"
+    stated = {"page": 2, "next": True, "of": 8, "shown": "1-100 of 250 rows"}
+    assert answer(TOOL, 1, outcome(results=ROWS, pages=stated), pager="browse_list")["pages"] == (
+        "page 2 of 8; 1-100 of 250 rows; more: call browse_list with page=3"
+    )
+    toon_text = toon(answer(TOOL, 1, outcome(navigated=True, results=ROWS, pages=pages), pager="browse_list"))
+    assert "results[20]{Name,Role}:\n  User 01,staff\n" in toon_text
+
+
+def test_the_pages_text_leaves_out_the_rows_it_lists() -> None:
+    text = "Users Add user Name Role User 01 staff User 02 staff User 20 staff 45 users Page 1 2 3"
+    rows = [ROWS[0], ROWS[1], {"Name": "User 20", "Role": "staff"}]
+    result = answer(TOOL, 1, outcome(navigated=True, results=rows, text=text))
+    assert result["text"] == "Users Add user 45 users Page 1 2 3"  # the column names head the rows already
+    cut = "Users Name Role User 01 staff User 02"  # the text ends inside the list
+    assert answer(TOOL, 1, outcome(navigated=True, results=rows, text=cut))["text"] == "Users"
+
+
+def test_the_banner_and_the_field_errors_under_their_arguments() -> None:
+    errors = [
+        {"field": "user[email]", "message": "Enter a valid email address."},
+        {"field": "username", "message": "This field is required."},
+        {"field": "other_form_field", "message": "Too short."},
+    ]
+    page = outcome(changed="Please correct the errors below. This field is required.", errors=errors,
+                   status=["Please correct the errors below."])
+    result = answer(FORM, 3, page)
+    assert result["errors"] == {
+        "user_email": "Enter a valid email address.",  # the argument the field became
+        "username": "This field is required.",
+        "other_form_field": "Too short.",  # not one of this tool's: the field's own name
+    }
+    assert result["status"] == "Please correct the errors below."
+    assert "changed" not in result  # it said only what status and errors say
+    saved = answer(FORM, 1, outcome(navigated=True, status=["Saved.", "2 users were changed."],
+                                    text="Saved. 2 users were changed. Users"))
+    assert saved["status"] == ["Saved.", "2 users were changed."] and saved["text"] == "Users"
+
+
+def test_rows_are_found_in_the_text_by_their_cells_in_order_not_by_one_short_cell() -> None:
+    rows = [{"ID": "5", "Title": "Bug five"}, {"ID": "6", "Title": "Bug six"}]
+    text = "Issues 5 to 6 of 80 ID Title 5 Bug five 6 Bug six Download as CSV"
+    result = answer(TOOL, 1, outcome(navigated=True, results=rows, text=text))
+    assert result["text"] == "Issues 5 to 6 of 80 Download as CSV"

@@ -31,6 +31,7 @@ from lxml.html import HtmlElement
 from tabmcp.introspect.actions import ActionsIntrospector
 from tabmcp.introspect.api import KIND_ORDER, MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import FormIntrospector
+from tabmcp.introspect.lists import ListIntrospector
 from tabmcp.introspect.rows import RowsIntrospector
 from tabmcp.introspect.schema import schema_problem
 from tabmcp.introspect.search import SearchIntrospector
@@ -65,7 +66,14 @@ BUILTIN = "built-in"
 def builtin_introspectors() -> list[Introspector]:
     """In discovery order: within the generic kind, search runs before forms so that
     ``search(query)`` claims the search form, and buttons outside forms come last."""
-    return [WebMCPIntrospector(), SearchIntrospector(), FormIntrospector(), RowsIntrospector(), ActionsIntrospector()]
+    return [
+        WebMCPIntrospector(),
+        SearchIntrospector(),
+        FormIntrospector(),
+        RowsIntrospector(),
+        ListIntrospector(),
+        ActionsIntrospector(),
+    ]
 
 
 @dataclass

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 # Actions that may start a navigation, which the agent schedules on a timer after returning.
 NAVIGATING_ACTIONS = {"click", "submit", "press"}
+MAX_BROWSE_MOVES = 6  # page size, sort (twice for the other order), then the page by a link
 
 
 @dataclass
@@ -48,6 +49,7 @@ class Run:
     watch_token: str | None = None
     extracted: dict[str, Any] | None = None
     webmcp: Any = ...  # ... until a webmcp step ran
+    skip: int = 0  # rows of the main list a browse step's "Load more" had shown before the page asked for
 
 
 async def run_plan(session: SessionCore, tab_id: int, steps: list[p.Step]) -> dict[str, Any]:
@@ -106,9 +108,10 @@ async def _summary(session: SessionCore, run: Run) -> dict[str, Any]:
     fetches are in it. A page that cannot be scripted still gets its URL and title."""
     await session.tab(run.tab_id).network.fetches_done(run.started_at, SUMMARY_NETWORK_S)
     try:
-        page = await session.tab(run.tab_id).agent.call(
-            "summary", {"token": run.watch_token, "results": not run.has_extract}
-        )
+        request = {"token": run.watch_token, "results": not run.has_extract}
+        if run.skip:
+            request["skip"] = run.skip
+        page = await session.tab(run.tab_id).agent.call("summary", request)
     except DriverError as exc:
         if exc.code == p.ErrorCode.NO_TAB:
             raise
@@ -125,8 +128,11 @@ async def _summary(session: SessionCore, run: Run) -> dict[str, Any]:
     if isinstance(page.get("changed"), str) and page["changed"]:
         summary["changed"] = page["changed"]
     summary["text"] = page.get("text") if isinstance(page.get("text"), str) else ""
-    if isinstance(page.get("results"), list) and page["results"]:
-        summary["results"] = page["results"]
+    for key in ("results", "status", "errors"):
+        if isinstance(page.get(key), list) and page[key]:
+            summary[key] = page[key]
+    if isinstance(page.get("pages"), dict):
+        summary["pages"] = page["pages"]
     if not navigated and isinstance(page.get("version"), str):
         summary["version"] = page["version"]  # taken out by run_plan: the answer's, not the page's
     return summary
@@ -186,6 +192,9 @@ async def _run_step(session: SessionCore, step: p.Step, index: int, run: Run) ->
             outcome = ok
         elif step.action == "navigate":
             await _navigate_step(session, run.tab_id, step)
+            outcome = ok
+        elif step.action == "browse":
+            await _browse_step(session, step, run)
             outcome = ok
         else:
             outcome = await session.tab(run.tab_id).agent.call("act", _action_for(step))
@@ -254,3 +263,31 @@ async def _navigate_step(session: SessionCore, tab_id: int, step: p.Step) -> Non
     url = urljoin((await session.host.tab_url(tab_id))[0], step.value)
     timeout_ms = step.timeoutMs if step.timeoutMs is not None else NAVIGATION_TIMEOUT_MS
     await navigate(session, tab_id, url, None, "load", timeout_ms)
+
+
+async def _browse_step(session: SessionCore, step: p.Step, run: Run) -> None:
+    """Moves the main list to the page, sort and page size asked for, one move of the agent's at a
+    time (a link it names is loaded, a button it clicked is given time to load): each move is read
+    from the page as it is then, so a sort that starts the list again is followed by the page."""
+    for _ in range(MAX_BROWSE_MOVES):
+        since = time.monotonic()
+        watcher = session.watch(run.tab_id)  # before the move: a click's navigation may start at once
+        try:
+            answer = await session.tab(run.tab_id).agent.call("browse", {"args": step.args or {}})
+            answer = agent_ok(answer, "browse")
+            if answer.get("done"):
+                run.skip = answer["skip"] if isinstance(answer.get("skip"), int) else 0
+                return
+            if not isinstance(answer.get("url"), str):  # clicked here: a navigation, or rows fetched
+                await watcher.wait_for_start(NAVIGATION_GRACE_S)
+                if watcher.started and not watcher.same_document:
+                    await watcher.wait_for_outcome(NAVIGATION_TIMEOUT_S)
+        finally:
+            session.unwatch(watcher)
+        if isinstance(answer.get("url"), str):
+            timeout_ms = step.timeoutMs if step.timeoutMs is not None else NAVIGATION_TIMEOUT_MS
+            await navigate(session, run.tab_id, answer["url"], None, "load", timeout_ms)
+        else:
+            await session.wait_while_loading(run.tab_id)
+            await session.tab(run.tab_id).network.fetches_done(since, SUMMARY_NETWORK_S)
+    raise DriverError(p.ErrorCode.TIMEOUT, f"the list did not reach {step.args} in {MAX_BROWSE_MOVES} moves")

@@ -1,0 +1,650 @@
+// tabmcp page agent: the page's main result list and how to move through it (docs/page-agent.md §11,
+// "Lists"): its rows (columns named by the table's headers), its pagination (numbered and next
+// links, a page parameter in their URLs, a "Load more" button), its sortable column headers and
+// its per-page control. listAnswer reads them for a page tool's answer, listMarks marks them for the
+// capture (the lists introspector makes its arguments from the marks), browse moves the page one
+// step toward the page, sort and page size a call asked for.
+(() => {
+  'use strict';
+
+  const shared = globalThis.__tabmcpParts;
+  if (globalThis.__tabmcpAgent || !shared) return;
+  const {
+    AgentError, failure, collapse, cut, isRendered, isVisible, explicitRole,
+  } = shared;
+  // Defined by a file before this one (summary.js): its bounded visible text.
+  const renderedText = (node, max) => shared.renderedText(node, max);
+
+  const ROWS_MAX = 100; // rows of one answer; a longer list says how many are left
+  const CELL_TEXT_MAX = 120;
+  const RESULT_TEXT_MAX = 200;
+  const RESULT_SCORE_ITEMS = 50;
+  const HEADER_MAX = 40;
+  const CONTROL_TEXT_MAX = 40; // longer text is no pager link, page size or "Load more"
+  // How a pager link's or "Load more"'s text can start: one test rules out most links and buttons.
+  const PAGER_START = /^\s*(\d|[«»‹›←→<>]|next|prev|first|last|older|newer|load|show|see|view|more|page)|^\s*$/i;
+  const PAGE_NUMBER = /^\d{1,5}$/;
+  const PAGE_SIZE_TEXT = /^(\d{1,5})( (items|rows|entries|results|records|per page))?$/i;
+  // Query parameters that hold a page number or a row offset.
+  // Tested on the name without leading punctuation (Roundup's `@startwith`).
+  const PAGE_PARAM_NAME = /^(p|pg|page|paged|pagenum|pageno|page_?number|start|startwith|offset|skip|from)$|[_-]page$/i;
+  const OFFSET_PARAM_NAME = /^(start|startwith|offset|skip|from)$/i;
+  const PER_PAGE_PARAM_NAME = /^(per_?page|page_?size|pagesize|limit|per|size|rows|length|ipp|items_?per_?page|list_per_page)$/i;
+  const bare = (key) => key.replace(/^[^a-z0-9]+/i, '');
+  const PAGE_PARAM = { test: (key) => PAGE_PARAM_NAME.test(bare(key)) };
+  const OFFSET_PARAM = { test: (key) => OFFSET_PARAM_NAME.test(bare(key)) };
+  const PER_PAGE_PARAM = { test: (key) => PER_PAGE_PARAM_NAME.test(bare(key)) };
+  const PER_PAGE_LABEL = /per page|page size|rows|entries|results|items|show/i;
+  const NEXT_WORDS = /^(next|next page|older|older posts|older entries|more results)$/i;
+  const PREV_WORDS = /^(prev|previous|previous page|newer|newer posts|newer entries)$/i;
+  const LOAD_MORE = /^(load|show|see|view) (\d+ )?more\b|^more results$/i;
+  const PAGER_HINT = /pag|pager/i;
+  const SORT_UP = /(^|[\s_-])(up|asc|ascending|sort-up|caret-up)($|[\s_-])/i;
+  const SORT_DOWN = /(^|[\s_-])(down|desc|descending|sort-down|caret-down)($|[\s_-])/i;
+  const ARROWS = /[«»‹›←→<>▲▼△▽↑↓⇅⬆⬇…]/g;
+  const CURRENT_CLASS = /(^|[\s_-])(active|current|selected|this-page|is-current)($|[\s_-])/i;
+  const RESULT_LIST_SELECTOR = '[role=feed], [role=list], [role=grid], [role=table], table, ul, ol';
+  // Header cells that can sort: the native selector finds the few of them on a page of thousands.
+  const SORTABLE_SELECTOR = 'th[aria-sort], th a[href], th button, th[class*=sort i], [role=columnheader][aria-sort], '
+    + '[role=columnheader] a[href], [role=columnheader] button';
+  // Links whose URL may set a page size (tested exactly below).
+  const PER_PAGE_LINKS = ['size', 'per', 'limit', 'rows', 'length', 'ipp'].map((k) => `a[href*="${k}" i]`).join(', ');
+  // A link in a body cell of a table or grid is the row's, never the pager's.
+  const BODY_CELL = 'tbody td, [role=gridcell], [role=cell]';
+  // Lists that are navigation or controls, not content.
+  const RESULT_EXCLUDED = 'nav, header, footer, aside, menu, select, datalist, [role=navigation], [role=banner], '
+    + '[role=contentinfo], [role=complementary], [role=menu], [role=menubar], [role=tablist], [role=listbox], '
+    + '[role=radiogroup], [role=tree], [role=toolbar]';
+  // Siblings of these tags are text or structure, not a run of results.
+  const RUN_EXCLUDED_TAGS = new Set([
+    'li', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'p', 'span', 'br', 'hr', 'h1', 'h2',
+    'h3', 'h4', 'h5', 'h6', 'label', 'input', 'button', 'select', 'textarea', 'dt', 'dd', 'script', 'style',
+    'template', 'link', 'meta', 'img', 'svg', 'source', 'col', 'colgroup', 'b', 'i', 'em', 'strong', 'small',
+  ]);
+  // Items holding fields to type into are a layout of forms (a search card beside a "new item"
+  // card), not results; result rows may hold checkboxes and buttons.
+  const RESULT_ITEM_FIELDS = 'textarea, select, input:not([type=checkbox]):not([type=radio]):not([type=hidden])';
+
+  function mainRoot() {
+    return document.querySelector('main') || document.querySelector('[role=main]') || document.body
+      || document.documentElement;
+  }
+
+  const words = (el) => collapse((el.innerText || el.textContent || '').replace(ARROWS, ' '));
+
+  // ---- the main result list
+
+  /** Items of one candidate list, or null when el is not one. */
+  function listItems(el) {
+    const tag = el.localName;
+    const role = explicitRole(el);
+    const children = [...el.children];
+    if (role === 'feed') {
+      const articles = children.filter((c) => explicitRole(c) === 'article' || c.localName === 'article');
+      return articles.length ? articles : children;
+    }
+    if (role === 'list') {
+      const items = children.filter((c) => explicitRole(c) === 'listitem');
+      return items.length ? items : children;
+    }
+    if (role === 'grid' || role === 'table') {
+      return [...el.querySelectorAll('[role=row]')].filter((row) => !row.querySelector('[role=columnheader]'));
+    }
+    if (tag === 'table') {
+      const rows = el.tBodies.length ? [...el.tBodies].flatMap((body) => [...body.rows]) : [...el.rows];
+      return rows.filter((row) => [...row.cells].some((cell) => cell.localName === 'td'));
+    }
+    if (tag === 'ul' || tag === 'ol') return children.filter((c) => c.localName === 'li');
+    return null;
+  }
+
+  function scoreItems(items) {
+    let count = 0;
+    let score = 0;
+    for (const item of items) {
+      if (count >= RESULT_SCORE_ITEMS) break;
+      if (!isRendered(item)) continue;
+      if (item.querySelector(RESULT_ITEM_FIELDS)) return 0;
+      count += 1;
+      score += Math.min(collapse(item.textContent.slice(0, 4 * RESULT_TEXT_MAX)).length, RESULT_TEXT_MAX);
+    }
+    return count >= 2 ? score : 0;
+  }
+
+  /** Runs of 2+ siblings with the same tag and classes (cards, result rows built of divs). */
+  function siblingRuns(scope) {
+    const runs = [];
+    const visit = (parent) => {
+      let run = [];
+      let shape = '';
+      const flush = () => {
+        if (run.length >= 2) runs.push(run);
+        run = [];
+      };
+      for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
+        const tag = child.localName;
+        const classes = typeof child.className === 'string' ? child.className.trim().split(/\s+/).sort().join('.') : '';
+        const childShape = RUN_EXCLUDED_TAGS.has(tag) || (!classes && tag !== 'article') ? '' : `${tag}.${classes}`;
+        if (!childShape || childShape !== shape) flush();
+        shape = childShape;
+        if (childShape) run.push(child);
+        visit(child);
+      }
+      flush();
+    };
+    visit(scope);
+    return runs;
+  }
+
+  /** The page's main result list: {container, items}, or null. */
+  function mainList() {
+    const scope = mainRoot();
+    if (!scope) return null;
+    let best = null;
+    let bestScore = 0;
+    const consider = (items, container) => {
+      const score = scoreItems(items);
+      if (score > bestScore) {
+        best = { container, items };
+        bestScore = score;
+      }
+    };
+    for (const el of scope.querySelectorAll(RESULT_LIST_SELECTOR)) {
+      if (el.closest(RESULT_EXCLUDED)) continue;
+      const items = listItems(el);
+      if (items && items.length >= 2) consider(items, el);
+    }
+    for (const run of siblingRuns(scope)) if (!run[0].parentElement.closest(RESULT_EXCLUDED)) consider(run, run[0].parentElement);
+    return best;
+  }
+
+  /** The table (or grid) an item row belongs to, when the list is one. */
+  function tableOf(list) {
+    const { container } = list;
+    if (!container) return null;
+    if (container.localName === 'table') return container;
+    const role = explicitRole(container);
+    return role === 'grid' || role === 'table' ? container : null;
+  }
+
+  function headerCells(table) {
+    if (table.localName === 'table') {
+      const head = table.tHead && table.tHead.rows.length ? table.tHead.rows[table.tHead.rows.length - 1] : null;
+      const row = head || [...table.rows].find((r) => [...r.cells].every((c) => c.localName === 'th'));
+      return row ? [...row.cells] : [];
+    }
+    return [...table.querySelectorAll('[role=columnheader]')];
+  }
+
+  const cellsOf = (row) => (row.localName === 'tr' ? [...row.cells] : [...row.querySelectorAll('[role=cell], [role=gridcell], [role=rowheader]')]);
+
+  /** The name a header goes by: its sort control's text when it has one, else its own, arrows left out. */
+  function headerName(th) {
+    const control = sortControl(th);
+    const text = control && control !== th ? words(control) : '';
+    return cut(text || words(th), HEADER_MAX);
+  }
+
+  /** Column names from the headers: unnamed ones are "column N", repeated ones get a suffix. */
+  function columnNames(table, width) {
+    const headers = headerCells(table);
+    const names = [];
+    const seen = new Set();
+    for (let i = 0; i < width; i += 1) {
+      let name = headers[i] ? headerName(headers[i]) : '';
+      if (!name) name = `column ${i + 1}`;
+      let unique = name;
+      for (let n = 2; seen.has(unique); n += 1) unique = `${name} ${n}`;
+      seen.add(unique);
+      names.push(unique);
+    }
+    return names;
+  }
+
+  /**
+   * The rows of the main list from `skip` on: objects keyed by column name for a table (columns
+   * empty in every row left out), the item's text otherwise. `{rows, total}`: total counts the
+   * rendered items, shown or not.
+   */
+  function listRows(list, skip) {
+    const rendered = list.items.filter((item) => isRendered(item));
+    const shown = rendered.slice(skip, skip + ROWS_MAX);
+    const table = tableOf(list);
+    if (!table) {
+      const rows = shown.map((item) => cut(renderedText(item, RESULT_TEXT_MAX), RESULT_TEXT_MAX)).filter(Boolean);
+      return { rows, total: rendered.length };
+    }
+    const cells = shown.map((row) => cellsOf(row).map((cell) => cut(renderedText(cell, CELL_TEXT_MAX), CELL_TEXT_MAX)));
+    const width = Math.max(0, ...cells.map((c) => c.length));
+    const names = columnNames(table, width);
+    const used = names.map((_, i) => cells.some((row) => row[i]));
+    const rows = cells.filter((row) => row.some(Boolean)).map((row) => {
+      const out = {};
+      names.forEach((name, i) => { if (used[i]) out[name] = row[i] || ''; });
+      return out;
+    });
+    return { rows, total: rendered.length };
+  }
+
+  // ---- pagination
+
+  function hrefOf(el) {
+    if (el.localName !== 'a' || !el.hasAttribute('href')) return null;
+    const raw = el.getAttribute('href').trim();
+    if (!raw || raw.startsWith('#') || /^javascript:/i.test(raw)) return null;
+    try {
+      const url = new URL(el.href, location.href);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+    } catch {
+      return null;
+    }
+  }
+
+  function pageParams(url) {
+    return url ? [...url.searchParams.keys()].filter((k) => PAGE_PARAM.test(k)) : [];
+  }
+
+  function pagerHinted(el) {
+    for (let node = el, depth = 0; node && depth < 4; node = node.parentElement, depth += 1) {
+      const label = `${typeof node.className === 'string' ? node.className : ''} ${node.id} ${node.getAttribute('aria-label') || ''}`;
+      if (PAGER_HINT.test(label) || node.localName === 'nav' || explicitRole(node) === 'navigation') return true;
+    }
+    return false;
+  }
+
+  /** A link's or button's words: its text (hidden parts too: "Next page" for screen readers), else its label. */
+  function linkWords(el) {
+    return collapse(el.textContent.replace(ARROWS, ' ')) || collapse((el.getAttribute('aria-label') || el.title || '').replace(ARROWS, ' '));
+  }
+
+  function direction(el) {
+    const rel = (el.getAttribute('rel') || '').toLowerCase().split(/\s+/);
+    const label = collapse(`${el.getAttribute('aria-label') || ''} ${el.title || ''}`);
+    const text = linkWords(el);
+    if (rel.includes('next') || NEXT_WORDS.test(text) || /^next( page)?$/i.test(label)) return 'next';
+    if (rel.includes('prev') || rel.includes('previous') || PREV_WORDS.test(text) || /^prev(ious)?( page)?$/i.test(label)) return 'prev';
+    if (/^first( page)?$/i.test(text || label)) return 'first';
+    if (/^last( page)?$/i.test(text || label)) return 'last';
+    if (text) return '';
+    // a link that is only an arrow: one points to the next or previous page, a double one to the end
+    const arrow = collapse(el.textContent);
+    if (/^[›→>]$/.test(arrow)) return 'next';
+    if (/^[‹←<]$/.test(arrow)) return 'prev';
+    if (/^(»|>>|⇥)$/.test(arrow)) return 'last';
+    if (/^(«|<<|⇤)$/.test(arrow)) return 'first';
+    return '';
+  }
+
+  // "Page 2 of 8", "Page 2 / 8" written in the pager.
+  const PAGE_OF = /\bpage (\d{1,5}) ?(?:of|\/) ?(\d{1,5})\b/i;
+
+  /** The elements holding the pager links (a pager may be shown above and below the list). */
+  function regionsOf(links) {
+    return [...new Set(links.map((l) => l.el.closest('nav, [role=navigation], ul, ol, p, div') || l.el.parentElement))]
+      .filter(Boolean);
+  }
+
+  function pageOfText(regions) {
+    for (const region of regions) {
+      const found = PAGE_OF.exec(words(region));
+      if (found) return { current: Number(found[1]), last: Number(found[2]) };
+    }
+    return null;
+  }
+
+  /**
+   * The page's pagination: `{links: [{el, number?, dir?, url}], current, map?, loadMore?, last}`, or
+   * null. Numbered links count when their URL has a page parameter or they sit in a pager (a nav,
+   * an element whose class says "pag…"); links in a table's body cells never do.
+   */
+  function pagination() {
+    const scope = mainRoot() || document.body;
+    if (!scope) return null;
+    const inRows = (el) => el.closest(BODY_CELL) !== null;
+    const links = [];
+    let loadMore = null;
+    // every link and button: one test of its text start rules out most (cheaper than narrowing by selectors)
+    for (const el of scope.querySelectorAll('a, button, [role=link], [role=button]')) {
+      const raw = el.textContent;
+      if (!el.hasAttribute('rel') && (raw.length > CONTROL_TEXT_MAX || !(PAGER_START.test(raw) || el.hasAttribute('aria-label')))) continue;
+      const text = linkWords(el);
+      if (!loadMore && LOAD_MORE.test(text) && !el.disabled && isVisible(el)) {
+        loadMore = el;
+        continue;
+      }
+      const dir = direction(el);
+      if (!dir && !PAGE_NUMBER.test(text)) continue;
+      if (el.closest('thead, [role=columnheader]') || inRows(el) || !isVisible(el)) continue;
+      const url = hrefOf(el);
+      if (dir && (url ? pageParams(url).length > 0 || pagerHinted(el) || el.getAttribute('rel') : pagerHinted(el))) {
+        links.push({ el, dir, url });
+      } else if (!dir && (pageParams(url).length > 0 || pagerHinted(el))) {
+        links.push({ el, number: Number(text), url });
+      }
+    }
+    if (!links.length && !loadMore) return null;
+    // a double arrow is the last page beside a single one, else the next page
+    for (const [end, step] of [['last', 'next'], ['first', 'prev']]) {
+      if (!links.some((l) => l.dir === step)) for (const l of links) if (l.dir === end && /^(»|«|>>|<<)$/.test(collapse(l.el.textContent))) l.dir = step;
+    }
+    const regions = regionsOf(links);
+    const known = pageOfText(regions);
+    const map = pageMap(links, known);
+    const current = known ? known.current : currentPage(regions, map, inRows);
+    return { links, map, loadMore, current, last: known ? known.last : null };
+  }
+
+  /** param = a × number + b fitted to `[number, url]` points, for the first page parameter that fits them all. */
+  function fit(points) {
+    for (const [, url] of points) {
+      for (const param of pageParams(url)) {
+        const pairs = points.map(([n, u]) => [n, Number(u.searchParams.get(param))]).filter(([, v]) => Number.isInteger(v));
+        const distinct = pairs.filter(([n], i) => pairs.findIndex(([m]) => m === n) === i);
+        let a = 1;
+        if (distinct.length >= 2) {
+          const [[n1, v1], [n2, v2]] = distinct;
+          a = (v2 - v1) / (n2 - n1);
+        } else if (OFFSET_PARAM.test(param)) {
+          continue; // one link cannot tell how many rows a page holds
+        }
+        const [n0, v0] = distinct[0] || [];
+        if (n0 === undefined || !Number.isInteger(a) || a <= 0) continue;
+        const b = v0 - a * n0;
+        if (distinct.every(([n, v]) => a * n + b === v)) return { param, a, b, base: url };
+      }
+    }
+    return null;
+  }
+
+  /**
+   * How a page number is written in the URL: param = a × number + b (`?p=2` is page 2, `?page=1`
+   * may be page 2, `?start=20` page 3), from the numbered links, a row offset beside a page size,
+   * or the next, previous, first and last links around a known page. Null when none tells.
+   */
+  function pageMap(links, known) {
+    const numbered = fit(links.filter((l) => l.number !== undefined && l.url).map((l) => [l.number, l.url]));
+    if (numbered) return numbered;
+    // a row offset beside the page size (`?start=50&size=50`): page n starts at (n - 1) × size
+    for (const link of links) {
+      if (!link.url) continue;
+      const keys = [...link.url.searchParams.keys()];
+      const offset = keys.find((k) => OFFSET_PARAM.test(k));
+      const size = Number(link.url.searchParams.get(keys.find((k) => PER_PAGE_PARAM.test(k)) || ''));
+      if (offset && Number.isInteger(size) && size > 0) return { param: offset, a: size, b: -size, base: link.url };
+    }
+    if (!known) return null;
+    const at = { next: known.current + 1, prev: known.current - 1, first: 1, last: known.last };
+    return fit(links.filter((l) => l.dir && l.url).map((l) => [at[l.dir], l.url]));
+  }
+
+  function currentPage(regions, map, inRows) {
+    for (const region of regions) {
+      for (const el of region.querySelectorAll('[aria-current]:not([aria-current=false])')) {
+        if (PAGE_NUMBER.test(words(el))) return Number(words(el));
+      }
+      for (const el of region.querySelectorAll('*')) {
+        if (el.children.length || el.textContent.length > CONTROL_TEXT_MAX || !PAGE_NUMBER.test(words(el))
+          || inRows(el) || !isVisible(el)) continue;
+        const link = el.closest('a[href], button');
+        const marked = CURRENT_CLASS.test(`${el.className} ${el.parentElement ? el.parentElement.className : ''}`);
+        if (!link || marked || (link && link.getAttribute('aria-disabled') === 'true')) return Number(words(el));
+      }
+    }
+    if (map) {
+      const value = new URL(location.href).searchParams.get(map.param);
+      if (value !== null && Number.isInteger(Number(value))) return (Number(value) - map.b) / map.a;
+    }
+    return loadMoreState.pages;
+  }
+
+  // "Load more": the pages loaded so far in this document and the rows each started at.
+  const loadMoreState = { pages: 1, starts: [0] };
+
+  /** What the answer says about the pages: `{page, next, of?, last?, loadMore?}`: `of` the number of
+   * pages the pager states, `last` the highest page it links to. */
+  function pagesInfo(pager) {
+    if (!pager) return null;
+    const numbers = pager.links.filter((l) => l.number !== undefined).map((l) => l.number);
+    const last = Math.max(pager.current, pager.last || 0, ...numbers);
+    const next = pager.links.some((l) => l.dir === 'next') || numbers.some((n) => n > pager.current) || Boolean(pager.loadMore);
+    const info = { page: pager.current, next };
+    if (pager.last && pager.last >= pager.current) info.of = pager.last; // the pager says how many
+    else if (last > pager.current) info.last = last;
+    if (pager.loadMore) info.loadMore = true;
+    return info;
+  }
+
+  // ---- sorting and page size
+
+  function sortControl(th) {
+    const links = [...th.querySelectorAll('a[href], button, [role=button]')].filter((el) => isVisible(el));
+    return links.find((el) => words(el)) || links[0] || null;
+  }
+
+  function sortState(th) {
+    const aria = (th.getAttribute('aria-sort') || '').toLowerCase();
+    if (aria === 'ascending' || aria === 'descending') return aria;
+    const classes = `${th.className} ${(sortControl(th) || th).className || ''}`;
+    if (/desc/i.test(classes) || /headerSortUp/.test(classes)) return 'descending';
+    if (/asc/i.test(classes) || /headerSortDown/.test(classes)) return 'ascending';
+    // an arrow icon or character in the header: up is ascending, as most tables draw it
+    for (const el of th.querySelectorAll('[class]')) {
+      if (!isRendered(el)) continue;
+      const names = String(el.className);
+      if (SORT_DOWN.test(names)) return 'descending';
+      if (SORT_UP.test(names)) return 'ascending';
+    }
+    const text = th.textContent;
+    if (/[▼▾↓⬇]/.test(text)) return 'descending';
+    if (/[▲▴↑⬆]/.test(text)) return 'ascending';
+    return 'none';
+  }
+
+  /** The table whose headers sort it: the first in main, outside navigation, with 2+ rows. */
+  function sortTable() {
+    const scope = mainRoot();
+    if (!scope) return null;
+    const seen = new Set();
+    for (const cell of scope.querySelectorAll(SORTABLE_SELECTOR)) {
+      const table = cell.closest('table, [role=grid], [role=table]');
+      if (!table || seen.has(table)) continue;
+      seen.add(table);
+      const items = table.closest(RESULT_EXCLUDED) ? null : listItems(table);
+      if (items && items.filter((item) => isRendered(item)).length >= 2) return table;
+    }
+    return null;
+  }
+
+  /** Its sortable headers: with aria-sort, a link or button, or a "sort…" class. */
+  function sortHeaders() {
+    const table = sortTable();
+    if (!table) return [];
+    return headerCells(table).filter((th) => isVisible(th) && headerName(th) && (
+      th.hasAttribute('aria-sort') || /sort/i.test(String(th.className)) || hrefOf(sortControl(th) || th)
+      || (sortControl(th) && sortControl(th).localName === 'button')));
+  }
+
+  /** The per-page control: a select of page sizes, or links that set a per-page parameter. */
+  function perPageControl() {
+    const scope = mainRoot() || document.body;
+    if (!scope) return null;
+    for (const select of scope.querySelectorAll('select')) {
+      if (!isVisible(select) || select.multiple) continue;
+      const options = [...select.options].map((o) => collapse(o.text));
+      if (options.length < 2 || !options.every((t) => PAGE_NUMBER.test(t) || /^all$/i.test(t))) continue;
+      const label = `${select.name} ${select.id} ${select.getAttribute('aria-label') || ''} ${[...select.labels || []].map(words).join(' ')}`;
+      if (PER_PAGE_PARAM.test(select.name) || PER_PAGE_LABEL.test(label)) return { select, choices: options };
+    }
+    // links may sit in a closed dropdown: they are followed, not clicked, so they need not show
+    const links = [];
+    let param = null;
+    for (const a of scope.querySelectorAll(PER_PAGE_LINKS)) {
+      if (a.textContent.length > CONTROL_TEXT_MAX || !/^\s*\d/.test(a.textContent)) continue;
+      const size = PAGE_SIZE_TEXT.exec(collapse(a.textContent));
+      const url = size ? hrefOf(a) : null;
+      const key = url && size ? [...url.searchParams.keys()].find((k) => PER_PAGE_PARAM.test(k)) : undefined;
+      // "50 items" sets 50: a page link that carries the page size along says another number
+      if (key === undefined || (param !== null && key !== param) || url.searchParams.get(key) !== size[1]) continue;
+      param = key;
+      links.push({ el: a, choice: size[1], value: url.searchParams.get(key) });
+    }
+    // page links carry the page size too, all the same one: the choices are links that differ in it
+    const choices = [...new Set(links.map((l) => l.choice))];
+    if (choices.length < 2 || new Set(links.map((l) => l.value)).size < 2) return null;
+    return { links, param, choices };
+  }
+
+  // ---- marks for the capture
+
+  /** Element -> `data-tabmcp-list` value: `pager`, `more`, `sort:<column>`, `perpage`. */
+  function listMarks() {
+    const marks = new Map();
+    try {
+      const pager = pagination();
+      if (pager) {
+        for (const link of pager.links) marks.set(link.el, 'pager');
+        if (pager.loadMore) marks.set(pager.loadMore, 'more');
+      } else {
+        const long = longList();
+        if (long) marks.set(long, 'long');
+      }
+      for (const th of sortHeaders()) marks.set(th, `sort:${headerName(th)}`);
+      const perPage = perPageControl();
+      if (perPage && perPage.select) marks.set(perPage.select, 'perpage');
+      else if (perPage) for (const link of perPage.links) marks.set(link.el, `perpage:${link.choice}`);
+    } catch {
+      // a page the rules cannot read gets no list arguments; the capture goes on
+    }
+    return marks;
+  }
+
+  /** A table or list in main with more rows than one answer holds (it is read in pages of ROWS_MAX). */
+  function longList() {
+    const scope = mainRoot();
+    if (!scope) return null;
+    for (const el of scope.querySelectorAll('table, ul, ol')) {
+      const count = el.localName === 'table' ? [...el.tBodies].reduce((n, body) => n + body.rows.length, 0) || el.rows.length
+        : el.childElementCount;
+      if (count > ROWS_MAX && !el.closest(RESULT_EXCLUDED) && isRendered(el)) return el;
+    }
+    return null;
+  }
+
+  // ---- the answer
+
+  /** `{results?, pages?}` for a page summary: the main list's rows from `skip` on and its pages. */
+  function listAnswer(skip = 0) {
+    const list = mainList();
+    if (!list) return {};
+    const { rows, total } = listRows(list, skip);
+    const out = {};
+    if (rows.length >= 2 || (skip > 0 && rows.length)) out.results = rows;
+    let info = pagesInfo(pagination());
+    if (!info && loadMoreState.pages > 1) info = { page: loadMoreState.pages, next: false }; // "Load more" is gone
+    if (info && out.results) out.pages = info;
+    const readInPages = !info && (total > ROWS_MAX || skip > 0);
+    if (readInPages) {
+      // one page of the site longer than an answer: read in pages of ROWS_MAX rows
+      out.pages = { page: Math.floor(skip / ROWS_MAX) + 1, next: total > skip + rows.length };
+    }
+    if (total > skip + rows.length || readInPages) {
+      out.pages = { ...(out.pages || {}), shown: `rows ${skip + 1}-${skip + rows.length} of ${total}` };
+    }
+    return out;
+  }
+
+  // ---- browse: one move toward {page, sort, order, per_page}
+
+  const same = (a, b) => collapse(a).toLowerCase() === collapse(b).toLowerCase();
+
+  function go(el) {
+    const url = hrefOf(el);
+    if (url) return { ok: true, url: url.href };
+    el.click();
+    return { ok: true, clicked: true };
+  }
+
+  function browseMove(args) {
+    const list = mainList();
+    if (args.per_page !== undefined && args.per_page !== null) {
+      const want = String(args.per_page);
+      const control = perPageControl();
+      if (!control) throw new AgentError('ELEMENT_NOT_FOUND', 'this page offers no page size to choose');
+      if (control.select) {
+        const option = [...control.select.options].find((o) => same(o.text, want) || same(o.value, want));
+        if (!option) throw new AgentError('BAD_MESSAGE', `per_page must be one of: ${control.choices.join(', ')}`);
+        if (control.select.value !== option.value) {
+          control.select.value = option.value;
+          control.select.dispatchEvent(new Event('input', { bubbles: true }));
+          control.select.dispatchEvent(new Event('change', { bubbles: true }));
+          const { form } = control.select;
+          if (form && form.method !== 'post' && form.isConnected) form.requestSubmit();
+          return { ok: true, clicked: true };
+        }
+      } else {
+        const link = control.links.find((l) => l.choice === want);
+        if (!link) throw new AgentError('BAD_MESSAGE', `per_page must be one of: ${control.choices.join(', ')}`);
+        const marked = CURRENT_CLASS.test(String(link.el.className)) || link.el.getAttribute('aria-current') === 'true';
+        const here = new URL(location.href).searchParams.get(control.param);
+        if (here !== link.value && !(here === null && marked)) return { ok: true, url: hrefOf(link.el).href };
+      }
+    }
+    if (args.sort !== undefined && args.sort !== null) {
+      const headers = sortHeaders();
+      const th = headers.find((h) => same(headerName(h), String(args.sort)));
+      if (!th) {
+        const names = headers.map(headerName);
+        throw new AgentError('BAD_MESSAGE', names.length ? `sort must be one of: ${names.join(', ')}` : 'this list cannot be sorted');
+      }
+      const state = sortState(th);
+      const order = args.order === 'ascending' || args.order === 'descending' ? args.order : null;
+      if (order ? state !== order : state === 'none') return go(sortControl(th) || th);
+    }
+    const page = args.page === undefined || args.page === null ? null : Number(args.page);
+    if (page === null) return { ok: true, done: true };
+    if (!Number.isInteger(page) || page < 1) throw new AgentError('BAD_MESSAGE', 'page is a whole number from 1');
+    const pager = pagination();
+    const current = pager ? pager.current : loadMoreState.pages; // the last "Load more" may have gone
+    if (page === current) return { ok: true, done: true, skip: loadMoreState.starts[page - 1] || 0 };
+    if (!pager) {
+      // no pagination: a list longer than one answer is read ROWS_MAX rows a page, in place
+      const total = list ? list.items.filter((item) => isRendered(item)).length : 0;
+      if ((page - 1) * ROWS_MAX < total) return { ok: true, done: true, skip: (page - 1) * ROWS_MAX };
+      const pages = Math.max(1, Math.ceil(total / ROWS_MAX));
+      throw new AgentError('BAD_MESSAGE', `page ${page} does not exist: the list has ${pages === 1 ? 'one page' : `${pages} pages`}`);
+    }
+    const numbered = pager.links.find((l) => l.number === page);
+    if (numbered) return go(numbered.el);
+    if (pager.map && page > 0) {
+      const url = new URL(pager.map.base.href);
+      url.searchParams.set(pager.map.param, String(pager.map.a * page + pager.map.b));
+      return { ok: true, url: url.href };
+    }
+    const step = pager.links.find((l) => l.dir === (page > current ? 'next' : 'prev'));
+    if (step) return go(step.el);
+    if (page > current && pager.loadMore) {
+      loadMoreState.starts[current] = list ? list.items.filter((item) => isRendered(item)).length : 0;
+      loadMoreState.pages = current + 1;
+      pager.loadMore.click();
+      return { ok: true, clicked: true };
+    }
+    const info = pagesInfo(pager);
+    throw new AgentError('BAD_MESSAGE', `page ${page} is not offered: the list is at page ${current}${info && info.last ? ` of at least ${info.last}` : ''} and has no link further`);
+  }
+
+  /**
+   * `{args: {page?, sort?, order?, per_page?}}`: one move toward them (page size first, then sort,
+   * then page, as each of the first two starts the list again). `{ok, done, skip?}` when the page
+   * shows them; `{ok, url}` for the caller to load; `{ok, clicked}` after a click here.
+   */
+  function browse(arg) {
+    try {
+      const args = arg && typeof arg.args === 'object' && arg.args !== null ? arg.args : {};
+      return browseMove(args);
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  Object.assign(shared, { mainList, listAnswer, listMarks, browse });
+})();
