@@ -474,7 +474,7 @@ def test_the_demo_sites_tools_follow_its_state(browser: Browser) -> None:
             assert tools["list_todos"]["annotations"] == {"readOnlyHint": True}
             assert tools["add_todo"]["inputSchema"]["required"] == ["text"]
             html = page.call("capture", {"maxChars": 100000})["html"]
-            assert 'toolname="search_todos"' in html and "toolautosubmit" in html and "toolparamdescription" in html
+            assert "toolname='search_todos'" in html and "toolautosubmit" in html and "toolparamdescription" in html
 
             listed = call(page, "list_todos", {"show": "open"})["result"]
             assert [t["id"] for t in listed["todos"]] == ["t1", "t2", "t3"] and listed["open"] == 3

@@ -46,7 +46,7 @@ async def test_pages_sort_and_page_size_of_a_list(app: ListApp, server_log: obje
         assert browse["page"]["type"] == "integer"
 
         # a search matching all 45 users: the first page's 20 rows, and the call for the next page
-        first = await client.call_ok("search", {"query": "user"})
+        first = await client.call_ok("search_users", {"query": "user"})
         assert names(first) == [f"User {n:02d}" for n in range(1, 21)]
         assert first["results"][0] == {"Name": "User 01", "Email address": "user01@example.test", "Role": "staff"}
         assert "more: call browse_list with page=2" in first["pages"] and first["pages"].startswith("page 1")
@@ -80,15 +80,15 @@ async def test_field_errors_and_the_success_banner(app: ListApp, server_log: obj
     async with serve(server_log, ws_port="0") as client:
         await opened(client, app.url("/users/add/"))
         # the browser's own validation stops the submit: its message under the argument
-        blocked = await client.call_ok("save", {"name": "Ada", "email": "x", "website": "not a url"})
+        blocked = await client.call_ok("add_user", {"name": "Ada", "email": "x", "website": "not a url"})
         assert set(blocked["errors"]) == {"website"} and "URL" in blocked["errors"]["website"]
         assert blocked["page"].get("navigated") is None
         # the site's error next to its field, under the argument; the page's note as its status
-        invalid = await client.call_ok("save", {"name": "Ada", "email": "not an address", "website": ""})
+        invalid = await client.call_ok("add_user", {"name": "Ada", "email": "not an address", "website": ""})
         assert invalid["errors"] == {"email": "Enter a valid email address."}
         assert invalid["status"] == "Please correct the error below."
         # a valid form redirects to the list: its banner is in the answer, beside the rows
-        saved = await client.call_ok("save", {"name": "Ada", "email": "ada@example.test"})
+        saved = await client.call_ok("add_user", {"name": "Ada", "email": "ada@example.test"})
         assert saved["status"] == "The user “Ada” was added."
         assert "errors" not in saved and len(saved["results"]) == 20
         assert "The user" not in saved.get("text", "")
