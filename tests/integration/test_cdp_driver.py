@@ -173,7 +173,7 @@ async def test_remote_endpoint_drives_tabs_open_before(sites: SiteServer, server
             assert await client.tool_names() == [*CORE_FOCUSED, "search_mail", "send"]
 
             sent = await client.call_ok("send", {"to": "ada@example.com", "subject": "Remote", "urgent": True})
-            assert 'Sent "Remote" to ada@example.com (urgent)' in sent["changed"]
+            assert 'Sent "Remote" to ada@example.com (urgent)' in sent["status"]
 
             async with user_connection(chromium.http_endpoint) as user:
                 page = await page_at(user, mail)

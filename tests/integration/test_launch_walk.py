@@ -93,7 +93,7 @@ async def test_launch_walk(sites: SiteServer, server_log: object, tmp_path: Path
         assert await client.tool_names() == [*CORE_FOCUSED, "search_mail", "send"]
 
         sent = await client.call_ok("send", {"to": "ada@example.com", "subject": "Trip", "urgent": True})
-        assert 'Sent "Trip" to ada@example.com (urgent)' in sent["changed"]  # what the page added
+        assert 'Sent "Trip" to ada@example.com (urgent)' in sent["status"]  # the page's banner
         rejected = await client.call("send", {"subject": "no recipient"})
         assert rejected.is_error and "missing required argument(s): to" in text_of(rejected)
         await expect_no_change(client, 4)  # compose does not navigate: same tools
