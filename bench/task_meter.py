@@ -15,6 +15,7 @@ envelope, the server's instructions. A result with ``isError`` ends the task as 
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,7 @@ class Meter:
     started: float = 0.0
     ended: float = 0.0
     page_opened: float = 0.0  # when open_tab / browser_navigate returned
+    workarounds: list[str] = field(default_factory=list)  # why a generic tool stood in for a page tool
     _seen: int = 0
     _last: dict[str, str] = field(default_factory=dict)  # the last list read: name → the tool's JSON
 
@@ -66,6 +68,10 @@ class Meter:
         self.entries.append(Entry("call", name, len(result.text), result.seconds, setup))
         await self._follow_list_changes(f"after {name}", setup)
         return result.text
+
+    def workaround(self, why: str) -> None:
+        """The script is about to use a generic tool (snapshot, interact) where a page tool should serve."""
+        self.workarounds.append(why)
 
     def opened(self) -> None:
         self.page_opened = time.perf_counter()
@@ -89,6 +95,10 @@ class Meter:
         self._last = tools
         page = sum(len(j) for name, j in tools.items() if name not in CORE)
         self.entries.append(Entry("tools/list", why, listed.chars, seconds, setup, listed.count, new, change, page))
+
+    def listed(self) -> dict[str, dict[str, Any]]:
+        """The tools of the last list read, as the model has them: name → the tool's definition."""
+        return {name: json.loads(tool) for name, tool in self._last.items()}
 
     def seconds(self) -> float:
         return self.ended - self.started
