@@ -10,7 +10,8 @@ Counted, in the order the model would see them:
 - every ``tools/call`` result's text (all its text parts).
 
 Not counted: the arguments the model writes (the same order of size for both servers), the JSON-RPC
-envelope, the server's instructions. A result with ``isError`` ends the task as failed.
+envelope, the server's instructions. A result with ``isError`` is counted (the model reads the error) and
+raises ``TaskFailed``: the task fails unless its script recovers as a model would.
 """
 
 from __future__ import annotations
@@ -61,9 +62,12 @@ class Meter:
         self.started = time.perf_counter()
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None, *, setup: bool = False) -> str:
+        start = time.perf_counter()
         try:
             result = await self.server.call(name, arguments)
-        except ToolError as e:
+        except ToolError as e:  # the model read the error too: counted, then the script decides
+            self.entries.append(Entry("call", name, len(str(e)), time.perf_counter() - start, setup))
+            await self._follow_list_changes(f"after {name}", setup)
             raise TaskFailed(str(e)) from None
         self.entries.append(Entry("call", name, len(result.text), result.seconds, setup))
         await self._follow_list_changes(f"after {name}", setup)
