@@ -51,6 +51,7 @@ MAIL_ABOUT = "contract draft"
 DOCS_QUESTION = "limit the upload bandwidth"
 DOCS_QUERY = "bandwidth"
 DOCS_ANSWER = "max_upload_rate"
+DOCS_ANSWER_HINT = "matching document"  # the search's result list says so when it found any
 
 # wagtail (bench/apps/wagtail/seed.py): the story with a draft waiting among the glacier stories
 CMS_USER, CMS_PASSWORD = "admin", "corpus-cms"

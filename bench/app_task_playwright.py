@@ -28,9 +28,15 @@ async def click(m: Meter, row: AriaRow, what: str = "") -> str:
     return await m.call("browser_click", {"target": row.ref, "element": what or row.name[:80] or row.role})
 
 
-async def type_in(m: Meter, row: AriaRow, text: str, *, submit: bool = False, what: str = "") -> None:
-    args = {"target": row.ref, "element": what or row.name or row.role, "text": text}
-    await m.call("browser_type", {**args, "submit": True} if submit else args)
+async def type_in(
+    m: Meter, row: AriaRow, text: str, *, submit: bool = False, what: str = "", slowly: bool = False
+) -> None:
+    args: dict[str, Any] = {"target": row.ref, "element": what or row.name or row.role, "text": text}
+    if submit:
+        args["submit"] = True
+    if slowly:  # key by key: the page reacts to each key, not only to the box's new value
+        args["slowly"] = True
+    await m.call("browser_type", args)
 
 
 async def fill(m: Meter, fields: list[tuple[AriaRow, str]]) -> None:
@@ -221,11 +227,15 @@ async def mail(m: Meter, url: str) -> dict[str, Any]:
 
 async def docs(m: Meter, url: str) -> dict[str, Any]:
     page = await navigate(m, url)
-    await type_in(m, search_box(page), d.DOCS_QUERY, what="Search")
-    page = await snapshot(m)
-    if "matching document" not in page.words():  # the worker answers after the keys: wait for its results
-        await m.call("browser_wait_for", {"text": "matching document"})
+    box = search_box(page)
+    for attempt in range(3):  # the page's search index loads in a worker: no results yet, wait, type again
+        if attempt:
+            await type_in(m, box, "", what="Search")  # emptied, then typed key by key: a new search
+        await type_in(m, box, d.DOCS_QUERY, what="Search", slowly=attempt > 0)
         page = await snapshot(m)
+        if d.DOCS_ANSWER_HINT in page.words():
+            break
+        await m.call("browser_wait_for", {"time": 1})
     hit = next((r for r in page.rows if d.DOCS_ANSWER in (r.name + " " + r.text)), None)
     if hit is None:
         raise TaskFailed(f"no result names the option:\n{page.text[:3000]}")

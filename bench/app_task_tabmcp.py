@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from toon_format import decode
+
 from bench import app_task_defs as d
 from bench.task_meter import CORE, Meter, TaskFailed
 
@@ -61,6 +63,16 @@ def need(m: Meter, what: str, says: tuple[str, ...] = (), takes: tuple[tuple[str
     return found
 
 
+def results(text: str) -> list[str]:
+    """The ``results`` rows a page tool's answer lists (TOON, docs/page-agent.md §9), each as its text."""
+    try:
+        found = decode(text)
+    except Exception:  # not TOON: the model finds no list in it
+        return []
+    rows = found.get("results", []) if isinstance(found, dict) else []
+    return [str(r) for r in rows] if isinstance(rows, list) else []
+
+
 async def start(m: Meter, url: str) -> str:
     text = await m.call("connect_browser", {"launch": True, "url": url})
     m.opened()
@@ -101,7 +113,7 @@ async def admin(m: Meter, url: str) -> dict[str, Any]:
     await start(m, url)
     search = need(m, "search the list", ("search",), (("query", "search"),))
     listed = await m.call(search.name, {search.args[0]: d.BOOK_QUERY})
-    found = len(re.findall(rf"The \w+ {d.BOOK_QUERY}", listed))
+    found = sum(1 for row in results(listed) if d.BOOK_QUERY.lower() in row.lower())
     delete = need(m, "delete a row", ("delete",), (("row",),))
     answer = await m.call(delete.name, {delete.args[0]: d.BOOK_DELETE})
     return {"found": found, "result": answer}
@@ -156,7 +168,8 @@ async def tracker(m: Meter, url: str) -> dict[str, Any]:
     await log_in(m, d.TRACKER_USER, d.TRACKER_PASSWORD)
     search = need(m, "search the issues", ("search",), (("query", "search"),))
     listed = await m.call(search.name, {search.args[0]: d.ISSUE_QUERY})
-    ids = [int(i) for i in re.findall(rf"(?:^|,|: )(\d+) \|[^,|]*\| {d.ISSUE_TITLE}", listed)]
+    cells = [row.split(" | ") for row in results(listed)]
+    ids = [int(c[0]) for c in cells if c[0].isdigit() and any(x.startswith(d.ISSUE_TITLE) for x in c)]
     if not ids:
         raise TaskFailed(f"no issue listed for {d.ISSUE_QUERY!r}:\n{listed[:1500]}")
     show = need(m, "open an issue", ("issue",), (("number", "id"),))
@@ -196,9 +209,13 @@ async def docs(m: Meter, url: str) -> dict[str, Any]:
     if d.DOCS_QUERY not in read.lower():
         why = "the search tool submits the box as a form: the page's live search results are not in its answer"
         await generic(m, why, "navigate", {"url": url})  # the submitted form's page has no live search
-        await generic(m, why, "interact",
-                      {"target": "role=textbox[name=Search]", "action": "type", "text": d.DOCS_QUERY})
-        found = await generic(m, why, "snapshot", {"find": d.DOCS_QUERY})
+        for _ in range(3):  # the page's search index loads in a worker: no matches yet, wait and type again
+            await generic(m, why, "interact",
+                          {"target": "role=textbox[name=Search]", "action": "fill", "text": d.DOCS_QUERY})
+            found = await generic(m, why, "snapshot", {"find": d.DOCS_ANSWER_HINT})
+            if "no matches" not in found:
+                break
+            await generic(m, why, "wait_for", {"timeMs": 1000})
     line = next((ln for ln in found.splitlines() if d.DOCS_ANSWER in ln), found)
     return {"answer": line, "page": line}
 
@@ -208,7 +225,7 @@ async def cms(m: Meter, url: str) -> dict[str, Any]:
     await log_in(m, d.CMS_USER, d.CMS_PASSWORD)
     search = need(m, "search the pages", ("search",), (("query", "search"),))
     listed = await m.call(search.name, {search.args[0]: d.CMS_QUERY})
-    rows = [r for r in re.findall(r'"([^"]*)"', listed) if r.split(" | ")[0] == d.CMS_STORY]
+    rows = [r for r in results(listed) if r.split(" | ")[0] == d.CMS_STORY]
     draft = next((i for i, r in enumerate(rows) if "draft" in r), None)
     if draft is None:
         raise TaskFailed(f"no {d.CMS_STORY!r} with a draft listed:\n{listed[:1500]}")

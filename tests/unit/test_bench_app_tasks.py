@@ -12,7 +12,7 @@ import pytest
 from bench import app_task_defs as d
 from bench import app_task_report
 from bench.app_task_playwright import boxes_beside, button, search_box, textbox
-from bench.app_task_tabmcp import _refs, pick
+from bench.app_task_tabmcp import _refs, pick, results
 from bench.task_meter import Entry
 from bench.task_playwright import Page
 from bench.task_runner import Run
@@ -118,6 +118,13 @@ def test_refs_reads_the_snapshot_rows_of_a_role() -> None:
            '  e69,button,Save,"",""\n  e81,textbox,"","# Title 1. Promote the replica, then…",focused\n'
     assert [r[0] for r in _refs(text, "textbox")] == ["e16", "e81"]
     assert "Promote the replica" in _refs(text, "textbox")[1][2]
+
+
+def test_results_are_the_rows_of_the_answer() -> None:
+    text = ("tool: search\nsteps: 2\nresults[2]: 71 | 1 minute ago | Webhook retries never stop (4) | carol,"
+            "89 | 1 minute ago | Webhook retries never stop (5) | carol\nnote: data")
+    assert [r.split(" | ")[0] for r in results(text)] == ["71", "89"]
+    assert results("done: click") == []  # no list: nothing to read
 
 
 # ------------------------------------------------------------------ Playwright MCP: snapshots read
