@@ -209,18 +209,29 @@ async def tracker(m: Meter, url: str) -> dict[str, Any]:
 async def mail(m: Meter, url: str) -> dict[str, Any]:
     page = await navigate(m, url)
     await type_in(m, search_box(page), d.MAIL_ABOUT, what="Search emails")
+    await m.call("browser_wait_for", {"time": 1})  # the list filters as keys are typed, after a pause
     page = await snapshot(m)
     subjects = re.findall(rf"({d.MAIL_ABOUT} v\d+)", page.words(), flags=re.IGNORECASE)
     if not subjects:
         raise TaskFailed(f"no mail listed about {d.MAIL_ABOUT!r}:\n{page.text[:3000]}")
     newest = max(subjects, key=lambda s: int(s.rsplit("v", 1)[1]))
-    row = next((r for r in page.rows if r.ref and newest in r.name and r.role in ("link", "button", "listitem",
-                                                                                   "generic", "row")), None)
-    if row is None:  # the subject is a text inside the clickable row
-        text = next(r for r in page.rows if newest in (r.name + r.text))
-        i = page.rows.index(text)
-        row = next(r for r in reversed(page.rows[:i + 1]) if r.ref)
-    await click(m, row, newest)
+
+    def row_of(page: Page) -> AriaRow:
+        kinds = ("link", "button", "listitem", "generic", "row")
+        row = next((r for r in page.rows if r.ref and newest in r.name and r.role in kinds), None)
+        if row is None:  # the subject is a text inside the clickable row
+            text = next((r for r in page.rows if newest in (r.name + r.text)), None)
+            if text is None:
+                raise TaskFailed(f"no row for {newest!r} in the snapshot:\n{page.text[:3000]}")
+            i = page.rows.index(text)
+            row = next(r for r in reversed(page.rows[:i + 1]) if r.ref)
+        return row
+
+    try:
+        await click(m, row_of(page), newest)
+    except TaskFailed:  # the live list was drawn again after the snapshot: the model snapshots and retries
+        page = await snapshot(m)
+        await click(m, row_of(page), newest)
     page = await snapshot(m)
     return {"subject": newest, "body": page.words()}
 
