@@ -139,7 +139,7 @@ def _wiki_check(a: dict[str, Any], s: dict[str, Any]) -> list[str]:
 
 
 def _issues_state(live: Running) -> dict[str, Any]:
-    # the issues' titles and ids from Roundup's CSV export of the index, the comment from each issue's page
+    # the issues' titles and ids from the index page (200 to a page), the comment from each issue's page
     found = re.findall(r'href="issue(\d+)">([^<]*)</a>', _get(live.url("/issue?@columns=title&@pagesize=200")))
     ids = sorted(int(i) for i, t in found if t.startswith(ISSUE_TITLE))
     commented = [i for i in ids if ISSUE_COMMENT in _get(live.url(f"/issue{i}"))]
