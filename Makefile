@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 NPM := $(shell command -v npm)
 
-.PHONY: setup chromium node editors widgets apps demo test lint clean bench bench-tasks soak
+.PHONY: setup chromium node editors widgets apps demo test lint clean bench bench-tasks bench-apps soak
 
 $(BIN)/tabmcp: pyproject.toml setup.py
 	@# Debian's own python3 needs python3-venv for `-m venv`; install it only when venv fails
@@ -72,7 +72,7 @@ test: setup lint editors widgets apps
 
 # On demand, not part of `make test`: every benchmark in bench/ (tabmcp, and the peers Playwright MCP and
 # Chrome DevTools MCP), then docs/benchmarks.md with its charts in docs/benchmarks/ (bench/README.md)
-bench: setup
+bench: setup apps
 	bash bench/setup.sh
 	$(BIN)/python -m bench.all $(BENCH_ARGS)
 
@@ -80,6 +80,12 @@ bench: setup
 bench-tasks: setup
 	bash bench/setup.sh
 	$(BIN)/python -m bench.tasks $(BENCH_ARGS)
+
+# On demand: the scripted tasks on the real apps of bench/apps, tabmcp's page tools against Playwright MCP
+# (bench/README.md); part of `make bench` too
+bench-apps: setup apps
+	bash bench/setup.sh
+	$(BIN)/python -m bench.app_tasks $(BENCH_ARGS)
 
 # On demand: the soak, a long session on each driver for errors and memory growth (bench/soak.py);
 # 4,000 navigations and 10,000 calls per driver by default, ~40 min on a busy 2-core box

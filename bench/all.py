@@ -6,9 +6,11 @@ process, the way a user would, with ``--json`` into a scratch folder:
 1. ``bench.run``: tool lists, click latency, snapshot sizes and times; tabmcp on both drivers and the
    peers (Playwright MCP, Chrome DevTools MCP) when bench/setup.sh installed them;
 2. ``bench.tasks``: the scripted tasks on the demo sites, tabmcp against Playwright MCP;
-3. ``bench.introspection``: from capture to tool list at 1k/5k/10k controls, both drivers;
-4. ``bench.nl``: the natural-language tools;
-5. ``bench.claude_tasks``: the scripted tasks through the real Claude Code CLI (tool search, always_load),
+3. ``bench.app_tasks``: the scripted tasks on the real-app corpus (bench/apps, installed by ``make apps``),
+   tabmcp against Playwright MCP;
+4. ``bench.introspection``: from capture to tool list at 1k/5k/10k controls, both drivers;
+5. ``bench.nl``: the natural-language tools;
+6. ``bench.claude_tasks``: the scripted tasks through the real Claude Code CLI (tool search, always_load),
    when Playwright MCP is installed (its block compares with it).
 
 Each writes its part of docs/benchmarks.md; then ``bench.glance`` draws the PNG charts into
@@ -59,10 +61,15 @@ def steps(args: argparse.Namespace, scratch: Path, peers: list[str]) -> list[tup
     else:  # the tasks compare with Playwright MCP only; tabmcp alone still shows its own figures
         tasks = ["bench.tasks", "--only", "tabmcp", "--no-doc"]
     tasks += ["--json", str(scratch / "tasks.json"), "--repeat", "1" if quick else "3"]
+    if "playwright" in peers:
+        apps = ["bench.app_tasks", "--peers-dir", str(args.peers_dir)]
+    else:
+        apps = ["bench.app_tasks", "--only", "tabmcp", "--no-doc"]
+    apps += ["--json", str(scratch / "apps.json"), "--repeat", "1" if quick else "2"]
     introspection = ["bench.introspection", "--json", str(scratch / "introspection.json")]
     introspection += ["--repeat", "2" if quick else "7"]
     nl = ["bench.nl", "--json", str(scratch / "nl.json")] + (["--repeat", "3", "--clicks", "3"] if quick else [])
-    every = [("run", run), ("tasks", tasks), ("introspection", introspection), ("nl", nl)]
+    every = [("run", run), ("tasks", tasks), ("apps", apps), ("introspection", introspection), ("nl", nl)]
     if "playwright" in peers:
         claude = ["bench.claude_tasks", "--peers-dir", str(args.peers_dir), "--json", str(scratch / "claude.json")]
         every.append(("claude", claude + (["--tasks", "mail", "--no-doc"] if quick else [])))
@@ -87,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.all", description=__doc__.split("\n\n")[0])
     p.add_argument("--rounds", type=int, default=3, help="bench.run's --rounds (default 3)")
     p.add_argument("--quick", action="store_true", help="few samples each: a smoke run, not figures to publish")
-    p.add_argument("--skip", nargs="+", default=[], choices=["run", "tasks", "introspection", "nl", "claude"])
+    p.add_argument("--skip", nargs="+", default=[], choices=["run", "tasks", "apps", "introspection", "nl", "claude"])
     p.add_argument("--peers-dir", type=Path, default=DEFAULT_PEERS, help="where bench/setup.sh installed the peers")
     args = p.parse_args(argv)
     peers = installed_peers(args.peers_dir)

@@ -10,11 +10,13 @@ Counted, in the order the model would see them:
 - every ``tools/call`` result's text (all its text parts).
 
 Not counted: the arguments the model writes (the same order of size for both servers), the JSON-RPC
-envelope, the server's instructions. A result with ``isError`` ends the task as failed.
+envelope, the server's instructions. A result with ``isError`` is counted (the model reads the error) and
+raises ``TaskFailed``: the task fails unless its script recovers as a model would.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +51,7 @@ class Meter:
     started: float = 0.0
     ended: float = 0.0
     page_opened: float = 0.0  # when open_tab / browser_navigate returned
+    workarounds: list[str] = field(default_factory=list)  # why a generic tool stood in for a page tool
     _seen: int = 0
     _last: dict[str, str] = field(default_factory=dict)  # the last list read: name → the tool's JSON
 
@@ -59,13 +62,20 @@ class Meter:
         self.started = time.perf_counter()
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None, *, setup: bool = False) -> str:
+        start = time.perf_counter()
         try:
             result = await self.server.call(name, arguments)
-        except ToolError as e:
+        except ToolError as e:  # the model read the error too: counted, then the script decides
+            self.entries.append(Entry("call", name, len(str(e)), time.perf_counter() - start, setup))
+            await self._follow_list_changes(f"after {name}", setup)
             raise TaskFailed(str(e)) from None
         self.entries.append(Entry("call", name, len(result.text), result.seconds, setup))
         await self._follow_list_changes(f"after {name}", setup)
         return result.text
+
+    def workaround(self, why: str) -> None:
+        """The script is about to use a generic tool (snapshot, interact) where a page tool should serve."""
+        self.workarounds.append(why)
 
     def opened(self) -> None:
         self.page_opened = time.perf_counter()
@@ -89,6 +99,10 @@ class Meter:
         self._last = tools
         page = sum(len(j) for name, j in tools.items() if name not in CORE)
         self.entries.append(Entry("tools/list", why, listed.chars, seconds, setup, listed.count, new, change, page))
+
+    def listed(self) -> dict[str, dict[str, Any]]:
+        """The tools of the last list read, as the model has them: name → the tool's definition."""
+        return {name: json.loads(tool) for name, tool in self._last.items()}
 
     def seconds(self) -> float:
         return self.ended - self.started

@@ -15,94 +15,28 @@ import asyncio
 import json
 import sys
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make `bench` and the repo importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import doc_sections, task_playwright, task_report, task_tabmcp
-from bench.adapters import PeerMissing, PlaywrightMcp, Tabmcp
-from bench.adapters.base import Adapter
 from bench.report import REPO, LoadWatch
-from bench.run import DEFAULT_PEERS
 from bench.task_defs import TASKS
-from bench.task_meter import Entry, Meter, TaskFailed
+from bench.task_runner import Run, common_args, line, log, run_once
 from tabmcp.demo.sites import SiteServer
 
-SERVERS: dict[str, tuple[type[Adapter], dict[str, Any]]] = {
-    "tabmcp": (Tabmcp, task_tabmcp.SCRIPTS),
-    "playwright": (PlaywrightMcp, task_playwright.SCRIPTS),
-}
+SERVERS: dict[str, dict[str, Any]] = {"tabmcp": task_tabmcp.SCRIPTS, "playwright": task_playwright.SCRIPTS}
 DOC_KEY = "tasks"
-
-
-@dataclass
-class Run:
-    server: str
-    task: str
-    ok: bool = False
-    error: str = ""
-    answer: dict[str, Any] = field(default_factory=dict)
-    entries: list[Entry] = field(default_factory=list)
-    seconds: float = 0.0
-    seconds_on_page: float = 0.0
-    version: str = ""
-
-
-def log(text: str) -> None:
-    sys.stderr.write(text + "\n")
-    sys.stderr.flush()
+__all__ = ["Run", "main"]
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.tasks", description=__doc__)
-    p.add_argument("--only", nargs="+", choices=list(SERVERS), default=list(SERVERS), help="servers to run")
-    p.add_argument("--tasks", nargs="+", choices=list(TASKS), default=list(TASKS), help="tasks to run")
-    p.add_argument("--repeat", type=int, default=3, help="runs of each task per server (default 3)")
-    p.add_argument("--peers-dir", type=Path, default=DEFAULT_PEERS, help="where bench/setup.sh installed the peers")
-    p.add_argument("--doc", type=Path, help="write the section here (default: docs/benchmarks.md after a full run)")
-    p.add_argument("--no-doc", action="store_true", help="do not write the section")
-    p.add_argument("--json", type=Path, help="also dump every run (entries, answers) as JSON here")
-    p.add_argument("--server-log", type=Path, help="the servers' stderr (default: a temp file, kept on failure)")
-    p.add_argument("--transcript", action="store_true", help="print every run's calls as they happen")
+    common_args(p, list(SERVERS), list(TASKS), 3)
     return p.parse_args(argv)
-
-
-async def run_once(key: str, task_key: str, site: SiteServer, peers: Path, errlog: IO[str], verbose: bool) -> Run:
-    cls, scripts = SERVERS[key]
-    task = TASKS[task_key]
-    run = Run(key, task_key)
-    adapter = cls(peers, errlog)
-    errlog.write(f"\n===== {key} / {task_key}\n")
-    errlog.flush()
-    try:
-        async with adapter.bare() as server:
-            run.version = adapter.version()
-            meter = Meter(server)
-            try:
-                await meter.begin()
-                run.answer = await scripts[task_key](meter, site.url(task.page))
-                await meter.finish()
-                problems = task.check(run.answer)
-                run.ok, run.error = not problems, "; ".join(problems)
-            except (TaskFailed, LookupError, KeyError, ValueError, TypeError, TimeoutError) as e:
-                run.error = f"{type(e).__name__}: {e}"
-            finally:
-                if not meter.ended:
-                    await meter.finish()
-                run.entries = meter.entries
-                run.seconds, run.seconds_on_page = meter.seconds(), meter.seconds_on_page()
-    except PeerMissing:
-        raise
-    except Exception as e:  # the server did not start or died: this run failed, the others go on
-        run.error = f"{type(e).__name__}: {e}"
-    if verbose:
-        for e in run.entries:
-            note = (" (set-up)" if e.setup else "") + ("" if e.counted else " (same list, not counted)")
-            log(f"    {e.kind:10} {e.name:28} {e.chars:>7,} chars {e.seconds * 1000:8.0f} ms{note} {e.change}")
-    return run
 
 
 async def run_all(args: argparse.Namespace) -> list[Run]:
@@ -114,14 +48,12 @@ async def run_all(args: argparse.Namespace) -> list[Run]:
         for i in range(args.repeat):
             for task_key in args.tasks:
                 for key in [k for k in SERVERS if k in args.only]:
-                    run = await run_once(key, task_key, site, args.peers_dir, errlog, args.transcript)
-                    calls = sum(1 for e in run.entries if e.kind == "call")
-                    chars = sum(e.chars for e in run.entries if e.counted)
-                    status = "ok" if run.ok else f"FAILED: {run.error[:300]}"
-                    log(
-                        f"[{i + 1}/{args.repeat}] {task_key:8} {key:10} {calls:3} calls {chars:>8,} chars "
-                        f"{run.seconds:6.1f} s  {status}"
+                    script, url = SERVERS[key][task_key], site.url(TASKS[task_key].page)
+                    run = await run_once(
+                        key, task_key, lambda m, s=script, u=url: s(m, u), TASKS[task_key].check,
+                        args.peers_dir, errlog, args.transcript,
                     )
+                    log(line(i, args.repeat, run))
                     runs.append(run)
     return runs
 
