@@ -60,6 +60,10 @@ LIBRARIES = {"CodeMirror": "CodeMirror 5", "cm-editor": "CodeMirror 6", "monaco-
              "ql-editor": "Quill", "ck-editor__editable": "CKEditor"}
 _OPTIONS = XPath("//option")
 _DATA_CELLS = XPath("//td | //li | //a | //h1 | //h2 | //h3 | //h4")
+# the list's own controls, not its data: column headers, and what the agent marked as the list's pager,
+# sortable headers and page-size control
+_LIST_CONTROLS = XPath("//th | //*[@role='columnheader'] | //*[@data-tabmcp-list] | //*[@data-tabmcp-list]//*")
+_ID_LIKE = re.compile(r"\d|^[\w+/=-]{12,}$")
 _NUMBER = re.compile(r"(?<![\w./=?&%-])\d[\d,]*(?![\w/=%-])")
 _URL = re.compile(r"\b(?:GET|POST)\s+\S+|https?://\S+|/\S*|\b\d+(?:\.\d+){3}(?::\d+)?\S*")
 
@@ -208,7 +212,8 @@ def _seen_text(capture: PageCapture) -> str:
 
 def _live(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
     options = {(o.text_content() or "").strip().lower() for o in _OPTIONS(capture.tree)}
-    data = {(e.text_content() or "").strip().lower() for e in _DATA_CELLS(capture.tree)} - options
+    controls = {(e.text_content() or "").strip().lower() for e in _LIST_CONTROLS(capture.tree)}
+    data = {(e.text_content() or "").strip().lower() for e in _DATA_CELLS(capture.tree)} - options - controls
     seen = _seen_text(capture)
     for tool in tools:
         for where, values in _enums(tool.schema):
@@ -219,9 +224,10 @@ def _live(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
             if len(texts) < 2:
                 continue
             numeric = [v for v in texts if re.fullmatch(r"[\d.,-]+", v)]
-            unseen = [v for v in texts if v not in seen]
+            # a word the page does not show is a fixed choice ("ascending"); an unseen token is an id
+            unseen = [v for v in texts if v not in seen and _ID_LIKE.search(v)]
             rows = [v for v in texts if v in data]
-            if len(numeric) >= 0.8 * len(texts):
+            if len(numeric) >= 0.8 * len(texts) and not set(numeric) <= controls:  # page sizes are controls
                 yield Finding("live_enum", tool.name, f"{where}: {len(values)} numbers {_few(values)}")
             elif len(unseen) >= 0.5 * len(texts):
                 yield Finding("live_enum", tool.name, f"{where}: {len(values)} values the page does not show "
