@@ -70,7 +70,10 @@ def results(text: str) -> list[str]:
     except Exception:  # not TOON: the model finds no list in it
         return []
     rows = found.get("results", []) if isinstance(found, dict) else []
-    return [str(r) for r in rows] if isinstance(rows, list) else []
+    if not isinstance(rows, list):
+        return []
+    # a table's rows come keyed by its column headers: their cells in order, as a list's items read
+    return [" | ".join(map(str, r.values())) if isinstance(r, dict) else str(r) for r in rows]
 
 
 async def start(m: Meter, url: str) -> str:
