@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import pytest
-from tests.unit.page_session_host import FakeHost
+from tests.unit.page_session_host import MISSING, FakeHost
 
 from tabmcp import protocol as p
 from tabmcp.drivers.base import DriverError
@@ -183,6 +183,23 @@ async def test_a_step_whose_navigation_fails_fails_the_plan() -> None:
     with pytest.raises(DriverError) as info:
         await PageSession(host).run_steps(tab, "go", [p.Step(action="click", target=p.Target(css="a"))])
     assert info.value.code == "NAVIGATION_FAILED" and "step 1 (click)" in info.value.message
+
+
+async def test_a_webmcp_tool_whose_document_goes_before_its_navigation_is_seen_counts_as_done() -> None:
+    # the page's answer is lost with its document, and the navigation's events come a moment after
+    # (over CDP they travel another connection than the agent's call)
+    host = FakeHost()
+    tab = host.add_tab()
+    host.answer("watchChanges", {"ok": True, "token": "w1"})
+    host.answer("summary", {"ok": True, "url": "http://a.test/next", "title": "Next", "navigated": True, "text": ""})
+
+    def navigates_away(t: int, _f: int, _a: Any) -> Any:
+        host.later(0.05, (t, "start", 0, "http://a.test/next"), (t, "commit"), (t, "load"))
+        return MISSING
+
+    host.answer("webmcpCall", navigates_away)
+    result = await PageSession(host).run_steps(tab, "go", [p.Step(action="webmcp", name="navigate_away", args={})])
+    assert result["webmcp"] is None and result["page"]["url"] == "http://a.test/next"
 
 
 async def test_a_wait_step_ends_early_on_the_sites_error_message() -> None:

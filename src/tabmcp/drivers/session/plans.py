@@ -213,7 +213,13 @@ async def _webmcp_step(session: SessionCore, step: p.Step, run: Run) -> dict[str
     try:
         answer = await session.tab(run.tab_id).agent.call("webmcpCall", arg)
     except DriverError as exc:
-        if not (exc.code == p.ErrorCode.NOT_SCRIPTABLE and run.watcher.started and not run.watcher.same_document):
+        if exc.code != p.ErrorCode.NOT_SCRIPTABLE:
+            raise
+        if not run.watcher.started:
+            # the document went away before its navigation was seen: the agent's answer and the
+            # navigation's events may travel different connections (CDP's direct link), so the news gets a moment
+            await run.watcher.wait_for_start(NAVIGATION_GRACE_S)
+        if not (run.watcher.started and not run.watcher.same_document):
             raise
         run.webmcp = None
         return {"ok": True, "dialogs": [], "navigation": {"url": "", "sameDocument": False}}
