@@ -9,9 +9,11 @@ function tabmcpAgentEntry(method, arg) {
   const started = performance.now();
   // One JSON string crosses from the page to the caller far faster than the same data as
   // structured-cloned objects (a 17k-row snapshot: ~20 ms instead of ~350 ms). `__ms`: the time the
-  // call took in the page, serialising included (the rest of a round trip is transfer).
+  // call took in the page, serialising included (the rest of a round trip is transfer). `__posted`:
+  // the reports this document had sent through the CDP driver's binding by then (0 elsewhere).
   const pack = (value) => ({
     __json: JSON.stringify(value === undefined ? null : value), __ms: performance.now() - started,
+    __doc: agent.docId, __posted: typeof agent.reportsPosted === 'function' ? agent.reportsPosted() : 0,
   });
   try {
     return Promise.resolve(agent[method](arg)).then(pack, (e) => ({ __error: describe(e) }));

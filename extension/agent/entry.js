@@ -20,7 +20,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     IS_TOP, DOC_ID, watchChanges, unwatch, summary, extract, snapshot, findText, frameOffset, find, probe, act, point, rect,
-    openPort, takeConsoleQueue, flushConsole, startLiveUpdates, webmcpSync, webmcpCall, capture, view, browse,
+    openPort, takeConsoleQueue, flushConsole, reportsPosted, startLiveUpdates, webmcpSync, webmcpCall, capture, view, browse,
   } = shared;
 
   const VERSION = '0.2.0';
@@ -28,6 +28,7 @@
   globalThis.__tabmcpAgent = Object.freeze({
     version: VERSION,
     docId: DOC_ID,
+    reportsPosted,
     snapshot,
     findText,
     find,

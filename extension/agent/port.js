@@ -6,7 +6,7 @@
   const shared = globalThis.__tabmcpParts;
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
-    IS_TOP, CONSOLE_EVENT, DIALOG_EVENT, SHADOW_EVENT, closedHosts, noteRoot, shadowRootOf, liveActions, agentTimer,
+    IS_TOP, DOC_ID, CONSOLE_EVENT, DIALOG_EVENT, SHADOW_EVENT, closedHosts, noteRoot, shadowRootOf, liveActions, agentTimer,
   } = shared;
 
   const PORT_NAME = 'tabmcp-agent';
@@ -51,11 +51,17 @@
   // port (drivers/cdp/), and the agent sends the same messages through it as JSON.
   const HOST_BINDING = '__tabmcpHostPost';
 
+  // Each message through the binding is numbered, and every answer says how many were posted
+  // before it (agent_entry.js): the CDP driver may read answers on a faster connection than the
+  // binding's, and waits for the reports an answer comes after before it returns that answer.
+  let hostPosted = 0;
+
   function post(message) {
     const host = globalThis[HOST_BINDING];
     if (typeof host === 'function') {
+      hostPosted += 1;
       try {
-        host(JSON.stringify(message));
+        host(JSON.stringify({ ...message, __doc: DOC_ID, __posted: hostPosted }));
       } catch {
         // the driver went away
       }
@@ -142,6 +148,6 @@
   }, true);
 
   Object.assign(shared, {
-    openPort, HOST_BINDING, post, takeConsoleQueue, flushConsole, parseDetail,
+    openPort, HOST_BINDING, post, takeConsoleQueue, flushConsole, parseDetail, reportsPosted: () => hostPosted,
   });
 })();

@@ -531,6 +531,7 @@ class PolicyNote:
     kind: Literal["blocked", "stopped"]
     text: str
     reason: str = ""  # a stop's: why the page was refused
+    seq: int = 0  # when it was noted, on the watch's own count
 
 
 class PolicyWatch:
@@ -548,6 +549,7 @@ class PolicyWatch:
         self._reported: set[int] = set()  # tabs whose next browser block a tool has already reported
         self._blocked: dict[int, str] = {}  # tab -> the URL the browser last refused in it
         self._stopped: dict[int, str] = {}  # tab -> the refused URL it is being sent away from
+        self._seq = 0  # notes made so far: a tool's call marks where it began
 
     def blocked(self, tab_id: int, url: str, reason: str, *, concerns_model: bool, popup_of: int | None = None) -> None:
         """The browser refused a navigation of ``tab_id`` (its ``navigationBlocked`` event).
@@ -559,7 +561,7 @@ class PolicyWatch:
         if concerns_model:
             where = f"tab {tab_id}" if popup_of is None else f"tab {tab_id} (a popup tab {popup_of}'s page opened)"
             text = f"{where}: the page tried to go to {_shown(url)}; the browser did not load it: it is {reason}"
-            self._add(PolicyNote(tab_id, "blocked", text))
+            self._add(PolicyNote(tab_id, "blocked", text, seq=self._next_seq()))
 
     def reported(self, tab_id: int) -> None:
         """A tool's result says the browser blocked a navigation in ``tab_id``: no note for it."""
@@ -594,14 +596,20 @@ class PolicyWatch:
         self._stopped[tab_id] = url
         if not by_tool:
             text = f"tab {tab_id} was sent to about:blank: {verdict.reason}"
-            self._add(PolicyNote(tab_id, "stopped", text, verdict.reason))
+            self._add(PolicyNote(tab_id, "stopped", text, verdict.reason, seq=self._next_seq()))
         return True
 
-    def take_stop(self, tab_id: int) -> str | None:
+    def mark(self) -> int:
+        """Where the notes stand now: a tool's call takes it as it begins, for ``take_stop``."""
+        return self._seq
+
+    def take_stop(self, tab_id: int, since: int) -> str | None:
         """Why the runtime sent ``tab_id`` away while a tool was navigating it (a landing it saw
-        first), for that tool to report as its own failure; None when it did not. No note is left."""
+        first, after ``mark()`` gave ``since``), for that tool to report as its own failure; None when
+        it did not. No note is left. A stop from before the call stays a note: the page the tab left
+        then is not where this call took it."""
         for note in self._notes:
-            if note.tab_id == tab_id and note.kind == "stopped":
+            if note.tab_id == tab_id and note.kind == "stopped" and note.seq > since:
                 self._notes.remove(note)
                 return note.reason
         return None
@@ -617,6 +625,10 @@ class PolicyWatch:
         """The notes since the last call, oldest first; each is given once."""
         notes, self._notes = self._notes, []
         return [n.text for n in notes]
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
 
     def _add(self, note: PolicyNote) -> None:
         self._notes = [*self._notes, note][-MAX_NOTES:]

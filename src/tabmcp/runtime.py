@@ -507,10 +507,14 @@ class Runtime:
         """What the navigation policy did since the last tool result (each note is given once)."""
         return self.policy_watch.take()
 
-    def take_stop(self, tab_id: int) -> str | None:
-        """Why the runtime sent ``tab_id`` to about:blank since the last tool result, for the tool
-        navigating it to report as its own failure (no note is left); None when it did not."""
-        return self.policy_watch.take_stop(tab_id)
+    def policy_mark(self) -> int:
+        """Where the navigation policy's notes stand: a page-changing call takes it as it begins."""
+        return self.policy_watch.mark()
+
+    def take_stop(self, tab_id: int, since: int) -> str | None:
+        """Why the runtime sent ``tab_id`` to about:blank since ``policy_mark()`` gave ``since``, for
+        the tool navigating it to report as its own failure (no note is left); None when it did not."""
+        return self.policy_watch.take_stop(tab_id, since)
 
     def blocked_reported(self, tab_id: int) -> None:
         """A tool is reporting a navigation the browser blocked in this tab: no separate note for it."""

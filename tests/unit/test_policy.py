@@ -392,13 +392,26 @@ def test_a_tools_own_stop_takes_over_the_runtimes_note() -> None:
 def test_a_stop_the_runtime_made_during_a_tools_navigation_is_the_tools_to_report() -> None:
     w = watch(block=["https://b.test"])
     verdict = w.policy.check("https://b.test/x")
+    began = w.mark()
     assert w.claim_stop(2, "https://b.test/y", verdict, by_tool=False)  # another tab's: stays a note
-    assert w.take_stop(1) is None
+    assert w.take_stop(1, began) is None
     assert w.claim_stop(1, "https://b.test/x", verdict, by_tool=False)  # the load event came first
-    assert w.take_stop(1) == verdict.reason
-    assert w.take_stop(1) is None  # reported once
+    assert w.take_stop(1, began) == verdict.reason
+    assert w.take_stop(1, began) is None  # reported once
     [note] = w.take()
     assert note.startswith("tab 2 was sent to about:blank")
+
+
+def test_a_stop_from_before_a_tools_call_stays_a_note() -> None:
+    """The page sent itself to a refused page and was sent away with no tool call under way; the
+    next navigation the model makes is not failed for it, its result carries the note."""
+    w = watch(block=["https://b.test"])
+    verdict = w.policy.check("https://b.test/x")
+    assert w.claim_stop(1, "https://b.test/x", verdict, by_tool=False)
+    began = w.mark()
+    assert w.take_stop(1, began) is None
+    [note] = w.take()
+    assert note.startswith("tab 1 was sent to about:blank")
 
 
 def test_a_closed_tab_leaves_nothing_behind() -> None:

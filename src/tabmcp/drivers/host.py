@@ -152,7 +152,9 @@ class PageHost(Protocol):
     ) -> dict[int, Any]:
         """``agent[method](arg)`` in each of ``frame_ids`` (every frame when None), the agent injected
         where it is missing. Answers as the agent gave them (``{ok: false…}`` and ``{__error}`` included);
-        a frame that could not answer (navigating, an error page) is left out. NO_TAB raised."""
+        a frame that could not answer (navigating, an error page) is left out. NO_TAB raised. An answer
+        comes after the reports (console, dialogs) its frame sent before answering have reached the
+        listeners."""
         ...
 
     async def flush_reports(self, tab_id: int, frame_id: int) -> None:

@@ -34,6 +34,7 @@ async def page_changing_call(
     A ``DriverError`` is raised again, for the tool to say in its own words, once a navigation the
     browser blocked is noted as reported; a landing the policy refuses fails the call
     (``ToolFailure``, the tab sent to about:blank)."""
+    began = ctx.runtime.policy_mark()
     try:
         answer = await call
     except DriverError as exc:
@@ -41,7 +42,7 @@ async def page_changing_call(
         raise
     url = landed_at(answer)
     if url is not None:
-        await check_landing(ctx, tab_id, url)
+        await check_landing(ctx, tab_id, url, began)
     if not ctx.runtime.tools_current(tab_id, version_of(answer) if version_of is not None else None):
         if reading_tools is not None:
             await ctx.progress.step(reading_tools)
@@ -57,10 +58,10 @@ def note_blocked(ctx: ToolContext, tab_id: int, exc: DriverError) -> None:
         ctx.runtime.blocked_reported(tab_id)
 
 
-async def check_landing(ctx: ToolContext, tab_id: int, url: str) -> None:
+async def check_landing(ctx: ToolContext, tab_id: int, url: str, began: int) -> None:
     """Where a navigation ended must be allowed too: back/forward (the back/forward cache asks no
     server), a page served by its service worker. A tab at a refused page is sent to about:blank and
-    the call fails saying why."""
+    the call fails saying why. ``began``: the policy mark taken as the call began."""
     verdict = ctx.policy.check(url) if url else None
     if verdict is not None and not verdict.allowed:
         await ctx.runtime.stop_tab(tab_id, url, verdict, by_tool=True)
@@ -68,6 +69,6 @@ async def check_landing(ctx: ToolContext, tab_id: int, url: str) -> None:
     else:
         # the runtime may have seen the refused landing first (the tab's load event came during the
         # call) and sent the tab away already: the call reports it all the same
-        reason = ctx.runtime.take_stop(tab_id)
+        reason = ctx.runtime.take_stop(tab_id, began)
     if reason is not None:
         raise ToolFailure(f"{reason} tabmcp sent the tab to about:blank.", {"code": "NAVIGATION_BLOCKED"})

@@ -8,8 +8,10 @@ by ref"). So the host attaches one flat session per page target here and evaluat
 enabled on these sessions: no events come back but the target's detach.
 
 What this link does not carry: the page's events and the agents' reports (console, dialogs,
-``toolsChanged``) stay on Playwright's connection, so an answer here may overtake a report the page
-sent before it; the host's ``flush_reports`` is a round trip on Playwright's connection for that.
+``toolsChanged``) stay on Playwright's connection, so an answer here may arrive before a report the
+page sent earlier. The agent numbers its reports and each answer says how many came before it; the
+host holds the answer until those have arrived (``CdpHost._reports_before``), so answers and reports
+reach the session in the page's order.
 """
 
 from __future__ import annotations

@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 HOST_BINDING = "__tabmcpHostPost"  # the page agent posts its port messages here (console, dialogs, toolsChanged)
 NO_COMMIT_S = 0.2  # a navigation request that finished without a new document (204, a download)
 ERROR_PAGE_S = 2.0  # Chrome commits its error page just after a main-frame failure: the error waits for it
+REPORTS_WAIT_S = 1.0  # a direct-link answer waits at most this for the reports posted before it
+MAX_DOCS_REMEMBERED = 8  # agent documents per tab whose report count is kept
 
 
 def closed_error(exc: BaseException) -> bool:
@@ -82,6 +84,17 @@ class HostTab:
     session: CDPSession | None = None
     target_id: str | None = None  # the page's DevTools target, for the direct link
     finding_target: bool = False
+    # reports received through the binding, per agent document: the last one's number
+    reports: dict[str, int] = field(default_factory=dict)
+    report_waiters: list[tuple[str, int, asyncio.Future[None]]] = field(default_factory=list)
+
+    def report_arrived(self, doc: str, posted: int) -> None:
+        self.reports[doc] = max(posted, self.reports.get(doc, 0))
+        while len(self.reports) > MAX_DOCS_REMEMBERED:
+            del self.reports[next(iter(self.reports))]
+        for waited_doc, number, done in self.report_waiters:
+            if waited_doc == doc and number <= posted and not done.done():
+                done.set_result(None)
 
     def frame_id(self, frame: Frame) -> int:
         known = self.frame_ids.get(frame)
@@ -157,8 +170,12 @@ class CdpHost:
             message = json.loads(payload)
         except ValueError:
             return
-        if isinstance(message, dict):
-            self._emit(AgentMessage(tab.tab_id, tab.frame_id(frame), message))
+        if not isinstance(message, dict):
+            return
+        doc, posted = message.pop("__doc", None), message.pop("__posted", None)
+        self._emit(AgentMessage(tab.tab_id, tab.frame_id(frame), message))
+        if isinstance(doc, str) and isinstance(posted, int):
+            tab.report_arrived(doc, posted)
 
     def _emit(self, event: PageEvent) -> None:
         self.listeners.emit(event)
@@ -415,7 +432,25 @@ class CdpHost:
             return True, None
         if isinstance(raw, dict) and raw.get("__missing"):
             return False, None
+        if isinstance(raw, dict):
+            await self._reports_before(tab, raw.get("__doc"), raw.get("__posted"))
         return True, self._unpack(raw)
+
+    async def _reports_before(self, tab: HostTab, doc: object, posted: object) -> None:
+        """Wait (bounded) until the reports the document posted before its answer have arrived: they
+        travel Playwright's connection, the answer the direct link, and an answer must not overtake
+        what the page said before it (a dialog its action showed, a console batch)."""
+        if not isinstance(doc, str) or not isinstance(posted, int) or tab.reports.get(doc, 0) >= posted:
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiter = (doc, posted, done)
+        tab.report_waiters.append(waiter)
+        try:
+            await asyncio.wait_for(done, REPORTS_WAIT_S)
+        except TimeoutError:
+            log.debug("tab %s: reports up to %s had not arrived after %s s", tab.tab_id, posted, REPORTS_WAIT_S)
+        finally:
+            tab.report_waiters.remove(waiter)
 
     def _direct_session(self, tab: HostTab) -> str | None:
         """The tab's session on the direct link, once known (finding it starts on the first ask)."""
@@ -459,14 +494,8 @@ class CdpHost:
         return raw
 
     async def flush_reports(self, tab_id: int, frame_id: int) -> None:
-        # the reports travel Playwright's connection (its binding): the round trip goes that way too,
-        # never over the direct link, whose answer could overtake them
-        tab = self._tab(tab_id)
-        frame = tab.frames.get(frame_id)
-        if frame is not None:
-            with trace.phase("agent") as span:
-                span.note(method="holdsFocus")
-                await self._call_in(tab, frame, "holdsFocus", None)
+        # any agent call will do: its answer is held until the reports posted before it have arrived
+        await self.call_agent(tab_id, [frame_id], "holdsFocus")
 
     async def cdp(self, tab_id: int, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         tab = self._tab(tab_id)

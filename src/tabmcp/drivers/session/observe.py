@@ -20,7 +20,7 @@ from tabmcp import protocol as p
 from tabmcp.drivers.base import DriverError
 from tabmcp.drivers.host import MAIN_FRAME
 from tabmcp.drivers.session.frames import prefix_ref
-from tabmcp.drivers.session.limits import DIALOG_FLUSH_S, MAX_CAPTURE_SIDE, MAX_EVALUATE_CHARS
+from tabmcp.drivers.session.limits import MAX_CAPTURE_SIDE, MAX_EVALUATE_CHARS
 from tabmcp.page.capture import PageCapture
 
 if TYPE_CHECKING:
@@ -252,10 +252,8 @@ async def console(
         if exc.code == p.ErrorCode.NO_TAB:
             raise
         log.debug("console read without the latest batch: %s", exc.message)
-    try:  # a batch the agents posted before takeConsole may still be on its way (over CDP, another connection)
-        await asyncio.wait_for(session.host.flush_reports(tab_id, MAIN_FRAME), DIALOG_FLUSH_S)
-    except (TimeoutError, DriverError) as exc:  # a busy or navigating page: read what arrived
-        log.debug("console flush: %s", exc)
+    # a batch an agent posted before takeConsole is in the buffer: the host returns an answer only
+    # after the reports its page sent before it (PageHost.call_agent)
     return state.console.read(after_seq, set(levels) if levels else None)
 
 
