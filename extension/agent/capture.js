@@ -80,7 +80,7 @@
   // Attributes the capture adds; a page's own copies are dropped so they cannot spoof refs or names.
   const OWN_ATTRIBUTES = [
     'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'data-tabmcp-capture', 'style',
-    'data-tabmcp-widget', 'data-tabmcp-field', 'data-tabmcp-multiple', 'data-tabmcp-list',
+    'data-tabmcp-widget', 'data-tabmcp-field', 'data-tabmcp-multiple', 'data-tabmcp-list', 'data-tabmcp-served',
   ];
   // Per attribute name: whether it is written (a page's own, and an XML name).
   const attributeNames = new Map(OWN_ATTRIBUTES.map((name) => [name, false]));
@@ -365,6 +365,7 @@
     if (mark !== undefined) text += ` data-tabmcp-list='${escapeAttribute(mark)}'`;
     if (interactive) {
       text += ` data-tabmcp-ref='${refFor(el)}'`;
+      if (servedFilled(el, tag)) text += " data-tabmcp-served='1'";
       // a field filled as a widget (widgets.js): a <select> a visible combobox stands in for, and a code
       // editor's hidden key taker, are named and shown as the fields they are
       const widget = widgetOf(el);
@@ -387,6 +388,38 @@
       }
     }
     return text;
+  }
+
+  // Whether the page served a required field (or a radio) filled in: read from its default value, once
+  // per element, so what the user types later never changes it (some pages copy the typed value into
+  // the value attribute, which is the default value). The form's tool leaves such a field optional.
+  const servedFields = new WeakMap();
+
+  function servedFilled(el, tag) {
+    const field = el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement;
+    const radio = field && el.type === 'radio';
+    if (!field || (!radio && !el.hasAttribute('required'))) {
+      return false;
+    }
+    let filled = servedFields.get(el);
+    if (filled === undefined) {
+      filled = defaultFilled(el, tag);
+      servedFields.set(el, filled);
+    }
+    return filled;
+  }
+
+  function defaultFilled(el, tag) {
+    if (tag === 'textarea') return el.defaultValue.trim() !== '';
+    if (tag === 'select') {
+      const options = [...el.options];
+      const chosen = options.filter((o) => o.defaultSelected);
+      // without a selected attribute a single select shows its first option
+      if (!chosen.length && !el.multiple) chosen.push(options.find((o) => !o.disabled));
+      return chosen.some((o) => o && o.value.trim() !== '');
+    }
+    if (el.type === 'checkbox' || el.type === 'radio') return el.defaultChecked;
+    return el.type !== 'file' && el.defaultValue.trim() !== '';
   }
 
   /** An input's live state as attributes: `checked`, and `value` (a typed password never leaves the

@@ -10,7 +10,8 @@
 // - live updates: the top frame posts toolsChanged when the tool-relevant structure
 //   changed (debounced fingerprint); capture carries the version; watchChanges / summary({token})
 //   say what a plan changed (unwatch ends a watch whose plan failed), extract reads every match
-//   of a selector, browse moves the main list to a page, sort or page size (lists.js); capture lists the page's WebMCP tools and webmcpCall runs one.
+//   of a selector, browse moves the main list to a page, sort or page size (lists.js), liveResults reads what a
+//   live search shows near its box (results.js); capture lists the page's WebMCP tools and webmcpCall runs one.
 // page_hooks.js (main world) reports console entries, dialogs and the WebMCP registry through
 // CustomEvents; this agent forwards the first two to the service worker over its runtime port.
 (() => {
@@ -21,6 +22,7 @@
   const {
     IS_TOP, DOC_ID, watchChanges, unwatch, summary, extract, snapshot, findText, frameOffset, find, probe, act, point, rect,
     openPort, takeConsoleQueue, flushConsole, reportsPosted, startLiveUpdates, webmcpSync, webmcpCall, capture, view, browse,
+    liveResults,
   } = shared;
 
   const VERSION = '0.2.0';
@@ -44,6 +46,7 @@
     unwatch,
     extract,
     browse,
+    liveResults,
     webmcpCall,
     // sends the queued console entries now: {ok, sent} (for a reader that must not wait 100 ms)
     flushConsole: () => ({ ok: true, sent: flushConsole() }),

@@ -113,12 +113,12 @@
   // ---- watchChanges: what a plan adds or changes, recorded while it runs
 
   let lastWatch = 0;
-  const watches = new Map(); // id -> {observer, nodes: Set<Node>, changes, timer}
+  const watches = new Map(); // id -> {observer, nodes: Set<Node>, added: Set<Node>, changes, timer}
 
   function watchChanges() {
     lastWatch += 1;
     const id = lastWatch;
-    const watch = { observer: null, nodes: new Set(), changes: 0, timer: 0, started: performance.now() };
+    const watch = { observer: null, nodes: new Set(), added: new Set(), changes: 0, timer: 0, started: performance.now() };
     watch.observer = new MutationObserver((records) => recordChanges(watch, records));
     watch.observer.observe(document, WATCH_OPTIONS);
     for (const root of connectedRoots()) watch.observer.observe(root, WATCH_OPTIONS); // its text is read through closed ones too
@@ -152,15 +152,17 @@
   }
 
   function recordChanges(watch, records) {
-    const note = (node) => {
-      if (node && watch.nodes.size < WATCH_MAX_NODES) watch.nodes.add(node);
+    const note = (node, content = true) => {
+      if (!node || watch.nodes.size >= WATCH_MAX_NODES) return;
+      watch.nodes.add(node);
+      if (content) watch.added.add(node); // new content, not only a state shown or hidden
     };
     for (const record of records) {
       const { target } = record;
       if (record.type === 'attributes') {
         // a field's validation class or a body-wide state class says nothing about the page's content
         if (target === document.documentElement || target === document.body || FORM_CONTROL_TAGS.has(target.localName)) continue;
-        note(target);
+        note(target, false);
         continue;
       }
       watch.changes += 1;
@@ -401,7 +403,10 @@
     }
   }
 
+  /** The watch a token of watchChanges names, while it runs; else null. */
+  const watchOf = (token) => watches.get(watchId(token)) || null;
+
   Object.assign(shared, {
-    WATCH_OPTIONS, renderedText, watches, watchChanges, unwatch, summary, extract, pageBusy,
+    WATCH_OPTIONS, renderedText, watches, watchChanges, unwatch, summary, extract, pageBusy, settleWatch, watchOf,
   });
 })();

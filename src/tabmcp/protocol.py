@@ -262,9 +262,9 @@ class Target(Frame):
 
 StepAction = Literal[
     "fill", "select", "check", "uncheck", "click", "submit", "press", "wait_for", "extract", "navigate", "webmcp",
-    "browse",
+    "browse", "results",
 ]
-STEP_TARGETED = frozenset({"fill", "select", "check", "uncheck", "click", "submit", "extract"})
+STEP_TARGETED = frozenset({"fill", "select", "check", "uncheck", "click", "submit", "extract", "results"})
 MAX_EXTRACT_ITEMS = 100
 
 
@@ -285,6 +285,10 @@ class Step(Frame):
       the plan result's ``webmcp``.
     - browse: ``args`` (``page``, ``sort``, ``order``, ``per_page``, each optional): the page's main list
       is moved there through the page's own pagination, sortable headers and page-size control.
+    - results: ``target`` is a live search's box (the query typed into it by the step before): the results
+      the page then shows near it are the answer's ``results``; ``value``, when not empty, is a text one
+      of them shows: that result is clicked; ``key``: when nothing shows near the box, the box is sent with
+      that key instead (a search that was not live after all).
     """
 
     action: StepAction

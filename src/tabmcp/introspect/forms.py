@@ -18,6 +18,7 @@ from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import Arg, Choice, Contains, Introspector, PageTool, PlanStep, RowText, ToolHints
+from tabmcp.introspect.outside_editor import OutsideEditor, outside_editor
 from tabmcp.introspect.purpose import (
     heading_above,
     heading_inside,
@@ -65,6 +66,7 @@ FORMAT_HINTS = {
 # Fields the page agent marks as widgets (``data-tabmcp-widget``, extension/agent/widgets.js), by kind here
 WIDGET_ATTR = "data-tabmcp-widget"
 FIELD_ATTR = "data-tabmcp-field"
+SERVED_ATTR = "data-tabmcp-served"  # a required field (or a radio) the page served filled in
 WIDGET_KINDS = {"combobox": "combobox", "editor": "editor", "date": "datepicker"}
 WIDGET_SCHEMAS: dict[str, dict[str, Any]] = {
     "editor": {"type": "string"},
@@ -139,7 +141,12 @@ def form_fields(
         taken.add(name)
         fields.properties[name] = schema
         fields.plan.extend(steps)
-        if any(c.get("required") is not None for c in controls):
+        if any(c.get(SERVED_ATTR) == "1" for c in controls):
+            # the page served it filled in (a date, a title): omitted, it keeps the page's value
+            if any(c.get("required") is not None for c in controls):
+                note = "filled in already: left as it is when omitted"
+                schema["description"] = f"{schema['description']} ({note})" if schema.get("description") else note
+        elif any(c.get("required") is not None for c in controls):
             fields.required.append(name)
     return fields
 
@@ -457,10 +464,11 @@ class FormIntrospector(Introspector):
             if len(found) == MAX_FORMS:
                 break  # more than a page's tool budget: the rest could not be listed anyway
         tools: list[PageTool] = []
+        lent = outside_editor(capture, lambda form: submit_button(capture, form) is not None)
         for group in found:
             selector = row_forms(group) if _repeat_key(capture, group[0]) else ""
             made = [self._row_tool(capture, group[0], selector, 20 + len(tools))] if selector else [
-                self._tool(capture, form, capture.ref(form) or "", 20 + len(tools)) for form in group
+                self._tool(capture, form, capture.ref(form) or "", 20 + len(tools), lent) for form in group
             ]
             tools += [tool for tool in made if tool is not None]
         return tools
@@ -487,8 +495,21 @@ class FormIntrospector(Introspector):
             element_ref=None,  # no one element: the row's form is found when the tool runs
         )
 
-    def _tool(self, capture: PageCapture, form: HtmlElement, ref: str, rank: int) -> PageTool | None:
-        fields = form_fields(capture, form)
+    def _tool(
+        self, capture: PageCapture, form: HtmlElement, ref: str, rank: int, lent: OutsideEditor | None = None
+    ) -> PageTool | None:
+        fields = form_fields(capture, form, skip=frozenset({lent.editor}) if lent is not None else frozenset())
+        if lent is not None and lent.form is form:
+            # the page's one editor, saved by this form's script: its text is this form's argument
+            name = param_name(lent.field, set(fields.properties))
+            schema, steps = _control(capture, lent.editor, "editor", name)
+            label = clean(capture.label_for(lent.editor), MAX_TEXT)
+            schema["description"] = (
+                f"The text of the page's editor{' ' + quoted(label) if label else ''}, which this form saves: "
+                "replaces its whole text (omitted, the editor's text is saved as it stands)"
+            )
+            fields.properties[name] = schema
+            fields.plan.extend(steps)
         fields.plan.append(PlanStep("submit", target=Target(ref=ref)))
         submit = submit_text(capture, form)
         if not fields.properties and not _has_button(capture, form):
@@ -559,7 +580,7 @@ def form_purpose(
     vague = submit.lower().strip(" .!…") in VAGUE_SUBMITS
     tooltip = ""
     if vague:
-        button = _submit_button(capture, form)
+        button = submit_button(capture, form)
         tooltip = clean(button.get("title"), MAX_TEXT) if button is not None else ""
     # a one-word heading ("Book") names the thing, not what the form does with it
     noun = heading if len(heading.split()) == 1 else ""
@@ -599,7 +620,7 @@ def _thing(text: str) -> str:
     return _purpose_name(" ".join(w[:-4] if len(w) > 4 and w.lower().endswith("form") else w for w in words))
 
 
-def _submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | None:
+def submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | None:
     buttons = list(form.iter("button", "input"))
     if form.get("id"):
         buttons += [b for b in capture.index.form_owned.get(form.get("id"), []) if b.tag in ("button", "input")]
@@ -611,7 +632,7 @@ def _submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | Non
 
 
 def _has_button(capture: PageCapture, form: HtmlElement) -> bool:
-    button = _submit_button(capture, form)
+    button = submit_button(capture, form)
     return button is not None and not capture.is_hidden(button)
 
 
@@ -640,7 +661,7 @@ def _not_an_item(heading: str, submit: str, url: str) -> str:
 
 def submit_text(capture: PageCapture, form: HtmlElement) -> str:
     """The name of the form's first submit button (inside it, or associated with ``form=``)."""
-    button = _submit_button(capture, form)
+    button = submit_button(capture, form)
     if button is None:
         return ""
     return clean(without_counters(capture.accessible_name(button), every_number=False), MAX_TEXT)

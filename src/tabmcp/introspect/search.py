@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 from lxml.etree import XPath
 from lxml.html import HtmlElement
 
-from tabmcp.introspect.api import Arg, Introspector, PageTool, PlanStep, ToolHints
-from tabmcp.introspect.forms import editable, form_fields, is_declarative
+from tabmcp.introspect.api import Arg, Fmt, Introspector, PageTool, PlanStep, ToolHints
+from tabmcp.introspect.forms import editable, form_fields, is_declarative, submit_button
 from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
 from tabmcp.introspect.text import UNTRUSTED_NOTE, cap_words, clean, name_words, quoted, without_counters
 from tabmcp.page.capture import PageCapture
@@ -92,7 +92,12 @@ class SearchIntrospector(Introspector):
         properties: dict[str, dict[str, object]] = {"query": query}
         required = ["query"]
         action = ""
-        if form is not None and capture.ref(form):
+        live = is_live(capture, box, form)
+        if live:
+            # nothing to submit: the page shows its results as the query is typed
+            plan.append(PlanStep("results", target=Target(ref=capture.ref(box)), value=Fmt("{result}"), key="Enter"))
+            properties["result"] = dict(RESULT_ARG)
+        elif form is not None and capture.ref(form):
             extra = form_fields(capture, form, skip=frozenset({box}), taken={"query"})
             properties.update(extra.properties)
             required += extra.required
@@ -103,10 +108,17 @@ class SearchIntrospector(Introspector):
             plan.append(PlanStep("press", target=Target(ref=capture.ref(box)), key="Enter"))
         what = f"{host}'s search box {quoted(label)}" if label else f"{host}'s search box"
         located = f" in the page's {where}" if where else ""
-        description = (
-            f"Search with {what}{located}: types the query and submits it. "
-            f"Returns the results the page shows. {UNTRUSTED_NOTE}"
-        )
+        if live:
+            description = (
+                f"Search with {what}{located}: types the query; the page shows its results as it is typed. "
+                "Returns those results (title, url); with result, opens the one that shows that text. "
+                f"{UNTRUSTED_NOTE}"
+            )
+        else:
+            description = (
+                f"Search with {what}{located}: types the query and submits it. "
+                f"Returns the results the page shows. {UNTRUSTED_NOTE}"
+            )
         schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
         path = " ".join(p for p in urlsplit(action).path.split("/") if p and not any(c.isdigit() for c in p))
         return PageTool(
@@ -142,6 +154,26 @@ def search_name(label: str) -> str:
         return "_".join(words[:4])
     topic = [w for w in words if w and w not in _SEARCH_FILLER]
     return "_".join(["search", *topic[:3]])
+
+
+RESULT_ARG: dict[str, object] = {
+    "type": "string",
+    "description": "A text one of the results shows (a title from an earlier answer): opens that result "
+    "instead of listing them",
+}
+
+
+def is_live(capture: PageCapture, box: HtmlElement, form: HtmlElement | None) -> bool:
+    """A search whose results the page shows as the query is typed, in a popover or a dialog near the
+    box: its form sends nothing anywhere (no action, no submit button), or, outside a form that does,
+    the box names the element it fills (``aria-controls``/``aria-owns``). Either way the tool types
+    and reads what shows; if nothing does, it presses Enter as a person would."""
+    if form is not None and ((form.get("action") or "").strip() or submit_button(capture, form) is not None):
+        return False
+    if form is not None:
+        return True
+    owned = " ".join(box.get(a) or "" for a in ("aria-controls", "aria-owns")).split()
+    return any(capture.by_id(i) is not None for i in owned)
 
 
 def _label(capture: PageCapture, box: HtmlElement) -> str:

@@ -50,11 +50,13 @@ class Run:
     extracted: dict[str, Any] | None = None
     webmcp: Any = ...  # ... until a webmcp step ran
     skip: int = 0  # rows of the main list a browse step's "Load more" had shown before the page asked for
+    actions: list[str] = field(default_factory=list)  # of the plan's steps, in order
 
 
 async def run_plan(session: SessionCore, tab_id: int, steps: list[p.Step]) -> dict[str, Any]:
     await session.wait_while_loading(tab_id)
-    run = Run(tab_id, session.watch(tab_id), any(s.action == "extract" for s in steps))
+    actions = [s.action for s in steps]
+    run = Run(tab_id, session.watch(tab_id), any(a in ("extract", "results") for a in actions), actions=actions)
     try:
         run.watch_token = await _start_watch(session, tab_id)
         if run.watch_token is None:  # the summary will tell a navigation by the URL
@@ -196,6 +198,8 @@ async def _run_step(session: SessionCore, step: p.Step, index: int, run: Run) ->
         elif step.action == "browse":
             await _browse_step(session, step, run)
             outcome = ok
+        elif step.action == "results":
+            outcome = await _results_step(session, step, run) or ok
         else:
             outcome = await session.tab(run.tab_id).agent.call("act", _action_for(step))
     except DriverError as exc:
@@ -261,6 +265,38 @@ async def _extract_step(session: SessionCore, step: p.Step, run: Run) -> None:
     answer = agent_ok(await session.tab(run.tab_id).agent.call("extract", arg), "extract")
     run.extracted = run.extracted or {}
     run.extracted[step.label or "items"] = answer.get("items") if isinstance(answer.get("items"), list) else []
+
+
+async def _results_step(session: SessionCore, step: p.Step, run: Run) -> dict[str, Any] | None:
+    """The results a live search shows near its box, once the page has done its work; with a text
+    in ``value``, the result showing it is clicked as interact clicks (its outcome: a navigation).
+    With ``key``, a box near which nothing showed is sent with that key instead."""
+    assert step.target is not None  # the Step checks it
+    arg: dict[str, Any] = {"target": step.target.model_dump(exclude_none=True), "token": run.watch_token}
+    if isinstance(step.value, str) and step.value.strip():
+        arg["open"] = step.value
+    if step.timeoutMs is not None:
+        arg["timeoutMs"] = step.timeoutMs
+    answer = agent_ok(await session.tab(run.tab_id).agent.call("liveResults", arg), "liveResults")
+    if step.key and not answer.get("rows") and answer.get("answered") is not True:
+        # nothing showed as the query was typed: the box is sent as a person would, with its key, and
+        # the page's own summary (the list it shows) answers
+        run.has_extract = any(s == "extract" for s in run.actions)
+        press = p.Step(action="press", target=step.target, key=step.key)
+        return await session.tab(run.tab_id).agent.call("act", _action_for(press))
+    if not isinstance(answer.get("open"), str):
+        rows = answer.get("rows") if isinstance(answer.get("rows"), list) else []
+        found: dict[str, Any] = {"results": rows}
+        total = answer.get("total")
+        if rows and isinstance(total, int) and total > len(rows):
+            found["more"] = f"the first {len(rows)} of {total} results: a longer query narrows them"
+        if not rows and isinstance(answer.get("text"), str) and answer["text"]:
+            found["shown"] = answer["text"]  # the page's own words where results show: none, and maybe why
+        run.extracted = {**(run.extracted or {}), **found}
+        return None
+    # the page the result opens answers the call, not the list it was chosen from
+    click = p.Step(action="click", target=p.Target(ref=answer["open"]))
+    return await session.tab(run.tab_id).agent.call("act", _action_for(click))
 
 
 async def _navigate_step(session: SessionCore, tab_id: int, step: p.Step) -> None:
