@@ -76,6 +76,16 @@ def results(text: str) -> list[str]:
     return [" | ".join(map(str, r.values())) if isinstance(r, dict) else str(r) for r in rows]
 
 
+def _field(text: str, key: str) -> str:
+    """A top-level text field of a page tool's answer (TOON), as the model reads it; "" without one."""
+    try:
+        found = decode(text)
+    except Exception:  # not TOON
+        return ""
+    value = found.get(key) if isinstance(found, dict) else None
+    return value if isinstance(value, str) else ""
+
+
 async def start(m: Meter, url: str) -> str:
     text = await m.call("connect_browser", {"launch": True, "url": url})
     m.opened()
@@ -149,20 +159,24 @@ async def wiki(m: Meter, url: str) -> dict[str, Any]:
         await generic(m, "the search's results are names, no tool opens one", "interact",
                       {"target": link, "action": "click"})
     edit = need(m, "edit the page", ("edit",))
-    await m.call(edit.name, {})
+    opened = await m.call(edit.name, {})
     save = need(m, "save the page", ("save",))
     content = _argument(m.listed()[save.name], ("content", "text", "body", "markdown", "editor"))
-    if content:
-        raise TaskFailed(f"{save.name} takes the content ({content}): this script would replace it, not append")
-    why = "the save tool takes no content (the page's code editor is no argument)"
+    commit = _argument(m.listed()[save.name], ("commit", "message", "summary"))
+    args = {commit: "Add a step"} if commit else {}
+    held = _field(opened, "editor")
+    if content and held:  # the editor's text is in the answer: the model sends it back with the line added
+        args[content] = held.rstrip("\n") + "\n" + d.WIKI_LINE + "\n"
+        return {"result": await m.call(save.name, args)}
+    why = ("the save tool takes no content (the page's code editor is no argument)" if not content
+           else "the page's answer does not say what its editor holds")
     snap = await generic(m, why, "snapshot", {"mode": "interactive"})
     editor = next((ref for ref, _, value in _refs(snap, "textbox") if "Promote the replica" in value), None)
     if not editor:
         raise TaskFailed(f"no editor holding the page's text in the snapshot:\n{snap[:2000]}")
     await generic(m, why, "interact", {"target": editor, "action": "press", "key": "Control+End"})
     await generic(m, why, "interact", {"target": editor, "action": "type", "text": "\n" + d.WIKI_LINE})
-    commit = _argument(m.listed()[save.name], ("commit", "message", "summary"))
-    answer = await m.call(save.name, {commit: "Add a step"} if commit else {})
+    answer = await m.call(save.name, args)
     return {"result": answer}
 
 

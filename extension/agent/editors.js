@@ -44,6 +44,11 @@
     const drawn = drawnEditorOf(el);
     if (drawn) return drawnText(drawn);
     if (el instanceof HTMLElement && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) {
+      // a div per line (CodeMirror 6): an empty line's <br> would read as a line break of its own
+      const lines = [...el.children];
+      if (lines.length && lines.every((line) => line.localName === 'div')) {
+        return lines.map((line) => cleanLine(line.innerText).replace(/\n$/, '')).join('\n');
+      }
       return cleanLine(el.innerText).replace(/\n$/, '');
     }
     return null;

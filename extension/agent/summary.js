@@ -20,6 +20,8 @@
 
   const SUMMARY_TEXT_MAX = 1500;
   const CHANGED_MAX = 1500;
+  const EDITOR_TEXT_MAX = 4000;
+  const EDITORS_MAX = 3;
   const EXTRACT_TEXT_MAX = 300;
   const EXTRACT_LIMIT = 20;
   const EXTRACT_LIMIT_MAX = 100;
@@ -328,6 +330,10 @@
     if (version) out.version = version;
     if (changed) out.changed = changed;
     out.text = root ? renderedText(root, SUMMARY_TEXT_MAX) : '';
+    if (navigated) {
+      const editors = editorTexts();
+      if (editors.length) out.editors = editors;
+    }
     if (request.results) {
       const skip = Number.isInteger(request.skip) && request.skip > 0 ? request.skip : 0;
       Object.assign(out, shared.listAnswer(skip));
@@ -337,6 +343,23 @@
     if (banners.length) out.status = banners;
     if (errors.length) out.errors = errors;
     return out;
+  }
+
+  /**
+   * The text of the page's code and rich-text editors (widgets.js), which a form's tool replaces
+   * whole: a page just opened says what they hold (the page's text leaves them out or cuts them).
+   */
+  function editorTexts() {
+    const texts = [];
+    for (const el of document.querySelectorAll('[contenteditable], textarea')) {
+      const widget = shared.widgetOf(el);
+      if (!widget || widget.kind !== 'editor' || !(isVisible(el) || shared.shownByEditor(el))) continue;
+      const text = shared.editorText(el);
+      if (text === null) continue;
+      texts.push(cut(text, EDITOR_TEXT_MAX));
+      if (texts.length === EDITORS_MAX) break;
+    }
+    return texts;
   }
 
   // ---- extract

@@ -142,6 +142,9 @@ def answer(tool: PageTool, step_count: int, outcome: dict[str, Any], *, pager: s
             text = around_rows(text, results) if results else text
             if text:
                 result["text"] = text
+        editors = [e for e in page.get("editors") or [] if isinstance(e, str)]
+        if page.get("navigated") and editors:  # what a form's editor argument would replace
+            result["editor"] = editors[0] if len(editors) == 1 else editors
     # the page's parts, bounded together (the agent caps them too; this does not rely on it)
     budget = untrusted.MAX_RESULT_CHARS
     for key in [k for k in result if k not in OUR_KEYS]:
