@@ -14,6 +14,7 @@
   const renderedText = (node, max) => shared.renderedText(node, max);
 
   const RESULT_SELECTOR = 'a[href], [role=option], [role=link]';
+  const ITEM_SELECTOR = 'li, [role=option], [role=listitem], article, tr';
   const OWNS = ['aria-controls', 'aria-owns'];
   const ROWS_MAX = 50;
   const ROW_TEXT_MAX = 200;
@@ -29,7 +30,7 @@
    * the plan's watchChanges). Waits until results show near the box (in the elements its
    * aria-controls / aria-owns name, else in its nearest ancestor holding links or options
    * that appeared since the plan began), or the page answers without any, or the time is up.
-   * Answers `{ok, rows, total, answered, text}`: rows as `{title, url?}` in page order, answered whether
+   * Answers `{ok, rows, total, answered, text}`: rows as `{title, url?, text?}` in page order (text: the result's item, its snippet), answered whether
    * anything showed near the box at all, text what the results' place says when it holds none; with `open` (a text a row shows), `open` is the ref of the first
    * result showing it (exact, then at the start, then anywhere).
    */
@@ -52,20 +53,28 @@
         if (seen !== changes) {
           changes = seen;
           quietSince = now;
-        } else if (found.place && now - quietSince >= QUIET_MS) {
-          break;
+        } else if (now - quietSince >= (found.place ? QUIET_MS : 2 * QUIET_MS)) {
+          break; // the page answered without results, or did nothing at all as the query was typed
         }
         await sleep(POLL_MS);
       }
       const rows = [];
       const shown = [];
       const seenRows = new Set();
-      for (const el of found.results) {
+      // an option holding a link is one result: the link
+      const results = found.results.filter((el) => !found.results.some((other) => other !== el && el.contains(other)));
+      for (const el of results) {
         const title = cut(renderedText(el, ROW_TEXT_MAX), ROW_TEXT_MAX);
         if (!title) continue;
         const row = { title };
         const url = shortUrl(el);
         if (url) row.url = url;
+        // the item the result stands in, when it is the item's only result, says more (its snippet)
+        const item = el.parentElement ? el.parentElement.closest(ITEM_SELECTOR) : null;
+        if (item && found.place && found.place.contains(item) && results.every((other) => other === el || !item.contains(other))) {
+          const text = cut(renderedText(item, ROW_TEXT_MAX), ROW_TEXT_MAX);
+          if (text !== title) row.text = text;
+        }
         const key = `${title}\n${url}`;
         if (seenRows.has(key)) continue;
         seenRows.add(key);
@@ -97,13 +106,13 @@
     );
   }
 
-  /** The path (and fragment) a result links to on this site, the whole URL on another. */
+  /** The path, query and fragment a result links to on this site, the whole URL on another. */
   function shortUrl(el) {
     const href = el.localName === 'a' ? el.getAttribute('href') : null;
     if (!href || /^(javascript:|#$)/i.test(href.trim())) return '';
     try {
       const url = new URL(href, location.href);
-      return url.origin === location.origin ? `${url.pathname}${url.hash}` : url.href;
+      return url.origin === location.origin ? `${url.pathname}${url.search}${url.hash}` : url.href;
     } catch {
       return '';
     }

@@ -165,15 +165,16 @@ RESULT_ARG: dict[str, object] = {
 
 def is_live(capture: PageCapture, box: HtmlElement, form: HtmlElement | None) -> bool:
     """A search whose results the page shows as the query is typed, in a popover or a dialog near the
-    box: its form sends nothing anywhere (no action, no submit button), or, outside a form that does,
-    the box names the element it fills (``aria-controls``/``aria-owns``). Either way the tool types
-    and reads what shows; if nothing does, it presses Enter as a person would."""
-    if form is not None and ((form.get("action") or "").strip() or submit_button(capture, form) is not None):
+    box: its form sends nothing anywhere (no action, no submit button), or, with no action to send
+    it to, the box names the element it fills (``aria-controls``/``aria-owns``: an autocomplete's
+    listbox). Either way the tool types and reads what shows; if nothing does, it presses Enter as
+    a person would."""
+    if form is not None and (form.get("action") or "").strip():
         return False
-    if form is not None:
-        return True
     owned = " ".join(box.get(a) or "" for a in ("aria-controls", "aria-owns")).split()
-    return any(capture.by_id(i) is not None for i in owned)
+    if any(capture.by_id(i) is not None for i in owned):
+        return True
+    return form is not None and submit_button(capture, form) is None
 
 
 def _label(capture: PageCapture, box: HtmlElement) -> str:

@@ -90,8 +90,9 @@ async def _run_page_tool(ctx: ToolContext, tool: PageTool, args: dict[str, Any])
 
 
 def _row_miss(steps: list[Step], message: str) -> bool:
-    """No row (or several) shows the text the model gave: its argument, not a page that moved on."""
-    return any(s.target is not None and s.target.row for s in steps) and "row" in message
+    """No row (or several) shows the text the model gave (a list's row, a live search's result): its
+    argument, not a page that moved on."""
+    return any(s.action == "results" or (s.target is not None and s.target.row) for s in steps) and "row" in message
 
 
 def pager_tool(tool: PageTool, listed: list[PageTool] | tuple[PageTool, ...]) -> str | None:
