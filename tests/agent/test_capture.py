@@ -86,7 +86,7 @@ def test_text_only_where_it_names_something(open_page: OpenPage) -> None:
     assert one(cap, "//h1").text == "Capture fixture"
     assert one(cap, "//a[@href='/inline']").text == "link in text"
     assert "more words around it" not in raw["html"]  # the paragraph is kept only as the link's parent
-    assert [o.text for o in cap.tree.iter("option")] == ["Newest", "Oldest"]
+    assert [o.text for o in cap.tree.iter("option")] == ["Newest", "Oldest", "Choose…", "Pro", "Medium", "Large"]
 
 
 def test_open_shadow_roots_and_iframes(open_page: OpenPage) -> None:
@@ -131,3 +131,19 @@ def test_the_capture_is_well_formed_xml_whatever_the_page_holds(open_page: OpenP
     assert cap.is_hidden(one(cap, "//button[.='Invisible']"))  # visibility: hidden is not rendered either
     link = one(cap, "//section[@id='odd']/tabmcp-element/a")  # a tag name XML cannot hold, renamed
     assert cap.accessible_name(link) == "In an odd tag" and cap.ref(link)
+
+
+def test_required_fields_the_page_served_filled_are_marked_once(open_page: OpenPage) -> None:
+    page = open_page("capture.html")
+    _, cap = capture(page)
+    served = {el.get("name") for el in cap.tree.xpath("//*[@data-tabmcp-served='1']")}
+    # a value as served, a select showing a real option; not an empty field nor a placeholder option
+    assert served == {"city", "size"}
+    # the user types, and the page copies the value into the attribute (React does): the mark stays as served
+    page.page.fill("input[name=zip]", "0150")
+    page.page.evaluate("() => document.querySelector('input[name=zip]').setAttribute('value', '0150')")
+    page.page.select_option("select[name=plan]", "pro")
+    page.page.fill("input[name=city]", "")
+    _, again = capture(page)
+    assert {el.get("name") for el in again.tree.xpath("//*[@data-tabmcp-served='1']")} == served
+    assert one(again, "//input[@name='zip']").get("value") == "0150"  # the live value is still captured

@@ -544,3 +544,78 @@ def test_at_most_a_budget_of_forms_is_read() -> None:
     tools = FormIntrospector().tools(capture(forms))
     assert len(tools) == 30
     assert [t.element_ref for t in tools[:2]] == ["f0", "f1"]  # in document order
+
+
+# ----------------------------------------------------------------- fields the page filled
+
+
+def test_a_required_field_the_page_served_filled_is_optional() -> None:
+    # the agent marks a required field whose default value (as served) is filled: data-tabmcp-served
+    html = """<form method="post" action="/story/4/edit" data-tabmcp-ref="f1">
+      <label for="d">Post date*</label><input id="d" name="date" required value="2026-01-05"
+        data-tabmcp-served="1" data-tabmcp-ref="e1">
+      <label for="t">Title*</label><input id="t" name="title" required value="" data-tabmcp-ref="e2">
+      <button data-tabmcp-ref="e3">Save</button></form>"""
+    tool = only_tool(capture(html))
+    assert tool.schema["required"] == ["title"]
+    assert tool.schema["properties"]["date"]["description"] == (
+        "Post date* (filled in already: left as it is when omitted)")
+    steps = resolve_plan(tool, {"title": "Tides"})
+    assert [(s.action, s.target.ref if s.target else None) for s in steps] == [("fill", "e2"), ("submit", "f1")]
+    # what the user types later is in the live value only: the tool stays the same
+    typed = only_tool(capture(html.replace('value=""', 'value="Tides"')))
+    assert typed.schema == tool.schema
+
+
+def test_a_radio_group_with_a_served_choice_is_optional() -> None:
+    html = """<form method="post" action="/x" data-tabmcp-ref="f1">
+      <input type="radio" name="size" value="s" required data-tabmcp-ref="e1" aria-label="Small">
+      <input type="radio" name="size" value="l" checked data-tabmcp-served="1" data-tabmcp-ref="e2" aria-label="Large">
+      <button data-tabmcp-ref="e3">Order</button></form>"""
+    assert "required" not in only_tool(capture(html)).schema
+    assert only_tool(capture(html.replace(' data-tabmcp-served="1"', ""))).schema["required"] == ["size"]
+
+
+# ----------------------------------------------------------------- an editor outside its form
+
+OUTSIDE_EDITOR = """
+<form id="saveform" action="/Page/save" method="post" data-tabmcp-ref="f1">
+  <input type="hidden" name="csrf_token" value="abc" data-tabmcp-ref="e1" data-tabmcp-hidden="1">
+  <input type="hidden" name="content" value="" data-tabmcp-ref="e2" data-tabmcp-hidden="1">
+  <input name="commit" aria-label="Commit message" data-tabmcp-ref="e3">
+  <input type="submit" value="Save" data-tabmcp-ref="e4"></form>
+<form id="dummy" data-tabmcp-ref="f2"><textarea name="content_editor" data-tabmcp-ref="e5"
+  data-tabmcp-hidden="1"></textarea></form>
+<div class="cm-editor"><div contenteditable="true" role="textbox" data-tabmcp-widget="editor"
+  data-tabmcp-ref="e6"># Page</div></div>"""
+
+
+def test_the_one_editor_outside_a_form_is_the_argument_of_the_form_its_script_saves() -> None:
+    tool = only_tool(capture(OUTSIDE_EDITOR))
+    assert tool.element_ref == "f1"
+    assert set(tool.schema["properties"]) == {"commit", "content"}
+    assert "required" not in tool.schema  # omitted, the editor's text is saved as it stands
+    assert "replaces its whole text" in tool.schema["properties"]["content"]["description"]
+    steps = resolve_plan(tool, {"content": "# Page\n\nNew line"})
+    assert [(s.action, s.target.ref if s.target else None, s.value) for s in steps] == [
+        ("fill", "e6", "# Page\n\nNew line"), ("submit", "f1", None)]
+
+
+def test_no_editor_is_lent_where_the_link_is_not_plain() -> None:
+    # two editors: which one the form saves is not known
+    two = OUTSIDE_EDITOR + '<div contenteditable="true" data-tabmcp-widget="editor" data-tabmcp-ref="e7"></div>'
+    assert all("content" not in t.schema["properties"] for t in FormIntrospector().tools(capture(two)))
+    # the hidden field holds a value already (a token, an id): not what a script fills from the editor
+    filled = OUTSIDE_EDITOR.replace('name="content" value=""', 'name="content" value="42"')
+    assert "content" not in only_tool(capture(filled)).schema["properties"]
+    # a hidden field whose name says nothing of text
+    named = OUTSIDE_EDITOR.replace('name="content" value=""', 'name="cursor_line" value=""')
+    assert "cursor_line" not in only_tool(capture(named)).schema["properties"]
+    # the editor's own form sends it: the editor is that form's argument, not another's
+    own = OUTSIDE_EDITOR.replace('<form id="dummy" data-tabmcp-ref="f2">', "")
+    own = own.replace("</textarea></form>", "</textarea>")
+    own = own.replace('<div class="cm-editor">', '<form action="/preview" data-tabmcp-ref="f3"><div class="cm-editor">')
+    own = own.replace("# Page</div></div>", "# Page</div></div><button data-tabmcp-ref='e8'>Preview</button></form>")
+    tools = {t.element_ref: t for t in FormIntrospector().tools(capture(own))}
+    assert "content" not in tools["f1"].schema["properties"]
+    assert any(getattr(s.target, "ref", None) == "e6" for s in tools["f3"].plan)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tabmcp.introspect.api import Arg, PageTool, PlanStep, ToolHints, resolve_plan
+from tabmcp.introspect.api import Arg, Fmt, PageTool, PlanStep, ToolHints, resolve_plan
 from tabmcp.introspect.registry import Registry
 from tabmcp.introspect.search import SearchIntrospector
 from tabmcp.page.capture import PageCapture
@@ -144,3 +144,47 @@ def test_without_a_label_the_description_names_the_site() -> None:
     assert tool.title == "Search"
     assert tool.input_schema["properties"]["query"]["description"] == "What to search for"
     assert tool.description.startswith("Search with mail.example.test's search box: ")
+
+
+# ----------------------------------------------------------------- live searches
+
+
+def test_a_form_that_sends_nothing_is_a_live_search() -> None:
+    # a docs site's search: no action, no submit button; the page shows results as the query is typed
+    html = """<div role="dialog"><div role="search"><form name="search" data-tabmcp-ref="e1">
+      <input type="text" name="query" aria-label="Search" placeholder="Search" data-tabmcp-ref="e2"></form>
+      <div class="output"></div></div></div>"""
+    (tool,) = search_tools(html)
+    assert tool.plan == (
+        PlanStep("fill", target=Target(ref="e2"), value=Arg("query")),
+        PlanStep("results", target=Target(ref="e2"), value=Fmt("{result}"), key="Enter"),
+    )
+    assert set(tool.input_schema["properties"]) == {"query", "result"}
+    assert tool.input_schema["required"] == ["query"]
+    assert "as it is typed" in tool.description and "opens the one" in tool.description
+    listed = resolve_plan(tool, {"query": "bandwidth"})
+    assert listed[1] == Step(action="results", target=Target(ref="e2"), value="", key="Enter")
+    opened = resolve_plan(tool, {"query": "bandwidth", "result": "Configuration"})
+    assert opened[1].value == "Configuration"
+
+
+def test_a_box_naming_the_listbox_it_fills_is_live_and_a_form_that_sends_is_not() -> None:
+    listbox = """<input type="search" aria-label="Jump to a page" role="combobox" aria-controls="pages"
+      data-tabmcp-ref="e1"><ul id="pages" role="listbox"></ul>"""
+    (tool,) = search_tools(listbox)
+    assert [s.action for s in tool.plan] == ["fill", "results"]
+    # the box names nothing that is on the page: Enter, as before
+    (alone,) = search_tools(listbox.replace('id="pages"', 'id="other"'))
+    assert [s.action for s in alone.plan] == ["fill", "press"]
+    # an autocomplete in a form without an action, beside a submit button the library handles itself
+    autocomplete = f'<form role="search" data-tabmcp-ref="f1">{listbox}<button data-tabmcp-ref="b1">Go</button></form>'
+    (tool,) = search_tools(autocomplete)
+    assert [s.action for s in tool.plan] == ["fill", "results"]
+    # a form that is sent somewhere: its results are the page it is sent to, even with suggestions
+    (sent,) = search_tools(autocomplete.replace('role="search"', 'role="search" action="/search"'))
+    assert [s.action for s in sent.plan] == ["fill", "submit"]
+    (plain,) = search_tools(MAIL_SEARCH)
+    assert "result" not in plain.input_schema["properties"]
+    # a form without an action but with its own submit button: the page's script takes the submit
+    (button,) = search_tools(MAIL_SEARCH.replace('action="mail.html" ', ""))
+    assert [s.action for s in button.plan] == ["fill", "submit"]

@@ -129,6 +129,16 @@ def test_otterwiki_new_page_takes_its_name() -> None:
     assert len(writers("otterwiki", "create", "//input[@name='pagename']")) == 1
 
 
+def test_otterwiki_save_takes_the_editor_outside_its_form() -> None:
+    # CodeMirror 6 stands outside the save form, whose script copies it into the hidden `content` field
+    capture = captured("otterwiki", "edit")
+    [save] = writers("otterwiki", "edit", "//*[@data-tabmcp-widget='editor']")
+    assert save.element_ref == capture.tree.xpath("//input[@name='content']")[0].getparent().get(REF_ATTR)
+    content = argument_for(save, capture, "//*[@data-tabmcp-widget='editor']")
+    assert content == "content" and content not in save.schema.get("required", [])
+    assert [s.action for s in save.plan][-2:] == ["fill", "submit"]  # the editor filled, then the form sent
+
+
 # ----------------------------------------------------------------- Roundup
 
 
@@ -187,6 +197,9 @@ def test_maildev_open_message_offers_its_own_delete() -> None:
 def test_mkdocs_site_search_is_an_argument(page: str) -> None:
     [search] = writers("mkdocs", page, "//input[contains(@class, 'md-search__input')]")
     assert search.schema.get("required")
+    # its form sends nothing: the results the page shows as the query is typed answer, and one opens
+    assert [s.action for s in search.plan] == ["fill", "results"]
+    assert "result" in search.schema["properties"] and "result" not in search.schema["required"]
 
 
 # ----------------------------------------------------------------- Wagtail
@@ -202,6 +215,15 @@ def test_wagtail_login_takes_username_and_password() -> None:
 @pytest.mark.parametrize("page", ["dashboard", "explorer", "explorer_page2", "search", "users"])
 def test_wagtail_admin_search_is_an_argument(page: str) -> None:
     assert writers("wagtail", page, "//input[@name='q' and not(@data-tabmcp-hidden)]")
+
+
+def test_wagtail_fields_the_page_filled_are_optional() -> None:
+    # the edit page serves the story's title, date and intro: required by the form, not by its tool
+    [edit] = writers("wagtail", "edit", "//input[@name='date']")
+    assert not set(edit.schema.get("required", [])) & {"title", "date", "intro"}
+    assert "filled in already" in edit.schema["properties"]["date"]["description"]
+    [add] = writers("wagtail", "add", "//input[@name='date']")
+    assert {"title", "date", "intro"} <= set(add.schema["required"])  # the add page serves them empty
 
 
 @pytest.mark.parametrize("page", ["edit", "add"])
