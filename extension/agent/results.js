@@ -18,12 +18,12 @@
   const OWNS = ['aria-controls', 'aria-owns'];
   const ROWS_MAX = 50;
   const ROW_TEXT_MAX = 200;
-  const WAIT_MS = 3000; // results a search fetches or computes (in a worker) have this long to show
+  const WAIT_MS = 5000; // results a search fetches or computes (in a worker, its index maybe still loading) have this long
   const WAIT_MAX_MS = 10000;
   const POLL_MS = 100;
   // The page changed near the box and then stayed quiet this long without a result: it answered
   // "nothing found".
-  const QUIET_MS = 700;
+  const QUIET_MS = 1500;
 
   /**
    * `{target, token, open?, timeoutMs?}` (target: the search box the query was typed into; token:
@@ -44,9 +44,12 @@
       let found = { results: [], place: null };
       let changes = -1;
       let quietSince = performance.now();
+      // the same query as this box's last answer: the page may change nothing, its results stand
+      const last = answered.get(box);
+      const again = last && last.query === box.value && last.place.isConnected ? last.place : null;
       for (;;) {
         if (watch) await shared.settleWatch(watch);
-        found = resultsNear(box, watch);
+        found = resultsNear(box, watch, again);
         const now = performance.now();
         if (found.results.length || now >= deadline) break;
         const seen = watch ? watch.changes : 0;
@@ -82,6 +85,7 @@
         rows.push(row);
       }
       // answered: the page showed something near the box (results, or words saying there are none)
+      if (rows.length && found.place) answered.set(box, { query: box.value, place: found.place });
       const out = { ok: true, rows: rows.slice(0, ROWS_MAX), total: rows.length, answered: Boolean(found.place) };
       if (!rows.length && found.place) out.text = cut(renderedText(found.place, ROW_TEXT_MAX), ROW_TEXT_MAX);
       if (typeof arg.open === 'string' && arg.open.trim()) out.open = refFor(chosen(arg.open, shown, rows));
@@ -106,6 +110,9 @@
     );
   }
 
+  // Per box, the query of its last answer and where its results showed.
+  const answered = new WeakMap();
+
   /** The path, query and fragment a result links to on this site, the whole URL on another. */
   function shortUrl(el) {
     const href = el.localName === 'a' ? el.getAttribute('href') : null;
@@ -119,15 +126,19 @@
   }
 
   /** `{results, place}`: the results near the box and the element they show in (place: where the page
-   * answered, even with no result). */
-  function resultsNear(box, watch) {
+   * answered, even with no result). `again`: where the box's last results showed, for the same query. */
+  function resultsNear(box, watch, again) {
     const owned = ownedBy(box);
     if (owned.length) {
       const results = owned.flatMap((el) => [...el.querySelectorAll(RESULT_SELECTOR)]).filter(isVisible);
       return { results, place: owned.find(isVisible) || null };
     }
-    if (!watch) return { results: [], place: null };
     const own = box.form || box;
+    if (again) {
+      const results = [...again.querySelectorAll(RESULT_SELECTOR)].filter((el) => !own.contains(el) && isVisible(el));
+      if (results.length) return { results, place: again };
+    }
+    if (!watch) return { results: [], place: null };
     const { added, holders } = changes(watch, own);
     const appeared = (el) => {
       if (holders.has(el)) return true;

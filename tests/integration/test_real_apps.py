@@ -1,5 +1,5 @@
 """The page tools of real open-source apps, end to end, on both drivers: the server-rendered ones
-(sqlite-web, Flask-Admin, An Otter Wiki, Roundup; the script-drawn ones are in
+(sqlite-web, Flask-Admin, An Otter Wiki with its editor, Roundup; the script-drawn ones are in
 test_real_apps_scripted.py). Each app (bench/apps, installed by `make apps`) is started on fresh demo
 data on a free port; `tabmcp serve` over stdio with a real MCP client makes a few calls a model would
 make (log in, search a list, send a form), and the app's own state is checked afterwards (its
@@ -75,6 +75,26 @@ async def test_otter_wiki_log_in_and_search(app: Running, server_log: object) ->
         found = await call_text(client, search.name, {query: "failover"})
         assert "Database Failover" in found
         assert "handbook/on-call" in found.lower()  # the page that links to the runbook matches too
+
+
+@pytest.mark.parametrize("app", ["otterwiki"], indirect=True)
+async def test_otter_wiki_saves_its_editor_outside_the_form(app: Running, server_log: object) -> None:
+    # CodeMirror 6 stands outside the save form; the page's script copies it into a hidden field on submit
+    async with serve(server_log, ws_port="0") as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": app.url("/-/login")})
+        login, [email, password] = await tool_taking(client, ("email",), ("password",))
+        await call_text(client, login.name, {email: "ada@example.org", password: "corpus-wiki"})
+        await client.call_ok("navigate", {"url": app.url("/Handbook/Travel")})
+        edit = next(t for t in await client.tools() if t.name.startswith("edit"))
+        opened = await call_text(client, edit.name, {})
+        assert "Book trains over flights under six hours." in opened  # what the editor holds
+        save, [content, commit] = await tool_taking(client, ("editor",), ("commit",))
+        text = "# Travel\n\nBook trains over flights under six hours.\n\nReceipts go to finance.\n"
+        answer = await call_text(client, save.name, {content: text, commit: "Receipts"})
+        assert "saved" in answer.lower()
+    saved = (app.data / "repo" / "handbook" / "travel.md").read_text()
+    assert saved.strip() == text.strip()
 
 
 @pytest.mark.parametrize("app", ["roundup"], indirect=True)

@@ -55,9 +55,15 @@ async def test_mkdocs_material_site_search(app: Running, server_log: object) -> 
     async with serve(server_log, ws_port="0") as client:
         await client.call_ok("connect_browser", {"launch": True})
         await client.call_ok("open_tab", {"url": app.url("/guide/installation/")})
-        search, [query] = await tool_taking(client, ("query", "search"))
+        search, [query, result] = await tool_taking(client, ("query", "search"), ("result",))
+        # the page's own results, shown in its search dialog as the query is typed (no submit)
         found = await call_text(client, search.name, {query: "conflict"})
-        assert "Syncing" in found and "Troubleshooting" in found
+        assert "Syncing" in found and "Troubleshooting" in found and "/guide/syncing/" in found
+        assert "/guide/installation/" in found.split("results", 1)[0]  # the page stayed where it was
+        # the same query again (the page changes nothing) with a result to open: the page it opens answers
+        opened = await call_text(client, search.name, {query: "conflict", result: "Troubleshooting"})
+        assert "/guide/troubleshooting/" in opened and "title: Troubleshooting - Skylark Docs" in opened
+        assert "navigated: true" in opened
 
 
 @pytest.mark.parametrize("app", ["wagtail"], indirect=True)
@@ -76,11 +82,12 @@ async def test_wagtail_log_in_search_and_save_a_draft(app: Running, server_log: 
 
         await client.call_ok("navigate", {"url": app.url("/admin/pages/4/edit/")})
         save, [title, day, intro] = await tool_taking(client, ("title",), ("date",), ("intro",))
-        # the edit form asks again for its required fields, filled already (the page's own values)
-        await call_text(client, save.name, {
-            title: "Birds of the Harbor", day: "2026-01-05", intro: "Notes from a foggy morning at the harbor.",
-        })
+        # the fields the page served filled (title, date) are not asked for again: omitted, they keep their values
+        assert not {title, day} & set(save.input_schema.get("required", []))
+        await call_text(client, save.name, {intro: "Notes from a foggy morning at the harbor."})
     with sqlite3.connect(app.data / "db.sqlite3") as db:
         [(content,)] = db.execute(
             "SELECT content FROM wagtailcore_revision WHERE object_id = '4' ORDER BY id DESC LIMIT 1").fetchall()
-    assert json.loads(content)["intro"] == "Notes from a foggy morning at the harbor."
+    saved = json.loads(content)
+    assert saved["intro"] == "Notes from a foggy morning at the harbor."
+    assert (saved["title"], saved["date"]) == ("Birds of the Harbor", "2026-01-05")
