@@ -222,8 +222,14 @@ async def docs(m: Meter, url: str) -> dict[str, Any]:
     await start(m, url)
     search = need(m, "search the docs", ("search",), (("query", "search"),))
     found = await m.call(search.name, {search.args[0]: d.DOCS_QUERY})
-    read = "\n".join(ln for ln in found.splitlines() if not ln.strip().startswith("url:"))
-    if d.DOCS_QUERY not in read.lower():
+    rows = results(found)
+    line = next((r for r in rows if d.DOCS_ANSWER in r), "")
+    opens = _argument(m.listed()[search.name], ("opens", "result"))
+    topical = next((r for r in rows if d.DOCS_QUERY in r.lower()), "")
+    if not line and opens and topical:  # the rows name the page, not the option: open the one about it
+        shown = await m.call(search.name, {search.args[0]: d.DOCS_QUERY, opens: topical.split(" | ")[0]})
+        line = next((ln for ln in shown.splitlines() if d.DOCS_ANSWER in ln), "")
+    if not line:
         why = "the search tool submits the box as a form: the page's live search results are not in its answer"
         await generic(m, why, "navigate", {"url": url})  # the submitted form's page has no live search
         for _ in range(3):  # the page's search index loads in a worker: no matches yet, wait and type again
@@ -233,7 +239,7 @@ async def docs(m: Meter, url: str) -> dict[str, Any]:
             if "no matches" not in found:
                 break
             await generic(m, why, "wait_for", {"timeMs": 1000})
-    line = next((ln for ln in found.splitlines() if d.DOCS_ANSWER in ln), found)
+        line = next((ln for ln in found.splitlines() if d.DOCS_ANSWER in ln), found)
     return {"answer": line, "page": line}
 
 
