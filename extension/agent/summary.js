@@ -355,7 +355,7 @@
       const widget = shared.widgetOf(el);
       if (!widget || widget.kind !== 'editor' || !(isVisible(el) || shared.shownByEditor(el))) continue;
       const text = shared.editorText(el);
-      if (text === null) continue;
+      if (text === null || !text.trim()) continue; // an empty editor says nothing
       texts.push(cut(text, EDITOR_TEXT_MAX));
       if (texts.length === EDITORS_MAX) break;
     }

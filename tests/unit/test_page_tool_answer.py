@@ -124,3 +124,19 @@ def test_rows_are_found_in_the_text_by_their_cells_in_order_not_by_one_short_cel
     text = "Issues 5 to 6 of 80 ID Title 5 Bug five 6 Bug six Download as CSV"
     result = answer(TOOL, 1, outcome(navigated=True, results=rows, text=text))
     assert result["text"] == "Issues 5 to 6 of 80 Download as CSV"
+
+
+def test_a_page_just_opened_says_what_its_editor_holds() -> None:
+    # a form's editor argument replaces the whole text: the model reads what it holds first
+    result = answer(TOOL, 1, outcome(navigated=True, text="Edit Travel", editors=["# Travel\n\nBook trains."]))
+    assert result["editor"] == "# Travel\n\nBook trains." and result["text"] == "Edit Travel"
+    two = answer(TOOL, 1, outcome(navigated=True, text="Compare", editors=["left", "right"]))
+    assert two["editor"] == ["left", "right"]
+    assert "editor" not in answer(TOOL, 1, outcome(changed="Saved", editors=["# Travel"]))  # seen already
+
+
+def test_a_live_searchs_results_answer_without_the_pages_text() -> None:
+    rows = [{"title": "Bandwidth", "url": "/guide/configuration/#bandwidth"}]
+    result = answer(TOOL, 2, {**outcome(changed="1 matching document Bandwidth", text="the whole page"),
+                              "extracted": {"results": rows}})
+    assert result["results"] == rows and "text" not in result
