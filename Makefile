@@ -40,8 +40,8 @@ $(EDITORS)/node_modules/.package-lock.json: $(EDITORS)/package.json $(EDITORS)/p
 
 editors: node $(EDITORS)/node_modules/.package-lock.json
 
-# The form widgets the browser tests fill (select2 with jQuery, Tom Select, Choices.js, flatpickr) and the search
-# index their live search pages type into (lunr), pinned by
+# The form widgets the browser tests fill (select2 with jQuery, Tom Select, Choices.js, flatpickr) and what their
+# live search pages type into (a lunr index, Algolia Autocomplete over local items), pinned by
 # tests/fixtures/pages/widgets/package-lock.json and installed the same way as the editors
 WIDGETS := tests/fixtures/pages/widgets
 $(WIDGETS)/node_modules/.package-lock.json: $(WIDGETS)/package.json $(WIDGETS)/package-lock.json

@@ -93,3 +93,21 @@ async def test_a_box_that_names_its_listbox_and_a_form_that_is_sent(
         sent = await call(client, docs, {"query": "conflict"})
         assert sent["page"]["url"].split("#")[0].endswith("?q=conflict")  # type: ignore[index]
         assert len(sent["results"]) == 3 and "Conflicts" in str(sent["results"])  # type: ignore[arg-type]
+
+
+async def test_an_autocomplete_library_that_names_its_listbox_once_open(
+    server_log: object, tmp_path: Path, pages: SiteServer
+) -> None:
+    # Algolia Autocomplete: a role=search form with its own submit button, a combobox input whose
+    # aria-controls appears only with the panel; its items come 100 ms after typing
+    async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile")) as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": pages.url("widgets/autocomplete.html")})
+        # its box is labelled by the label holding its submit button: named by its placeholder instead
+        guides = await search_tool(client, "Search the guides")
+        found = await call(client, guides, {"query": "con"})
+        titles = [row["title"] for row in found["results"]]  # type: ignore[index, union-attr]
+        assert titles == ["Configuration", "Conflicts"], found
+        assert found["page"]["url"].endswith("autocomplete.html")  # type: ignore[index]  # nothing was sent
+        opened = await call(client, guides, {"query": "band", "result": "Bandwidth limits"})
+        assert opened["page"]["url"].endswith("search.html?doc=bandwidth")  # type: ignore[index]

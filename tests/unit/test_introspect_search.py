@@ -180,6 +180,19 @@ def test_a_box_naming_the_listbox_it_fills_is_live_and_a_form_that_sends_is_not(
     autocomplete = f'<form role="search" data-tabmcp-ref="f1">{listbox}<button data-tabmcp-ref="b1">Go</button></form>'
     (tool,) = search_tools(autocomplete)
     assert [s.action for s in tool.plan] == ["fill", "results"]
+    # Algolia Autocomplete: an ARIA 1.1 combobox around the box, naming its listbox only while open, the
+    # box labelled by the label that holds the submit button
+    algolia = """<form role="search" action="" data-tabmcp-ref="f1"><div role="combobox" aria-haspopup="listbox"
+      aria-expanded="false"><label id="l1"><button type="submit" data-tabmcp-ref="b1">Submit</button></label>
+      <input type="search" aria-labelledby="l1" placeholder="Search the guides" data-tabmcp-ref="e1"></div></form>"""
+    (tool,) = search_tools(algolia)
+    assert [s.action for s in tool.plan] == ["fill", "results"] and tool.name == "search_guides"
+    # a combobox standing for a <select> (Choices.js) holds a search field that is part of it, not a search
+    assert search_tools(algolia.replace("</div></form>", "<select name='s'></select></div></form>")) == []
+    # an ARIA combobox that names its listbox only while it is open
+    closed = autocomplete.replace('aria-controls="pages"', 'aria-autocomplete="both" aria-haspopup="listbox"')
+    (tool,) = search_tools(closed)
+    assert [s.action for s in tool.plan] == ["fill", "results"]
     # a form that is sent somewhere: its results are the page it is sent to, even with suggestions
     (sent,) = search_tools(autocomplete.replace('role="search"', 'role="search" action="/search"'))
     assert [s.action for s in sent.plan] == ["fill", "submit"]

@@ -166,20 +166,40 @@ RESULT_ARG: dict[str, object] = {
 def is_live(capture: PageCapture, box: HtmlElement, form: HtmlElement | None) -> bool:
     """A search whose results the page shows as the query is typed, in a popover or a dialog near the
     box: its form sends nothing anywhere (no action, no submit button), or, with no action to send
-    it to, the box names the element it fills (``aria-controls``/``aria-owns``: an autocomplete's
-    listbox). Either way the tool types and reads what shows; if nothing does, it presses Enter as
-    a person would."""
+    it to, the box names the element it fills (``aria-controls``/``aria-owns``) or is an ARIA
+    combobox popping up suggestions (an autocomplete's listbox). Either way the tool types and reads
+    what shows; if nothing does, it presses Enter as a person would."""
     if form is not None and (form.get("action") or "").strip():
         return False
     owned = " ".join(box.get(a) or "" for a in ("aria-controls", "aria-owns")).split()
-    if any(capture.by_id(i) is not None for i in owned):
+    if any(capture.by_id(i) is not None for i in owned) or _suggests(box):
         return True
     return form is not None and submit_button(capture, form) is None
 
 
+def _suggests(box: HtmlElement) -> bool:
+    """An ARIA combobox (the box, or around it in ARIA 1.1's pattern) that says it pops up a list of
+    suggestions: it may name the list only once open."""
+    for el in (box, *box.iterancestors()):
+        if el.get("role") != "combobox":
+            continue
+        autocomplete = (el.get("aria-autocomplete") or box.get("aria-autocomplete") or "").strip().lower()
+        popup = (el.get("aria-haspopup") or "").strip().lower()
+        return autocomplete in ("list", "both") or popup in ("listbox", "grid", "tree")
+    return False
+
+
+# Labels that name a button, not what the box searches (a box labelled by the label holding its submit
+# button, as Algolia Autocomplete draws it): its placeholder says more.
+_BUTTON_WORDS = frozenset({"submit", "go", "ok", "send", "enter"})
+
+
 def _label(capture: PageCapture, box: HtmlElement) -> str:
     """The box's label without a count ("Search 1,234 books" is the box "Search books")."""
-    return clean(without_counters(capture.label_for(box)), 60).rstrip(" .…")  # "Search emails..." is a prompt
+    label = capture.label_for(box)
+    if label.strip().lower() in _BUTTON_WORDS and (box.get("placeholder") or "").strip():
+        label = box.get("placeholder") or ""
+    return clean(without_counters(label), 60).rstrip(" .…")  # "Search emails..." is a prompt
 
 
 def _same_search(capture: PageCapture, box: HtmlElement, form: HtmlElement | None) -> tuple[str, ...]:
@@ -232,9 +252,10 @@ def _fillable(capture: PageCapture, el: HtmlElement) -> bool:
 
 
 def _in_combobox(el: HtmlElement) -> bool:
-    """The search field of a combobox widget (Choices.js types into an ``<input type=search>`` inside it):
-    part of that field, not a search box of the page."""
-    return any(a.get("role") == "combobox" for a in el.iterancestors())
+    """The search field of a combobox widget that stands for a ``<select>`` (Choices.js types into an
+    ``<input type=search>`` inside it): part of that field, not a search box of the page. An
+    autocomplete drawn as an ARIA 1.1 combobox around its box holds no select: its box searches."""
+    return any(a.get("role") == "combobox" and a.find(".//select") is not None for a in el.iterancestors())
 
 
 def _claim(
