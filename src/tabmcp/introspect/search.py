@@ -252,10 +252,11 @@ def _fillable(capture: PageCapture, el: HtmlElement) -> bool:
 
 
 def _in_combobox(el: HtmlElement) -> bool:
-    """The search field of a combobox widget that stands for a ``<select>`` (Choices.js types into an
-    ``<input type=search>`` inside it): part of that field, not a search box of the page. An
-    autocomplete drawn as an ARIA 1.1 combobox around its box holds no select: its box searches."""
-    return any(a.get("role") == "combobox" and a.find(".//select") is not None for a in el.iterancestors())
+    """The search field of a combobox widget (Choices.js, Tom Select type into an input inside it): part
+    of that form field, not a search box of the page. Inside a search landmark, an ARIA 1.1 combobox
+    around the box is the search's own autocomplete (Algolia Autocomplete draws it so): its box searches."""
+    ancestors = list(el.iterancestors())
+    return any(a.get("role") == "combobox" for a in ancestors) and not any(_is_landmark(a) for a in ancestors)
 
 
 def _claim(
