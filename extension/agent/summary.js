@@ -351,9 +351,14 @@
    */
   function editorTexts() {
     const texts = [];
-    for (const el of document.querySelectorAll('[contenteditable], textarea')) {
+    const seen = new Set(); // a drawn editor's key takers stand for one editor
+    for (const el of document.querySelectorAll('[contenteditable], textarea, [role=textbox]')) {
       const widget = shared.widgetOf(el);
       if (!widget || widget.kind !== 'editor' || !(isVisible(el) || shared.shownByEditor(el))) continue;
+      const drawn = shared.drawnEditorOf(el);
+      const root = drawn ? drawn.root : el;
+      if (seen.has(root)) continue;
+      seen.add(root);
       const text = shared.editorText(el);
       if (text === null || !text.trim()) continue; // an empty editor says nothing
       texts.push(cut(text, EDITOR_TEXT_MAX));

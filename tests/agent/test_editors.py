@@ -129,3 +129,17 @@ def test_enter_in_a_form_field_submits_through_its_default_button(open_page: Cal
     ok(page.act("fill", target={"css": "#user"}, text="ada"))
     ok(page.act("press", key="Enter"))
     assert page.text("#status") == "signed in as ada"
+
+
+@pytest.mark.parametrize("name", ["cm5", "cm6", "monaco", "ace"])
+def test_a_page_just_opened_says_what_its_editor_holds_line_for_line(
+    open_page: Callable[..., AgentPage], name: str
+) -> None:
+    # the summary of a plan that ended in this document (its token is another document's) reads the
+    # editor's text as the model would send it back: an empty line is one empty line
+    page = open_editor(open_page, name)
+    text = "# Runbook\n\n1. Check the lag.\n2. Promote the replica."
+    ok(page.act("fill", target={"ref": editor_row(page)["ref"]}, text=text))
+    until_model(page, text)
+    summary = page.call("summary", {"token": "another-document:1", "results": True})
+    assert summary["navigated"] is True and summary["editors"] == [text]
