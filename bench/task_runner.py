@@ -155,7 +155,7 @@ def parse(bench: Bench, argv: list[str] | None) -> argparse.Namespace:
 
 
 async def run_all(bench: Bench, args: argparse.Namespace) -> list[Run]:
-    """``--repeat`` rounds of every task on every server asked for, interleaved."""
+    """Every task on every server asked for, ``--repeat`` times over, interleaved."""
     runs: list[Run] = []
     log_path = args.server_log or Path(tempfile.mkstemp(prefix=f"tabmcp-bench-{bench.log_name}-", suffix=".log")[1])
     args.server_log_used = log_path
