@@ -24,6 +24,7 @@ from tests.integration.real_apps import (
 
 pytestmark = pytest.mark.usefixtures("driver_kind")
 
+
 @pytest.mark.parametrize("app", ["sqliteweb"], indirect=True)
 async def test_sqlite_web_log_in_and_run_sql(app: Running, server_log: object) -> None:
     async with on_page(server_log, app, "/login/") as client:
