@@ -1,21 +1,27 @@
 """The real-app task figures as tables (printed, and the docs/benchmarks.md section) with their targets.
 
-The per-task cells and the figures/ratios tables are bench/task_report.py's; this adds the targets of the
-real-app bench (calls ≤ 1/2, characters ≤ 1/3, ``list_changed`` per call ≤ 0.15, no workaround) and
-the table of what tabmcp needed generic tools for.
+The per-task cells, the figures/ratios tables and the section's shared blocks (heading, results, the calls,
+failures, rerun) are bench/task_report.py's; this adds the targets of the real-app bench (calls ≤ 1/2,
+characters ≤ 1/3, ``list_changed`` per call ≤ 0.15, no workaround) and the table of what tabmcp needed
+generic tools for.
 """
 
 from __future__ import annotations
 
-import datetime
-from typing import TYPE_CHECKING
-
 from bench.app_task_defs import TASKS
-from bench.report import LoadWatch, machine, tabmcp_version
-from bench.task_report import LABELS, TARGET, Cell, figures_table, n, ratios_table, summarise
-
-if TYPE_CHECKING:
-    pass
+from bench.report import LoadWatch
+from bench.task_report import (
+    TARGET,
+    Cell,
+    done_by_both,
+    heading,
+    n,
+    printed,
+    rerun,
+    results,
+    summarise,
+    the_calls,
+)
 
 CALL_TARGET = 1 / 2  # tabmcp / Playwright MCP calls; characters: TARGET (1/3)
 LIST_CHANGED_TARGET = 0.15  # tabmcp's list_changed notifications per call
@@ -23,15 +29,10 @@ LIST_CHANGED_TARGET = 0.15  # tabmcp's list_changed notifications per call
 __all__ = ["section", "summarise", "tables", "tabmcp_table", "totals"]
 
 
-def _both(cells: dict[tuple[str, str], Cell]) -> list[str]:
-    tasks = list(dict.fromkeys(t for t, _ in cells))
-    return [t for t in tasks if all(cells.get((t, k)) and cells[(t, k)].ok for k in ("tabmcp", "playwright"))]
-
-
 def totals(cells: dict[tuple[str, str], Cell]) -> dict[str, float]:
     """Over the tasks both servers did: the ratios, tabmcp's list_changed per call, its workarounds, and
     how many tasks each server did."""
-    both = _both(cells)
+    both = done_by_both(cells)
     ours = [cells[(t, "tabmcp")] for t in both]
     theirs = [cells[(t, "playwright")] for t in both]
     mine = [c for c in cells.values() if c.server == "tabmcp" and c.ok]
@@ -86,38 +87,18 @@ def _headline(cells: dict[tuple[str, str], Cell]) -> list[str]:
     ]
 
 
-def failures(cells: dict[tuple[str, str], Cell]) -> str:
-    return "\n".join(
-        f"- {c.task} on {LABELS.get(c.server, c.server)}: {c.runs - c.ok_runs}/{c.runs} run(s) failed: {c.error[:600]}"
-        for c in cells.values()
-        if not c.ok
+def tables(cells: dict[tuple[str, str], Cell]) -> str:
+    return printed(
+        cells, f"tabmcp / Playwright MCP (calls ≤ {CALL_TARGET:.2f}, characters ≤ {TARGET:.2f}):", CALL_TARGET,
+        ("", "tabmcp:", "", tabmcp_table(cells), "", *_headline(cells)),
     )
 
 
-def tables(cells: dict[tuple[str, str], Cell]) -> str:
-    out = [
-        figures_table(cells), "", f"tabmcp / Playwright MCP (calls ≤ {CALL_TARGET:.2f}, characters ≤ {TARGET:.2f}):",
-        "", ratios_table(cells, CALL_TARGET), "", "tabmcp:", "", tabmcp_table(cells), "", *_headline(cells),
-    ]
-    if failures(cells):
-        out += ["", "Failures:", failures(cells)]
-    return "\n".join(out)
-
-
 def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) -> str:
-    info = machine()
-    today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    versions = {c.server: c.version for c in cells.values()}
     parts = [
-        "## Page tools on real apps: scripted tasks",
-        "",
-        f"Measured {today} by `make bench-apps` (`bench/app_tasks.py`): {repeat} run(s) of every task on each",
-        "server, one run at a time, each on the app started afresh; figures are medians.",
-        "",
-        f"- tabmcp {tabmcp_version()}, Playwright MCP {versions.get('playwright', '?')}",
-        f"- {info['cpu']}; {info['chromium']}",
-        f"- 1-minute load average during the run: {load.describe()}",
-        "",
+        *heading("Page tools on real apps: scripted tasks", cells, repeat, load,
+                 "`make bench-apps` (`bench/app_tasks.py`)",
+                 "server, one run at a time, each on the app started afresh; figures are medians."),
         "One task a user would ask in each app of the real-app corpus (`bench/apps/`, docs/real-apps.md),",
         "done the way a model does it: with tabmcp, through the page tools it lists, each picked by reading",
         "the tool list at that moment (name, title, description, arguments), never by a name known in",
@@ -127,32 +108,16 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
         "",
         *_headline(cells),
         "",
-        "### Results",
-        "",
-        figures_table(cells),
-        "",
-        f"tabmcp / Playwright MCP (target ≤ {CALL_TARGET:.2f} for calls, ≤ {TARGET:.2f} for characters):",
-        "",
-        ratios_table(cells, CALL_TARGET),
-        "",
+        *results(
+            cells, f"tabmcp / Playwright MCP (target ≤ {CALL_TARGET:.2f} for calls, ≤ {TARGET:.2f} for characters):",
+            CALL_TARGET,
+        ),
         f"tabmcp's `list_changed` per call (target ≤ {LIST_CHANGED_TARGET}) and its workarounds, the next fixes",
         "for the introspectors:",
         "",
         tabmcp_table(cells),
         "",
-    ]
-    if failures(cells):
-        parts += ["Failures in this run:", "", failures(cells), ""]
-    parts += ["### The calls, one run of each", ""]
-    for task in dict.fromkeys(t for t, _ in cells):
-        parts += [f"**{TASKS[task].title}**", ""]
-        for (t, _), c in cells.items():
-            if t == task and c.sequence:
-                parts.append(f"- {LABELS.get(c.server, c.server)}: {c.sequence}")
-        parts.append("")
-    parts += [
-        "(`name` chars: a tool call and its result's size; [list N]: a `tools/list` read and its JSON size.)",
-        "",
+        *the_calls(cells, {k: t.title for k, t in TASKS.items()}),
         "### Checks",
         "",
         *[f"- {t.key} ({t.app}): {t.checks}." for t in TASKS.values()],
@@ -160,13 +125,9 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
         "Counted as in *Page tools: scripted tasks* above (bench/task_meter.py); `list_changed` counts every",
         "notification, a re-read that brought the same list included.",
         "",
-        "### Rerun",
-        "",
-        "```sh",
-        "make bench-apps                                   # bench/setup.sh, make apps, both servers, all tasks",
-        ".venv/bin/python -m bench.app_tasks --only tabmcp --tasks wiki --transcript   # one task",
-        "```",
-        "",
-        "Only a run of both servers over all tasks rewrites this section (`--doc PATH` elsewhere, `--no-doc`).",
+        *rerun(
+            "make bench-apps                                   # bench/setup.sh, make apps, both servers, all tasks",
+            ".venv/bin/python -m bench.app_tasks --only tabmcp --tasks wiki --transcript   # one task",
+        ),
     ]
     return "\n".join(parts)

@@ -1,4 +1,5 @@
-"""The scripted-task figures as tables (printed, and the docs/benchmarks.md section) with its target."""
+"""The scripted-task figures as tables (printed, and the docs/benchmarks.md section) with its target, and
+the blocks both task benches print and write (bench/app_task_report.py builds on them)."""
 
 from __future__ import annotations
 
@@ -136,6 +137,11 @@ def _tasks(cells: dict[tuple[str, str], Cell]) -> list[str]:
     return list(dict.fromkeys(t for t, _ in cells))
 
 
+def done_by_both(cells: dict[tuple[str, str], Cell]) -> list[str]:
+    """The tasks both servers did in every run: the ones the ratios count."""
+    return [t for t in _tasks(cells) if all(cells.get((t, k)) and cells[(t, k)].ok for k in ("tabmcp", "playwright"))]
+
+
 def figures_table(cells: dict[tuple[str, str], Cell]) -> str:
     lines = [
         "| task | server | succeeded | tool calls (on the page) | result chars | `tools/list` chars (reads) "
@@ -206,7 +212,7 @@ def ratios_table(cells: dict[tuple[str, str], Cell], call_target: float = TARGET
 
 def findings(cells: dict[tuple[str, str], Cell]) -> list[str]:
     """The headline, computed: what met the target, and where tabmcp's characters go."""
-    both = [t for t in _tasks(cells) if all(cells.get((t, k)) and cells[(t, k)].ok for k in ("tabmcp", "playwright"))]
+    both = done_by_both(cells)
     if not both:
         return []
     ours = [cells[(t, "tabmcp")] for t in both]
@@ -264,27 +270,86 @@ def failures(cells: dict[tuple[str, str], Cell]) -> str:
     )
 
 
-def tables(cells: dict[tuple[str, str], Cell]) -> str:
-    out = [figures_table(cells), "", "tabmcp / Playwright MCP (target ≤ 1/3 = 0.33):", "", ratios_table(cells)]
+def printed(
+    cells: dict[tuple[str, str], Cell], heading: str, call_target: float = TARGET, more: tuple[str, ...] = ()
+) -> str:
+    """The tables a bench prints: the figures, the ratios under ``heading``, ``more`` lines, the failures."""
+    out = [figures_table(cells), "", heading, "", ratios_table(cells, call_target), *more]
     if failures(cells):
         out += ["", "Failures:", failures(cells)]
     return "\n".join(out)
 
 
-def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) -> str:
+def tables(cells: dict[tuple[str, str], Cell]) -> str:
+    return printed(cells, "tabmcp / Playwright MCP (target ≤ 1/3 = 0.33):")
+
+
+def heading(
+    title: str, cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch, by: str, runs: str
+) -> list[str]:
+    """A section's title, when and ``by`` what it was measured, how the ``runs`` went (the rest of the
+    sentence), the versions, the machine and its load."""
     info = machine()
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     versions = {c.server: c.version for c in cells.values()}
-    parts = [
-        "## Page tools: scripted tasks",
+    return [
+        f"## {title}",
         "",
-        f"Measured {today} by `make bench-tasks` (`bench/tasks.py`): {repeat} run(s) of every task on each",
-        "server, one run at a time, figures are medians.",
+        f"Measured {today} by {by}: {repeat} run(s) of every task on each",
+        runs,
         "",
         f"- tabmcp {tabmcp_version()}, Playwright MCP {versions.get('playwright', '?')}",
         f"- {info['cpu']}; {info['chromium']}",
         f"- 1-minute load average during the run: {load.describe()}",
         "",
+    ]
+
+
+def results(
+    cells: dict[tuple[str, str], Cell], ratios_heading: str, call_target: float = TARGET, note: tuple[str, ...] = ()
+) -> list[str]:
+    """A section's results: the figures, a ``note`` on them (its lines, then a blank one), the ratios."""
+    return [
+        "### Results", "", figures_table(cells), "", *note, ratios_heading, "", ratios_table(cells, call_target), "",
+    ]
+
+
+def the_calls(cells: dict[tuple[str, str], Cell], titles: dict[str, str]) -> list[str]:
+    """A section's failures, if any, and the calls of one run of each task on each server (``titles``:
+    task key -> its title)."""
+    parts = ["Failures in this run:", "", failures(cells), ""] if failures(cells) else []
+    parts += ["### The calls, one run of each", ""]
+    for task in _tasks(cells):
+        parts += [f"**{titles[task]}**", ""]
+        for (t, _), c in cells.items():
+            if t == task and c.sequence:
+                parts.append(f"- {LABELS.get(c.server, c.server)}: {c.sequence}")
+        parts.append("")
+    parts += [
+        "(`name` chars: a tool call and its result's size; [list N]: a `tools/list` read and its JSON size.)",
+        "",
+    ]
+    return parts
+
+
+def rerun(make: str, one_task: str) -> list[str]:
+    """A section's last lines: how to run the bench again (``make``: the make line; ``one_task``: one task)."""
+    return [
+        "### Rerun",
+        "",
+        "```sh",
+        make,
+        one_task,
+        "```",
+        "",
+        "Only a run of both servers over all tasks rewrites this section (`--doc PATH` elsewhere, `--no-doc`).",
+    ]
+
+
+def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) -> str:
+    parts = [
+        *heading("Page tools: scripted tasks", cells, repeat, load, "`make bench-tasks` (`bench/tasks.py`)",
+                 "server, one run at a time, figures are medians."),
         "The same tasks on the bundled demo sites (`src/tabmcp/demo/sites/`, served on 127.0.0.1), done the way a",
         "model does them: with tabmcp, through the page tools the introspectors (or the page's WebMCP",
         "declarations) list; with Playwright MCP, through its generic tools (snapshot, find the control by role",
@@ -294,32 +359,13 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
         "",
         *findings(cells),
         "",
-        "### Results",
-        "",
-        figures_table(cells),
-        "",
-        "*On the page*: without the session set-up (the first `tools/list`); the wall time on the page starts",
-        "when `connect_browser {url}` / `browser_navigate` returned. `*`: calls or characters differed between",
-        "runs (medians shown).",
-        "",
-        "tabmcp / Playwright MCP (target ≤ 1/3 for calls and for characters):",
-        "",
-        ratios_table(cells),
-        "",
-    ]
-    if failures(cells):
-        parts += ["Failures in this run:", "", failures(cells), ""]
-    parts += ["### The calls, one run of each", ""]
-    for task in _tasks(cells):
-        parts.append(f"**{TASKS[task].title}**")
-        parts.append("")
-        for (t, _), c in cells.items():
-            if t == task and c.sequence:
-                parts.append(f"- {LABELS.get(c.server, c.server)}: {c.sequence}")
-        parts.append("")
-    parts += [
-        "(`name` chars: a tool call and its result's size; [list N]: a `tools/list` read and its JSON size.)",
-        "",
+        *results(cells, "tabmcp / Playwright MCP (target ≤ 1/3 for calls and for characters):", note=(
+            "*On the page*: without the session set-up (the first `tools/list`); the wall time on the page starts",
+            "when `connect_browser {url}` / `browser_navigate` returned. `*`: calls or characters differed between",
+            "runs (medians shown).",
+            "",
+        )),
+        *the_calls(cells, {k: t.title for k, t in TASKS.items()}),
         "### What is counted",
         "",
         "- **Tool calls**: every `tools/call` the model makes, set-up included (tabmcp's `connect_browser`",
@@ -366,13 +412,9 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
         "- Tasks: the list read at the end has 4 to-dos, the new one open, the dentist one done, and the page",
         '  counts "3 open, 1 done".',
         "",
-        "### Rerun",
-        "",
-        "```sh",
-        "make bench-tasks                                   # bench/setup.sh, then both servers, all tasks",
-        ".venv/bin/python -m bench.tasks --only tabmcp --tasks flights --repeat 1 --transcript   # one task",
-        "```",
-        "",
-        "Only a run of both servers over all tasks rewrites this section (`--doc PATH` elsewhere, `--no-doc`).",
+        *rerun(
+            "make bench-tasks                                   # bench/setup.sh, then both servers, all tasks",
+            ".venv/bin/python -m bench.tasks --only tabmcp --tasks flights --repeat 1 --transcript   # one task",
+        ),
     ]
     return "\n".join(parts)
