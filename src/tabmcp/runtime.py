@@ -30,6 +30,7 @@ from tabmcp.drivers.busy import TabBusy
 from tabmcp.guard.origins import ScreenshotOrigins
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import Registry
+from tabmcp.notices import ClientView
 from tabmcp.page.snapshot import SnapshotStore
 from tabmcp.policy import NavigationPolicy, PolicyWatch, Verdict
 from tabmcp.progress import NO_PROGRESS, Progress
@@ -102,10 +103,11 @@ class Runtime:
         self.snapshots = SnapshotStore()
         self.console_read: dict[int, int] = {}  # tab -> last console sequence number returned
         self.state = s.BrowserState()
+        self.client_view = ClientView()  # the tool list the client last read: notices carry news only
         self._stale_resources: set[str] = set()
         self._background: set[asyncio.Task[None]] = set()
         self._batches = 0
-        self._batch_start: tuple[object, ...] = ()
+        self._batch_start: s.Signature | None = None
         self._versions: dict[int, str] = {}  # tab -> capture version its tools were made from
         self._reads: dict[int, TabReads] = {}
         self._refreshing: dict[int, asyncio.Task[None]] = {}
@@ -187,9 +189,18 @@ class Runtime:
                         self.refresh_in_background(tab_id)  # not read since (a tab the call closed is gone)
 
     async def _notify(self) -> None:
+        now = s.visible_signature(self.state, self.catalog)
+        if not self.client_view.wants_notice(now):
+            log.debug("list changed, no notice: the client's list has every tool as it is, or a notice is unread")
+            return
+        self.client_view.notified()
         with trace.phase("notify"):
             await self.notify()
         self.recorder.write("notify", tools=self.visible_tool_names())
+
+    def listed(self) -> None:
+        """The client read the tool list (dynamic mode): later notices are weighed against it."""
+        self.client_view.listed(s.visible_signature(self.state, self.catalog))
 
     def visible_tool_names(self) -> list[str]:
         core = [t.name for t in s.visible_core_tools(self.state, self.catalog)]
