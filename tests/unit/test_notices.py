@@ -4,11 +4,10 @@ pure rule and through the runtime's one notify path (the driver serves captures 
 from __future__ import annotations
 
 import pytest
+from tests.unit.test_runtime_refresh import SEARCH, TWO_FORMS, connected, make_runtime
 
 from tabmcp.notices import ClientView, brings_news
 from tabmcp.state import Signature
-
-from tests.unit.test_runtime_refresh import SEARCH, TWO_FORMS, connected, make_runtime
 
 CORE = ("snapshot", "interact")
 SEARCH_T = ("search", "Search", "Search the site", "{}", None)
