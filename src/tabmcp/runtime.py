@@ -29,6 +29,7 @@ from tabmcp.drivers.base import (
 from tabmcp.drivers.busy import TabBusy
 from tabmcp.guard.origins import ScreenshotOrigins
 from tabmcp.introspect.api import PageTool
+from tabmcp.introspect.continuity import Face, face, keep_known_names
 from tabmcp.introspect.registry import Registry
 from tabmcp.notices import ClientView
 from tabmcp.page.snapshot import SnapshotStore
@@ -253,6 +254,7 @@ class Runtime:
         await progress.step(f"finding the page's tools ({len(capture.html):,} characters of page)")
         with trace.phase("introspection") as span:
             tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+            tools = keep_known_names(tools, self._known_names(tab_id), reserved=reserved)
             span.note(tools=len(tools))
         await progress.step(f"{len(tools)} page tools found")
         if capture.version:
@@ -260,6 +262,16 @@ class Runtime:
         else:
             self._versions.pop(tab_id, None)
         return tools
+
+    def _known_names(self, tab_id: int) -> dict[Face, str]:
+        """The names the tab's tools were listed by (the client's last read, for the focused tab, over
+        the tab's last tools): a tool that looks the same keeps its name (continuity.py)."""
+        tab = self.state.tabs.get(tab_id)
+        known = {face(t): t.name for t in (tab.tools or ())} if tab is not None else {}
+        read = self.client_view.read
+        if read is not None and tab_id == self.state.focused_tab_id:
+            known.update({tuple(t[1:]): str(t[0]) for t in read[1]})
+        return known
 
     def _reads_of(self, tab_id: int) -> TabReads:
         return self._reads.setdefault(tab_id, TabReads())

@@ -82,3 +82,31 @@ async def test_before_any_read_every_change_is_sent() -> None:
     driver.pages[1] = ("d1:1", SEARCH)
     await runtime.refresh_page_tools(1)
     assert len(notified) == before + 1
+
+
+BOXES = """<html><body><header><form action="/search" data-tabmcp-ref="e1">
+<input name="q" aria-label="Search" data-tabmcp-ref="e2"></form></header>
+<aside aria-label="Filters"><form action="/books" data-tabmcp-ref="e3">
+<input type="search" name="term" aria-label="Search" data-tabmcp-ref="e4"></form></aside></body></html>"""
+
+
+@pytest.mark.asyncio
+async def test_a_tool_that_looks_the_same_keeps_its_name_and_sends_nothing() -> None:
+    runtime, driver, notified = make_runtime()
+    driver.pages[1] = ("d1:0", BOXES)
+    await connected(runtime, 1, focus=1)
+    runtime.listed()
+    assert [t.name for t in runtime.state.page_tools] == ["search", "search_filters"]
+    before = len(notified)
+
+    header = BOXES.split("<aside")[0] + "</body></html>"
+    aside = "<html><body>" + BOXES.split("</header>")[1]
+    driver.pages[1] = ("d1:1", aside)  # alone, the filter box would be "search": it stays search_filters
+    await runtime.refresh_page_tools(1)
+    assert [t.name for t in runtime.state.page_tools] == ["search_filters"]
+    assert len(notified) == before
+
+    driver.pages[1] = ("d1:2", header)
+    await runtime.refresh_page_tools(1)
+    assert [t.name for t in runtime.state.page_tools] == ["search"]
+    assert len(notified) == before
