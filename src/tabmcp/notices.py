@@ -8,11 +8,11 @@ Compared with the list the client last read, not with the state before the chang
 - a change undone before the client heard of it (a tool gone and back) sends nothing;
 - while a notice is unread (the client has not re-read since it went out), further changes send
   nothing: the read it is about to make brings the newest list;
-- a change that only takes page tools away sends nothing. The client keeps listing tools the page no
-  longer has; calling one answers ``isError`` saying so (``gone_message``). Removals reach the
-  client with the next notice that has news. Pages of one site mostly differ by what they lack (a
-  login form gone once logged in, a row action gone with the last row): each such page would
-  otherwise cost a re-read that gives the model nothing it can call.
+- a change that only takes page tools away sends nothing. The client keeps listing tools the page
+  no longer has; calling one answers ``isError`` saying so (``TabmcpServer._unavailable``).
+  Removals reach the client with the next notice that has news. Pages of one site mostly differ by
+  what they lack (a login form gone once logged in, a row action gone with the last row): each such
+  page would otherwise cost a re-read that gives the model nothing it can call.
 
 Before the client's first read there is nothing to compare with: every change is sent.
 """
