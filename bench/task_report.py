@@ -12,6 +12,7 @@ from bench.report import LoadWatch, machine, tabmcp_version
 from bench.task_defs import TASKS
 
 if TYPE_CHECKING:
+    from bench.task_meter import Entry
     from bench.task_runner import Run
 
 TARGET = 1 / 3  # tabmcp / Playwright MCP, for calls and for characters
@@ -41,6 +42,8 @@ class Cell:
     sequence: str = ""
     focused_lists: list[tuple[int, int]] = field(default_factory=list)  # (chars, page-tool chars) of counted reads
     list_changed: float = 0  # notifications/tools/list_changed received (every re-read but the first list)
+    open_list_changed: float = 0  # the same after the first call's re-reads (a session open on the page)
+    open_calls: float = 0  # calls after the first (its connect or open)
     workarounds: list[str] = field(default_factory=list)  # generic tools a page tool should have spared
     calls_varied: bool = False  # the number of calls differed between successful runs
     chars_varied: bool = False  # the characters differed between successful runs
@@ -64,6 +67,13 @@ def _sequence(run: Run) -> str:
         else:
             parts.append(f"[list unchanged, {e.chars:,} not counted]")
     return " → ".join(parts)
+
+
+def _after_first_call(run: Run) -> list[Entry]:
+    """The entries from the second call on: what a session already open on the page would get (the
+    first call, connecting or opening the page, and the list re-reads it brings, left out)."""
+    calls = [i for i, e in enumerate(run.entries) if e.kind == "call"]
+    return run.entries[calls[1]:] if len(calls) > 1 else []
 
 
 def _short(change: str, most: int = 4) -> str:
@@ -106,6 +116,8 @@ def summarise(runs: list[Run]) -> dict[tuple[str, str], Cell]:
                 (e.chars for e in r.entries if e.kind == "tools/list"), default=0) for r in good])
             cell.unchanged_reads = med([n_reads(r, False) for r in good])
             cell.list_changed = med([sum(1 for e in r.entries if e.kind == "tools/list") - 1 for r in good])
+            cell.open_list_changed = med([sum(1 for e in _after_first_call(r) if e.kind == "tools/list") for r in good])
+            cell.open_calls = med([sum(1 for e in _after_first_call(r) if e.kind == "call") for r in good])
             cell.seconds = med([r.seconds for r in good])
             cell.seconds_on_page = med([r.seconds_on_page for r in good])
             typical = [r for r in good if n_calls(r, False) == cell.calls] or good

@@ -193,9 +193,11 @@ def test_report_totals_against_the_targets() -> None:
     theirs = 2 * 500 + 20 * 1_000
     assert t["chars"] == pytest.approx(ours / theirs)
     assert t["list_changed_per_call"] == pytest.approx(3 / 6)
+    # the connect (each task's first call) and its re-read left out: admin 1 call, 0; wiki 3 calls, 1
+    assert t["open_list_changed_per_call"] == pytest.approx(1 / 4)
     assert (t["workarounds"], t["tabmcp_done"], t["playwright_done"]) == (2, 2, 3)
     table = app_task_report.tabmcp_table(cells)
-    assert "| wiki | yes | 4 | 2 (0.50 ✗) | 2: snapshot: why 0; snapshot: why 1 |" in table
+    assert "| wiki | yes | 4 | 2 (0.50 ✗) | 3, 1 (0.33 ✗) | 2: snapshot: why 0; snapshot: why 1 |" in table
     assert "| docs | **no** (0/1) |" in table
     text = app_task_report.tables(cells)
     assert "0.30 ✓" in text  # calls ≤ 1/2
