@@ -112,7 +112,14 @@ class Meter:
 
 
 def _change(before: dict[str, str], after: dict[str, str]) -> str:
+    """``+name`` added, ``-name`` removed, ``~name(parts)`` changed, with the parts of its definition
+    that differ (``title``, ``description``, ``inputSchema``, ``annotations``...)."""
     parts = [f"+{n}" for n in after if n not in before]
     parts += [f"-{n}" for n in before if n not in after]
-    parts += [f"~{n}" for n in after if n in before and after[n] != before[n]]
+    parts += [f"~{n}({_parts(before[n], after[n])})" for n in after if n in before and after[n] != before[n]]
     return " ".join(parts)
+
+
+def _parts(before: str, after: str) -> str:
+    old, new = json.loads(before), json.loads(after)
+    return ",".join(k for k in dict.fromkeys([*old, *new]) if old.get(k) != new.get(k))

@@ -1,4 +1,5 @@
-"""The scripted-task figures as tables (printed, and the docs/benchmarks.md section) with its target."""
+"""The scripted-task figures as tables (printed, and the docs/benchmarks.md section) with its target, and
+the blocks both task benches print and write (bench/app_task_report.py builds on them)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from bench.report import LoadWatch, machine, tabmcp_version
 from bench.task_defs import TASKS
 
 if TYPE_CHECKING:
+    from bench.task_meter import Entry
     from bench.task_runner import Run
 
 TARGET = 1 / 3  # tabmcp / Playwright MCP, for calls and for characters
@@ -40,6 +42,8 @@ class Cell:
     sequence: str = ""
     focused_lists: list[tuple[int, int]] = field(default_factory=list)  # (chars, page-tool chars) of counted reads
     list_changed: float = 0  # notifications/tools/list_changed received (every re-read but the first list)
+    open_list_changed: float = 0  # the same after the first call's re-reads (a session open on the page)
+    open_calls: float = 0  # calls after the first (its connect or open)
     workarounds: list[str] = field(default_factory=list)  # generic tools a page tool should have spared
     calls_varied: bool = False  # the number of calls differed between successful runs
     chars_varied: bool = False  # the characters differed between successful runs
@@ -63,6 +67,13 @@ def _sequence(run: Run) -> str:
         else:
             parts.append(f"[list unchanged, {e.chars:,} not counted]")
     return " → ".join(parts)
+
+
+def _after_first_call(run: Run) -> list[Entry]:
+    """The entries from the second call on: what a session already open on the page would get (the
+    first call, connecting or opening the page, and the list re-reads it brings, left out)."""
+    calls = [i for i, e in enumerate(run.entries) if e.kind == "call"]
+    return run.entries[calls[1]:] if len(calls) > 1 else []
 
 
 def _short(change: str, most: int = 4) -> str:
@@ -105,6 +116,8 @@ def summarise(runs: list[Run]) -> dict[tuple[str, str], Cell]:
                 (e.chars for e in r.entries if e.kind == "tools/list"), default=0) for r in good])
             cell.unchanged_reads = med([n_reads(r, False) for r in good])
             cell.list_changed = med([sum(1 for e in r.entries if e.kind == "tools/list") - 1 for r in good])
+            cell.open_list_changed = med([sum(1 for e in _after_first_call(r) if e.kind == "tools/list") for r in good])
+            cell.open_calls = med([sum(1 for e in _after_first_call(r) if e.kind == "call") for r in good])
             cell.seconds = med([r.seconds for r in good])
             cell.seconds_on_page = med([r.seconds_on_page for r in good])
             typical = [r for r in good if n_calls(r, False) == cell.calls] or good
@@ -134,6 +147,11 @@ def ratio(ours: float, theirs: float, target: float = TARGET) -> str:
 
 def _tasks(cells: dict[tuple[str, str], Cell]) -> list[str]:
     return list(dict.fromkeys(t for t, _ in cells))
+
+
+def done_by_both(cells: dict[tuple[str, str], Cell]) -> list[str]:
+    """The tasks both servers did in every run: the ones the ratios count."""
+    return [t for t in _tasks(cells) if all(cells.get((t, k)) and cells[(t, k)].ok for k in ("tabmcp", "playwright"))]
 
 
 def figures_table(cells: dict[tuple[str, str], Cell]) -> str:
@@ -206,7 +224,7 @@ def ratios_table(cells: dict[tuple[str, str], Cell], call_target: float = TARGET
 
 def findings(cells: dict[tuple[str, str], Cell]) -> list[str]:
     """The headline, computed: what met the target, and where tabmcp's characters go."""
-    both = [t for t in _tasks(cells) if all(cells.get((t, k)) and cells[(t, k)].ok for k in ("tabmcp", "playwright"))]
+    both = done_by_both(cells)
     if not both:
         return []
     ours = [cells[(t, "tabmcp")] for t in both]
@@ -264,27 +282,86 @@ def failures(cells: dict[tuple[str, str], Cell]) -> str:
     )
 
 
-def tables(cells: dict[tuple[str, str], Cell]) -> str:
-    out = [figures_table(cells), "", "tabmcp / Playwright MCP (target ≤ 1/3 = 0.33):", "", ratios_table(cells)]
+def printed(
+    cells: dict[tuple[str, str], Cell], heading: str, call_target: float = TARGET, more: tuple[str, ...] = ()
+) -> str:
+    """The tables a bench prints: the figures, the ratios under ``heading``, ``more`` lines, the failures."""
+    out = [figures_table(cells), "", heading, "", ratios_table(cells, call_target), *more]
     if failures(cells):
         out += ["", "Failures:", failures(cells)]
     return "\n".join(out)
 
 
-def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) -> str:
+def tables(cells: dict[tuple[str, str], Cell]) -> str:
+    return printed(cells, "tabmcp / Playwright MCP (target ≤ 1/3 = 0.33):")
+
+
+def heading(
+    title: str, cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch, by: str, runs: str
+) -> list[str]:
+    """A section's title, when and ``by`` what it was measured, how the ``runs`` went (the rest of the
+    sentence), the versions, the machine and its load."""
     info = machine()
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     versions = {c.server: c.version for c in cells.values()}
-    parts = [
-        "## Page tools: scripted tasks",
+    return [
+        f"## {title}",
         "",
-        f"Measured {today} by `make bench-tasks` (`bench/tasks.py`): {repeat} run(s) of every task on each",
-        "server, one run at a time, figures are medians.",
+        f"Measured {today} by {by}: {repeat} run(s) of every task on each",
+        runs,
         "",
         f"- tabmcp {tabmcp_version()}, Playwright MCP {versions.get('playwright', '?')}",
         f"- {info['cpu']}; {info['chromium']}",
         f"- 1-minute load average during the run: {load.describe()}",
         "",
+    ]
+
+
+def results(
+    cells: dict[tuple[str, str], Cell], ratios_heading: str, call_target: float = TARGET, note: tuple[str, ...] = ()
+) -> list[str]:
+    """A section's results: the figures, a ``note`` on them (its lines, then a blank one), the ratios."""
+    return [
+        "### Results", "", figures_table(cells), "", *note, ratios_heading, "", ratios_table(cells, call_target), "",
+    ]
+
+
+def the_calls(cells: dict[tuple[str, str], Cell], titles: dict[str, str]) -> list[str]:
+    """A section's failures, if any, and the calls of one run of each task on each server (``titles``:
+    task key -> its title)."""
+    parts = ["Failures in this run:", "", failures(cells), ""] if failures(cells) else []
+    parts += ["### The calls, one run of each", ""]
+    for task in _tasks(cells):
+        parts += [f"**{titles[task]}**", ""]
+        for (t, _), c in cells.items():
+            if t == task and c.sequence:
+                parts.append(f"- {LABELS.get(c.server, c.server)}: {c.sequence}")
+        parts.append("")
+    parts += [
+        "(`name` chars: a tool call and its result's size; [list N]: a `tools/list` read and its JSON size.)",
+        "",
+    ]
+    return parts
+
+
+def rerun(make: str, one_task: str) -> list[str]:
+    """A section's last lines: how to run the bench again (``make``: the make line; ``one_task``: one task)."""
+    return [
+        "### Rerun",
+        "",
+        "```sh",
+        make,
+        one_task,
+        "```",
+        "",
+        "Only a run of both servers over all tasks rewrites this section (`--doc PATH` elsewhere, `--no-doc`).",
+    ]
+
+
+def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) -> str:
+    parts = [
+        *heading("Page tools: scripted tasks", cells, repeat, load, "`make bench-tasks` (`bench/tasks.py`)",
+                 "server, one run at a time, figures are medians."),
         "The same tasks on the bundled demo sites (`src/tabmcp/demo/sites/`, served on 127.0.0.1), done the way a",
         "model does them: with tabmcp, through the page tools the introspectors (or the page's WebMCP",
         "declarations) list; with Playwright MCP, through its generic tools (snapshot, find the control by role",
@@ -294,32 +371,13 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
         "",
         *findings(cells),
         "",
-        "### Results",
-        "",
-        figures_table(cells),
-        "",
-        "*On the page*: without the session set-up (the first `tools/list`); the wall time on the page starts",
-        "when `connect_browser {url}` / `browser_navigate` returned. `*`: calls or characters differed between",
-        "runs (medians shown).",
-        "",
-        "tabmcp / Playwright MCP (target ≤ 1/3 for calls and for characters):",
-        "",
-        ratios_table(cells),
-        "",
-    ]
-    if failures(cells):
-        parts += ["Failures in this run:", "", failures(cells), ""]
-    parts += ["### The calls, one run of each", ""]
-    for task in _tasks(cells):
-        parts.append(f"**{TASKS[task].title}**")
-        parts.append("")
-        for (t, _), c in cells.items():
-            if t == task and c.sequence:
-                parts.append(f"- {LABELS.get(c.server, c.server)}: {c.sequence}")
-        parts.append("")
-    parts += [
-        "(`name` chars: a tool call and its result's size; [list N]: a `tools/list` read and its JSON size.)",
-        "",
+        *results(cells, "tabmcp / Playwright MCP (target ≤ 1/3 for calls and for characters):", note=(
+            "*On the page*: without the session set-up (the first `tools/list`); the wall time on the page starts",
+            "when `connect_browser {url}` / `browser_navigate` returned. `*`: calls or characters differed between",
+            "runs (medians shown).",
+            "",
+        )),
+        *the_calls(cells, {k: t.title for k, t in TASKS.items()}),
         "### What is counted",
         "",
         "- **Tool calls**: every `tools/call` the model makes, set-up included (tabmcp's `connect_browser`",
@@ -366,13 +424,9 @@ def section(cells: dict[tuple[str, str], Cell], repeat: int, load: LoadWatch) ->
         "- Tasks: the list read at the end has 4 to-dos, the new one open, the dentist one done, and the page",
         '  counts "3 open, 1 done".',
         "",
-        "### Rerun",
-        "",
-        "```sh",
-        "make bench-tasks                                   # bench/setup.sh, then both servers, all tasks",
-        ".venv/bin/python -m bench.tasks --only tabmcp --tasks flights --repeat 1 --transcript   # one task",
-        "```",
-        "",
-        "Only a run of both servers over all tasks rewrites this section (`--doc PATH` elsewhere, `--no-doc`).",
+        *rerun(
+            "make bench-tasks                                   # bench/setup.sh, then both servers, all tasks",
+            ".venv/bin/python -m bench.tasks --only tabmcp --tasks flights --repeat 1 --transcript   # one task",
+        ),
     ]
     return "\n".join(parts)

@@ -1,5 +1,5 @@
-"""One scripted task run on one server, measured: what ``bench.tasks`` (demo sites) and ``bench.app_tasks``
-(real apps) share.
+"""Scripted task runs on each server, measured: what ``bench.tasks`` (demo sites) and ``bench.app_tasks``
+(real apps) share, from the options and the run loop to the tables printed and the section written.
 
 A run is a fresh server (and browser) over stdio, driven by the MCP Python SDK client; the script plays
 the model through a ``Meter`` (bench/task_meter.py) and returns the answer it read from the page; a
@@ -9,14 +9,20 @@ check (the task's own) says what is wrong with it, if anything.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import sys
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
+from bench import doc_sections
 from bench.adapters import PeerMissing, PlaywrightMcp, Tabmcp
 from bench.adapters.base import Adapter
+from bench.report import REPO, LoadWatch
 from bench.run import DEFAULT_PEERS
 from bench.task_meter import Entry, Meter, TaskFailed
 
@@ -110,3 +116,80 @@ def line(i: int, repeat: int, run: Run) -> str:
         f"[{i + 1}/{repeat}] {run.task:10} {run.server:10} {calls:3} calls {chars:>8,} chars "
         f"{run.seconds:6.1f} s  {status}{more}"
     )
+
+
+# One run of a task on a server: (server key, task key, the servers' stderr) -> the run, measured.
+PlayOne = Callable[[str, str, IO[str]], Awaitable[Run]]
+
+
+class Report(Protocol):
+    """What a task bench's report module offers (bench/task_report.py, bench/app_task_report.py)."""
+
+    def summarise(self, runs: list[Run]) -> Any: ...
+
+    def tables(self, cells: Any) -> str: ...
+
+    def section(self, cells: Any, repeat: int, load: LoadWatch) -> str: ...
+
+
+@dataclass
+class Bench:
+    """One task bench: its servers' scripts, its tasks, its report and where its runs play."""
+
+    prog: str
+    description: str | None
+    servers: dict[str, dict[str, Any]]  # server key -> task key -> script
+    tasks: Mapping[str, Any]
+    report: Report
+    doc_key: str  # its section of docs/benchmarks.md
+    repeat: int  # the default of --repeat
+    log_name: str  # the servers' stderr goes to a temp file named after it
+    # What every run needs, open for the whole bench: a note for the log line and the run of one task.
+    stage: Callable[[argparse.Namespace], AbstractContextManager[tuple[str, PlayOne]]]
+
+
+def parse(bench: Bench, argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog=bench.prog, description=bench.description)
+    common_args(p, list(bench.servers), list(bench.tasks), bench.repeat)
+    return p.parse_args(argv)
+
+
+async def run_all(bench: Bench, args: argparse.Namespace) -> list[Run]:
+    """Every task on every server asked for, ``--repeat`` times over, interleaved."""
+    runs: list[Run] = []
+    log_path = args.server_log or Path(tempfile.mkstemp(prefix=f"tabmcp-bench-{bench.log_name}-", suffix=".log")[1])
+    args.server_log_used = log_path
+    with bench.stage(args) as (note, play_one), log_path.open("w") as errlog:
+        log(f"{note}server stderr → {log_path}")
+        for i in range(args.repeat):
+            for task_key in args.tasks:
+                for key in [k for k in bench.servers if k in args.only]:
+                    run = await play_one(key, task_key, errlog)
+                    log(line(i, args.repeat, run))
+                    runs.append(run)
+    return runs
+
+
+def main(bench: Bench, argv: list[str] | None = None) -> int:
+    """Runs the bench, prints its tables, and after a run of every server over every task writes its
+    section of docs/benchmarks.md (or ``--doc``)."""
+    args = parse(bench, argv)
+    with LoadWatch() as load:
+        runs = asyncio.run(run_all(bench, args))
+    summary = bench.report.summarise(runs)
+    sys.stdout.write(bench.report.tables(summary) + "\n")
+    failed = [r for r in runs if not r.ok]
+    if failed:
+        sys.stdout.write(f"\n{len(failed)} run(s) failed; the servers' stderr: {args.server_log_used}\n")
+    elif not args.server_log:
+        args.server_log_used.unlink(missing_ok=True)
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) for r in runs], indent=1, default=str))
+    full = set(args.only) == set(bench.servers) and set(args.tasks) == set(bench.tasks)
+    target = args.doc or (REPO / "docs" / "benchmarks.md" if full else None)
+    if target and not args.no_doc:
+        body = bench.report.section(summary, args.repeat, load)
+        old = target.read_text() if target.exists() else ""
+        target.write_text(doc_sections.put(old, bench.doc_key, body))
+        log(f"wrote the section into {target}")
+    return 1 if failed else 0

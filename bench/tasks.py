@@ -11,21 +11,18 @@ scripted tasks" of docs/benchmarks.md (the rest of the file is left alone).
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import sys
-import tempfile
-from dataclasses import asdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 if __package__ in (None, ""):  # run as a script: make `bench` and the repo importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import doc_sections, task_playwright, task_report, task_tabmcp
-from bench.report import REPO, LoadWatch
+from bench import task_playwright, task_report, task_runner, task_tabmcp
 from bench.task_defs import TASKS
-from bench.task_runner import Run, common_args, line, log, run_once
+from bench.task_runner import Bench, PlayOne, Run, run_once
 from tabmcp.demo.sites import SiteServer
 
 SERVERS: dict[str, dict[str, Any]] = {"tabmcp": task_tabmcp.SCRIPTS, "playwright": task_playwright.SCRIPTS}
@@ -33,52 +30,29 @@ DOC_KEY = "tasks"
 __all__ = ["Run", "main"]
 
 
-def parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m bench.tasks", description=__doc__)
-    common_args(p, list(SERVERS), list(TASKS), 3)
-    return p.parse_args(argv)
+@contextmanager
+def _on_demo_sites(args: argparse.Namespace) -> Iterator[tuple[str, PlayOne]]:
+    """The demo sites served for the whole bench; each run plays its task on its page there."""
+    with SiteServer() as site:
+
+        async def play_one(key: str, task_key: str, errlog: IO[str]) -> Run:
+            script, url = SERVERS[key][task_key], site.url(TASKS[task_key].page)
+            return await run_once(
+                key, task_key, lambda m: script(m, url), TASKS[task_key].check,
+                args.peers_dir, errlog, args.transcript,
+            )
+
+        yield f"demo sites at {site.base_url}; ", play_one
 
 
-async def run_all(args: argparse.Namespace) -> list[Run]:
-    runs: list[Run] = []
-    log_path = args.server_log or Path(tempfile.mkstemp(prefix="tabmcp-bench-tasks-", suffix=".log")[1])
-    args.server_log_used = log_path
-    with SiteServer() as site, log_path.open("w") as errlog:
-        log(f"demo sites at {site.base_url}; server stderr → {log_path}")
-        for i in range(args.repeat):
-            for task_key in args.tasks:
-                for key in [k for k in SERVERS if k in args.only]:
-                    script, url = SERVERS[key][task_key], site.url(TASKS[task_key].page)
-                    run = await run_once(
-                        key, task_key, lambda m, s=script, u=url: s(m, u), TASKS[task_key].check,
-                        args.peers_dir, errlog, args.transcript,
-                    )
-                    log(line(i, args.repeat, run))
-                    runs.append(run)
-    return runs
+BENCH = Bench(
+    prog="python -m bench.tasks", description=__doc__, servers=SERVERS, tasks=TASKS, report=task_report,
+    doc_key=DOC_KEY, repeat=3, log_name="tasks", stage=_on_demo_sites,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse(argv)
-    with LoadWatch() as load:
-        runs = asyncio.run(run_all(args))
-    summary = task_report.summarise(runs)
-    sys.stdout.write(task_report.tables(summary) + "\n")
-    failed = [r for r in runs if not r.ok]
-    if failed:
-        sys.stdout.write(f"\n{len(failed)} run(s) failed; the servers' stderr: {args.server_log_used}\n")
-    elif not args.server_log:
-        args.server_log_used.unlink(missing_ok=True)
-    if args.json:
-        args.json.write_text(json.dumps([asdict(r) for r in runs], indent=1, default=str))
-    full = set(args.only) == set(SERVERS) and set(args.tasks) == set(TASKS)
-    target = args.doc or (REPO / "docs" / "benchmarks.md" if full else None)
-    if target and not args.no_doc:
-        body = task_report.section(summary, args.repeat, load)
-        old = target.read_text() if target.exists() else ""
-        target.write_text(doc_sections.put(old, DOC_KEY, body))
-        log(f"wrote the section into {target}")
-    return 1 if failed else 0
+    return task_runner.main(BENCH, argv)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 // tabmcp service worker: the page host. What the server's page session (src/tabmcp/drivers/session/)
 // asks of a tab, one browser call each (the page agent in frames, debugger commands, captures,
 // navigations), and the browser's page events forwarded to it. background.js loads it
-// (importScripts) before its own code: it declares functions and its own state only, and reads
-// background.js's constants and helpers when it is called.
+// (importScripts) before the worker's other files: it declares functions and its own state only,
+// and reads background.js's constants and the other files' functions when it is called.
 'use strict';
 
 // ---------------------------------------------------------------------------------------------

@@ -15,8 +15,8 @@
 // another server, when another server's `connect` replaces them, and when the browser closes.
 //
 // Loaded by background.js with importScripts; it shares the worker's global scope, so everything
-// here stays inside one object, `tabmcpPolicy`. It uses background.js's ProtocolError, sendEvent
-// and log when called, never while loading.
+// here stays inside one object, `tabmcpPolicy`. It uses the worker's ProtocolError and log
+// (background.js) and sendEvent (link.js) when called, never while loading.
 'use strict';
 
 const tabmcpPolicy = (() => {
@@ -191,7 +191,7 @@ const tabmcpPolicy = (() => {
     return null;
   }
 
-  // Settled once the kept policy is read: background.js answers no request before that.
+  // Settled once the kept policy is read: the worker (frames.js) answers no request before that.
   let restored = false;
   const ready = serially(restore).then(() => { restored = true; });
 
@@ -200,7 +200,7 @@ const tabmcpPolicy = (() => {
     if (reason) sendEvent({ type: 'navigationBlocked', tabId: details.tabId, url: details.url, reason });
   }
 
-  // Registered at top level (before background.js's own listener), so the server hears of a
+  // Registered at top level (before page_events.js's listener), so the server hears of a
   // block before the answer of the request that caused it.
   chrome.webNavigation.onErrorOccurred.addListener((details) => {
     if (details.frameId !== 0 || details.tabId < 0 || details.error !== BLOCKED_BY_CLIENT) return;

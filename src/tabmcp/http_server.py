@@ -20,7 +20,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tabmcp.addresses import is_loopback, url_host
 from tabmcp.config import Settings
-from tabmcp.jsonrpc_check import check_message
+from tabmcp.jsonrpc_check import HEAD_BYTES, MAX_MESSAGE_BYTES, TooLarge, check_message, too_large
 
 log = logging.getLogger(__name__)
 ENDPOINT = "/mcp"
@@ -150,6 +150,9 @@ class Gate:
             body = await _read_body(receive)
             if body is None:
                 return  # the client went away before it finished sending
+            if isinstance(body, TooLarge):
+                await _json_reply(send, 413, too_large(body.head).model_dump_json(by_alias=True).encode())
+                return
             error = check_message(body)
             if error is not None:  # answered here: the SDK would answer -32602 with pydantic's dump of the input
                 await _json_reply(send, 400, error.model_dump_json(by_alias=True, exclude_unset=True).encode())
@@ -181,13 +184,19 @@ class Gate:
         )
 
 
-async def _read_body(receive: Receive) -> bytes | None:
+async def _read_body(receive: Receive) -> bytes | TooLarge | None:
+    """The request's body; None when the client went away; past ``MAX_MESSAGE_BYTES``, its head."""
     chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             return None
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        chunks.append(chunk)
+        if size > MAX_MESSAGE_BYTES:
+            return TooLarge(b"".join(chunks)[:HEAD_BYTES])
         if not message.get("more_body", False):
             return b"".join(chunks)
 

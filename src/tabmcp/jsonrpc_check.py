@@ -11,6 +11,8 @@ Batches (arrays) are refused: MCP since 2025-06-18 has none.
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
@@ -20,6 +22,12 @@ from tabmcp.echo import quote
 
 ONE_PER_LINE = "send one JSON-RPC 2.0 object per message"
 MAX_METHOD = 200  # no MCP method name comes near; the SDK's "Method not found" repeats the name in full
+# The largest message read: no tool argument comes near (pages, scripts and texts are capped far
+# lower), and a client that sends more is answered instead of growing the server without bound.
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+HEAD_BYTES = 1024  # kept of a message too large: enough to find its id
+# an id at the top level of an object, before any nested value: the head of a message too large to read
+_HEAD_ID = re.compile(rb'^\s*\{[^{}\[\]]*?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
 
 def check_message(raw: str | bytes) -> types.JSONRPCError | None:
@@ -47,6 +55,25 @@ def check_message(raw: str | bytes) -> types.JSONRPCError | None:
     if not isinstance(value, dict):
         return _error(None, INVALID_REQUEST, f"Invalid Request: the message is a JSON {_kind(value)}, not an object")
     return _error(_id_of(value), INVALID_REQUEST, f"Invalid Request: {_what_is_wrong(value)}")
+
+
+@dataclass(frozen=True)
+class TooLarge:
+    """A message over ``MAX_MESSAGE_BYTES``, dropped as it came in: its first bytes, for the reply's id."""
+
+    head: bytes
+
+
+def too_large(head: bytes) -> types.JSONRPCError:
+    """The error for a message over ``MAX_MESSAGE_BYTES``, with its id when its first bytes
+    (``head``) show one at the top level before any nested value."""
+    request_id: types.RequestId | None = None
+    found = _HEAD_ID.match(head)
+    if found is not None:
+        with_id = json.loads(found.group(1))
+        request_id = with_id if isinstance(with_id, str | int) else None
+    limit = f"{MAX_MESSAGE_BYTES // (1024 * 1024)} MiB"
+    return _error(request_id, INVALID_REQUEST, f"Invalid Request: the message is over {limit}, the most tabmcp reads")
 
 
 def _id_of(message: dict[str, Any]) -> types.RequestId | None:

@@ -29,7 +29,9 @@ from tabmcp.drivers.base import (
 from tabmcp.drivers.busy import TabBusy
 from tabmcp.guard.origins import ScreenshotOrigins
 from tabmcp.introspect.api import PageTool
+from tabmcp.introspect.continuity import Face, face, keep_known_names
 from tabmcp.introspect.registry import Registry
+from tabmcp.notices import ClientView
 from tabmcp.page.snapshot import SnapshotStore
 from tabmcp.policy import NavigationPolicy, PolicyWatch, Verdict
 from tabmcp.progress import NO_PROGRESS, Progress
@@ -102,10 +104,11 @@ class Runtime:
         self.snapshots = SnapshotStore()
         self.console_read: dict[int, int] = {}  # tab -> last console sequence number returned
         self.state = s.BrowserState()
+        self.client_view = ClientView()  # the tool list the client last read: notices carry news only
         self._stale_resources: set[str] = set()
         self._background: set[asyncio.Task[None]] = set()
         self._batches = 0
-        self._batch_start: tuple[object, ...] = ()
+        self._batch_start: s.Signature | None = None
         self._versions: dict[int, str] = {}  # tab -> capture version its tools were made from
         self._reads: dict[int, TabReads] = {}
         self._refreshing: dict[int, asyncio.Task[None]] = {}
@@ -187,9 +190,18 @@ class Runtime:
                         self.refresh_in_background(tab_id)  # not read since (a tab the call closed is gone)
 
     async def _notify(self) -> None:
+        now = s.visible_signature(self.state, self.catalog)
+        if not self.client_view.wants_notice(now):
+            log.debug("list changed, no notice: the client's list has every tool as it is, or a notice is unread")
+            return
+        self.client_view.notified()
         with trace.phase("notify"):
             await self.notify()
         self.recorder.write("notify", tools=self.visible_tool_names())
+
+    def listed(self) -> None:
+        """The client read the tool list (dynamic mode): later notices are weighed against it."""
+        self.client_view.listed(s.visible_signature(self.state, self.catalog))
 
     def visible_tool_names(self) -> list[str]:
         core = [t.name for t in s.visible_core_tools(self.state, self.catalog)]
@@ -242,6 +254,7 @@ class Runtime:
         await progress.step(f"finding the page's tools ({len(capture.html):,} characters of page)")
         with trace.phase("introspection") as span:
             tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+            tools = keep_known_names(tools, self._known_names(tab_id), reserved=reserved)
             span.note(tools=len(tools))
         await progress.step(f"{len(tools)} page tools found")
         if capture.version:
@@ -249,6 +262,16 @@ class Runtime:
         else:
             self._versions.pop(tab_id, None)
         return tools
+
+    def _known_names(self, tab_id: int) -> dict[Face, str]:
+        """The names the tab's tools were listed by (the client's last read, for the focused tab, over
+        the tab's last tools): a tool that looks the same keeps its name (continuity.py)."""
+        tab = self.state.tabs.get(tab_id)
+        known = {face(t): t.name for t in (tab.tools or ())} if tab is not None else {}
+        read = self.client_view.read
+        if read is not None and tab_id == self.state.focused_tab_id:
+            known.update({tuple(t[1:]): str(t[0]) for t in read[1]})
+        return known
 
     def _reads_of(self, tab_id: int) -> TabReads:
         return self._reads.setdefault(tab_id, TabReads())

@@ -155,6 +155,7 @@ class TabmcpServer(Server[Any]):
         if self.app.static_for(ctx):  # the same list in every state; page tools through call_page_tool
             return types.ListToolsResult(tools=[core_tool_listing(t) for t in self.app.catalog])
         self.app.rereads.listed(workspace.key)
+        runtime.listed()
         always = self.app.always_load
         tools = [core_tool_listing(t, t.name in always) for t in self.visible_core_tools(runtime)]
         tools += [page_tool_listing(t, always_load="page" in always) for t in runtime.state.page_tools]
@@ -266,6 +267,19 @@ class TabmcpServer(Server[Any]):
             pages = [t.name for t in state.page_tools]
             available = [n for n in available if n not in pages] + [t.name for t in self.app.catalog if t.static_only]
         data: dict[str, Any] = {"availableTools": available}
+        if name not in known and not static and runtime.client_view.had(name):
+            # a page tool the client still lists: the page lost it, and a change that only takes tools
+            # away sends no list_changed (notices.py)
+            tab = state.focused_tab
+            where = f" ({tab.url})" if tab is not None and tab.url else ""
+            pages = [t.name for t in state.page_tools]
+            why = (
+                f"The page tool {quote(name, mark=APOSTROPHE)} is no longer on the focused page{where}: the page "
+                "changed since the tool list was read, and nothing was done. Its page tools now: "
+                f"{', '.join(pages) or 'none'} (tools/list has them in full)"
+            )
+            data["code"] = "TOOL_NOT_FOUND"
+            return error_result(f"{why}. Available tools: {', '.join(available)}.", data)
         if name not in known:
             why = f"Unknown tool {quote(name, mark=APOSTROPHE)} (page tools change with the focused page)"
             if static:

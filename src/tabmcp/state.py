@@ -161,7 +161,11 @@ def visible_core_tools(state: BrowserState, catalog: Iterable[T]) -> list[T]:
     return [tool for tool in catalog if mode in tool.available_in]
 
 
-def visible_signature(state: BrowserState, catalog: Iterable[Declared]) -> tuple[object, ...]:
+# core tool names, and each page tool as (name, title, description, schema JSON, hints)
+Signature = tuple[tuple[str, ...], tuple[tuple[object, ...], ...]]
+
+
+def visible_signature(state: BrowserState, catalog: Iterable[Declared]) -> Signature:
     """What the client can observe of the list: names of core tools, and page tools in full."""
     core = tuple(t.name for t in visible_core_tools(state, catalog))
     page = tuple(

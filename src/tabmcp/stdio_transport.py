@@ -32,7 +32,7 @@ import anyio
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from tabmcp.jsonrpc_check import check_message
+from tabmcp.jsonrpc_check import HEAD_BYTES, MAX_MESSAGE_BYTES, TooLarge, check_message, too_large
 
 READ_CHUNK = 256 * 1024
 
@@ -40,7 +40,7 @@ READ_CHUNK = 256 * 1024
 class CheckedLines:
     """The lines of ``source`` that are JSON-RPC messages; the others are answered on ``reply_to``."""
 
-    def __init__(self, source: AsyncIterable[str]) -> None:
+    def __init__(self, source: AsyncIterable[str | TooLarge]) -> None:
         self.source = source
         self._writer: Any = None
         self._ready = anyio.Event()
@@ -52,9 +52,12 @@ class CheckedLines:
 
     async def __aiter__(self) -> AsyncIterator[str]:
         async for line in self.source:
-            if not line.strip():
+            if isinstance(line, TooLarge):
+                error = too_large(line.head)
+            elif not line.strip():
                 continue  # a blank line is no message: nothing to answer
-            error = check_message(line)
+            else:
+                error = check_message(line)
             if error is None:
                 yield line
                 continue
@@ -63,18 +66,34 @@ class CheckedLines:
 
 
 class PipeLines:
-    """The lines of a pipe read by the event loop (text decoded as the SDK decodes it, bad bytes replaced)."""
+    """The lines of a pipe read by the event loop (text decoded as the SDK decodes it, bad bytes
+    replaced); a line over ``max_bytes`` is dropped as it arrives and given as ``TooLarge``."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    def __init__(self, reader: asyncio.StreamReader, max_bytes: int = MAX_MESSAGE_BYTES) -> None:
         self.reader = reader
+        self.max_bytes = max_bytes
 
-    async def __aiter__(self) -> AsyncIterator[str]:
-        pending = b""
+    async def __aiter__(self) -> AsyncIterator[str | TooLarge]:
+        pending = bytearray()
+        dropping = False  # the rest of a line found too large
         while chunk := await self.reader.read(READ_CHUNK):
-            lines = (pending + chunk).split(b"\n")
-            pending = lines.pop()
-            for line in lines:
-                yield line.decode("utf-8", errors="replace") + "\n"
+            start = 0
+            while start < len(chunk):
+                end = chunk.find(b"\n", start)
+                piece = chunk[start:] if end == -1 else chunk[start:end]
+                if not dropping:
+                    pending += piece
+                    if len(pending) > self.max_bytes:
+                        yield TooLarge(bytes(pending[:HEAD_BYTES]))
+                        pending.clear()
+                        dropping = True
+                if end == -1:
+                    break
+                if not dropping:
+                    yield pending.decode("utf-8", errors="replace") + "\n"
+                pending.clear()
+                dropping = False
+                start = end + 1
         if pending:
             yield pending.decode("utf-8", errors="replace")
 

@@ -1,15 +1,37 @@
-"""The live tests on real apps (bench/apps) find page tools by what they take or say rather than by
-name: names improve on their own, and bench.apps report judges them."""
+"""What the live tests on real apps (bench/apps) share: the app a test names, started on fresh data; a
+server with a launched browser on one of its pages; page tools found by what they take or say rather
+than by name (names improve on their own, and bench.apps report judges them)."""
 
 from __future__ import annotations
 
 import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import mcp_types as types
+import pytest
+from bench.apps import load
+from bench.apps.runner import Running, running
 
 from tabmcp.demo.client import StdioSession, text_of
-from tests.integration.conftest import CORE_FOCUSED
+from tests.integration.conftest import CORE_FOCUSED, serve
+
+
+@pytest.fixture(name="app")
+def app_fixture(request: pytest.FixtureRequest) -> Iterator[Running]:
+    """The app the test names (``indirect``), started on fresh data; stopped with all it started."""
+    with running(load(request.param)) as live:
+        yield live
+
+
+@asynccontextmanager
+async def on_page(server_log: object, app: Running, path: str) -> AsyncIterator[StdioSession]:
+    """`tabmcp serve` on the test's driver, its browser launched and a tab open on ``path`` of ``app``."""
+    async with serve(server_log, ws_port="0") as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": app.url(path)})
+        yield client
 
 
 def page_tools(tools: list[types.Tool]) -> list[types.Tool]:

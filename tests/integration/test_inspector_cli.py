@@ -34,7 +34,8 @@ def run_cli(inspector: Path, tmp_path: Path, *args: str, **settings: str) -> sub
     for key, value in {"ws_port": "0", "pairing_token": PAIRING_TOKEN, "log_level": "WARNING", **settings}.items():
         env_args += ["-e", f"TABMCP_{key.upper()}={value}"]
     return subprocess.run(
-        [str(inspector), "--cli", *env_args, command, *prefix, "serve", *args],
+        # the server's start can take longer than the CLI's 15 s default on a loaded machine
+        [str(inspector), "--cli", "--connect-timeout", "90000", *env_args, command, *prefix, "serve", *args],
         capture_output=True,
         text=True,
         timeout=120,

@@ -3,10 +3,11 @@ headless Chromium with the real extension, the demo sites of src/tabmcp/demo/sit
 
 The page changes through the generic `interact` tool (a click that opens a dialog, an in-page link or
 button whose handler routes with pushState or the hash) or by itself (results that arrive later), and
-the focused tab's tools follow by the agent's debounced `toolsChanged`: one list_changed when the set
-changed, none when it did not (typing, a click that only changes a row, a re-sort, a route to a
-shorter list). `list_tabs` keeps `toolCount` true for tabs that are not focused. A client with a stale
-list gets an error it can act on.
+the focused tab's tools follow by the agent's debounced `toolsChanged`: one list_changed when the
+client's list lacks a tool the page has now, none when it does not (typing, a click that only changes
+a row, a re-sort, a route to a shorter list, a change that only takes tools away). `list_tabs` keeps
+`toolCount` true for tabs that are not focused. A client with a stale list gets an error it can act
+on.
 """
 
 from __future__ import annotations
@@ -49,6 +50,14 @@ async def tools_become(client: StdioSession, wanted: list[str]) -> None:
             await client.wait_changes(seen + 1)
 
 
+async def _page_tools_are(client: StdioSession, wanted: list[str]) -> bool:
+    return await page_tools(client) == wanted
+
+
+async def _count_is(client: StdioSession, tab_id: int, wanted: int) -> bool:
+    return (await tool_counts(client))[tab_id] == wanted
+
+
 async def act(client: StdioSession, action: str, **target: Any) -> dict[str, Any]:
     return await client.call_ok("interact", {"action": action, **target})
 
@@ -76,7 +85,7 @@ async def test_dom_changes_made_through_interact(sites: SiteServer, server_log: 
     not the tools: no list_changed."""
     async with serve(server_log, ws_port="0") as client:
         await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": sites.url("mail/index.html")})
+        tab = (await client.call_ok("open_tab", {"url": sites.url("mail/index.html")}))["tab"]["id"]
         await client.wait_changes(2)
         inbox = await page_tools(client)
         assert inbox == ["search_inbox", "compose_email", "open_thread", "list_messages", "archive_selected",
@@ -110,17 +119,23 @@ async def test_dom_changes_made_through_interact(sites: SiteServer, server_log: 
         await act(client, "fill", target="role=textbox[name=Subject]", text="Lunch")
         await no_change_since(client, changes + 1)
 
-        # closing the draft: the list is the inbox's again, one more list_changed
+        # closing the draft: the page's tools are the inbox's again, which only takes the draft's
+        # button away (compose_email reads the same): no list_changed, the client keeps "compose" and a
+        # call to it says the page lost it (list_tabs counts the tools without reading the list)
         await act(client, "click", target="role=button[name=Save & close]")
-        await client.wait_changes(changes + 2)
+        await eventually(lambda: _count_is(client, tab, len(inbox)), "the inbox's tools again")
+        gone = await client.call("compose", {})
+        assert gone.is_error
+        assert "'compose' is no longer on the focused page" in text_of(gone) and "compose_email" in text_of(gone)
+        assert client.changes == changes + 1
         assert await page_tools(client) == inbox
-        await no_change_since(client, changes + 2)
+        await no_change_since(client, changes + 1)
 
         # a search from the page's own box routes to #search/… and lists 4 rows: a new route, the same tools
         await act(client, "fill", target="role=textbox[name=Search mail]", text="is:unread")
         routed = await act(client, "press", target="role=textbox[name=Search mail]", key="Enter")
         assert routed["navigated"]["url"].endswith("/mail/index.html#search/is%3Aunread")
-        await no_change_since(client, changes + 2)
+        await no_change_since(client, changes + 1)
         assert len((await client.call_ok("list_messages"))["messages"]) == 4
 
 
@@ -186,9 +201,10 @@ async def test_route_changes_made_by_the_page(sites: SiteServer, server_log: obj
         issues = await page_tools(client)
         assert set(issues) - set(code) == {"new_issue"}
         await no_change_since(client, changes + 1)
-        await act(client, "click", target="css=a#code-tab")  # and back: the set is the code page's again
-        await client.wait_changes(changes + 2)
-        assert await page_tools(client) == code
+        # and back: the set is the code page's again, new_issue gone: no news, no list_changed
+        await act(client, "click", target="css=a#code-tab")
+        await eventually(lambda: _page_tools_are(client, code), "the code page's tools again")
+        await no_change_since(client, changes + 1)
 
 
 async def test_tool_counts_of_tabs_that_are_not_focused(sites: SiteServer, server_log: object) -> None:

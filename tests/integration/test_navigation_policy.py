@@ -435,14 +435,15 @@ async def goto_from_refused(page: Page, url: str) -> None:
     about:blank at that moment (a relinked server restores the focus, and sends a focused tab at a
     refused page away): that navigation wins, and the test's goes once it is done. Leaving the
     browser's error page, Chromium may start the same navigation again in another process, which
-    Playwright reports as interrupted by a navigation to ``url`` itself: the page still loads ``url``."""
+    Playwright reports as interrupted by a navigation to ``url`` itself: the page still loads ``url``.
+    The server's navigation may also cancel the test's outright (``net::ERR_ABORTED``): it goes again."""
     try:
         await page.goto(url)
     except PlaywrightError as exc:
         if f'interrupted by another navigation to "{url}"' in str(exc):
             await page.wait_for_url(url)
             return
-        if 'interrupted by another navigation to "about:blank"' not in str(exc):
+        if 'interrupted by another navigation to "about:blank"' not in str(exc) and "net::ERR_ABORTED" not in str(exc):
             raise
         await page.goto(url)
 

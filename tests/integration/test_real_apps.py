@@ -10,29 +10,24 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator
 
 import pytest
-from bench.apps import load
-from bench.apps.runner import Running, running
+from bench.apps.runner import Running
 
-from tests.integration.conftest import serve
-from tests.integration.real_apps import call_text, fetch, tool_taking
+from tests.integration.real_apps import (
+    app_fixture,  # noqa: F401 (the fixture `app`: pytest finds it by name)
+    call_text,
+    fetch,
+    on_page,
+    tool_taking,
+)
 
 pytestmark = pytest.mark.usefixtures("driver_kind")
 
 
-@pytest.fixture
-def app(request: pytest.FixtureRequest) -> Iterator[Running]:
-    """The app the test names (``indirect``), started on fresh data; stopped with all it started."""
-    with running(load(request.param)) as live:
-        yield live
-
 @pytest.mark.parametrize("app", ["sqliteweb"], indirect=True)
 async def test_sqlite_web_log_in_and_run_sql(app: Running, server_log: object) -> None:
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/login/")})
+    async with on_page(server_log, app, "/login/") as client:
         login, [password] = await tool_taking(client, ("password",))
         await call_text(client, login.name, {password: "corpus-data"})
         run, [sql] = await tool_taking(client, ("sql",))
@@ -46,9 +41,7 @@ async def test_sqlite_web_log_in_and_run_sql(app: Running, server_log: object) -
 
 @pytest.mark.parametrize("app", ["flaskadmin"], indirect=True)
 async def test_flask_admin_search_a_list_and_add_a_record(app: Running, server_log: object) -> None:
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/admin/book/")})
+    async with on_page(server_log, app, "/admin/book/") as client:
         search, [query] = await tool_taking(client, ("search", "query"))
         found = await call_text(client, search.name, {query: "lighthouse"})
         assert "search=lighthouse" in found  # the list's own URL for the search
@@ -65,9 +58,7 @@ async def test_flask_admin_search_a_list_and_add_a_record(app: Running, server_l
 
 @pytest.mark.parametrize("app", ["otterwiki"], indirect=True)
 async def test_otter_wiki_log_in_and_search(app: Running, server_log: object) -> None:
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/-/login")})
+    async with on_page(server_log, app, "/-/login") as client:
         login, [email, password] = await tool_taking(client, ("email",), ("password",))
         logged_in = await call_text(client, login.name, {email: "ada@example.org", password: "corpus-wiki"})
         assert "You logged in successfully" in logged_in  # the app's own banner is in the answer
@@ -80,9 +71,7 @@ async def test_otter_wiki_log_in_and_search(app: Running, server_log: object) ->
 @pytest.mark.parametrize("app", ["otterwiki"], indirect=True)
 async def test_otter_wiki_saves_its_editor_outside_the_form(app: Running, server_log: object) -> None:
     # CodeMirror 6 stands outside the save form; the page's script copies it into a hidden field on submit
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/-/login")})
+    async with on_page(server_log, app, "/-/login") as client:
         login, [email, password] = await tool_taking(client, ("email",), ("password",))
         await call_text(client, login.name, {email: "ada@example.org", password: "corpus-wiki"})
         await client.call_ok("navigate", {"url": app.url("/Handbook/Travel")})
@@ -99,9 +88,7 @@ async def test_otter_wiki_saves_its_editor_outside_the_form(app: Running, server
 
 @pytest.mark.parametrize("app", ["roundup"], indirect=True)
 async def test_roundup_log_in_and_comment_on_an_issue(app: Running, server_log: object) -> None:
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/")})
+    async with on_page(server_log, app, "/") as client:
         login, [user, password] = await tool_taking(client, ("name", "user"), ("password",))
         answer = await call_text(client, login.name, {user: "alice", password: "corpus-tracker"})
         assert "alice" in answer.lower()

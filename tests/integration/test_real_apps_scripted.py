@@ -10,31 +10,27 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
 
 import pytest
-from bench.apps import load
-from bench.apps.runner import Running, running
+from bench.apps.runner import Running
 
-from tests.integration.conftest import eventually, serve
-from tests.integration.real_apps import call_text, fetch, tool_taking, tool_titled
+from tests.integration.conftest import eventually
+from tests.integration.real_apps import (
+    app_fixture,  # noqa: F401 (the fixture `app`: pytest finds it by name)
+    call_text,
+    fetch,
+    on_page,
+    tool_taking,
+    tool_titled,
+)
 
 pytestmark = pytest.mark.usefixtures("driver_kind")
-
-
-@pytest.fixture
-def app(request: pytest.FixtureRequest) -> Iterator[Running]:
-    """The app the test names (``indirect``), started on fresh data; stopped with all it started."""
-    with running(load(request.param)) as live:
-        yield live
 
 
 @pytest.mark.parametrize("app", ["maildev"], indirect=True)
 async def test_maildev_delete_all_mail(app: Running, server_log: object) -> None:
     assert len(json.loads(fetch(app.url("/api/email")))) == 45
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/")})
+    async with on_page(server_log, app, "/") as client:
         delete_all = await tool_titled(client, "delete all")
         assert delete_all.annotations is not None and delete_all.annotations.read_only_hint is not True
         # MailDev asks for a second click: the answer says so, and the button it became is the next tool
@@ -52,9 +48,7 @@ async def test_maildev_delete_all_mail(app: Running, server_log: object) -> None
 
 @pytest.mark.parametrize("app", ["mkdocs"], indirect=True)
 async def test_mkdocs_material_site_search(app: Running, server_log: object) -> None:
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/guide/installation/")})
+    async with on_page(server_log, app, "/guide/installation/") as client:
         search, [query, result] = await tool_taking(client, ("query", "search"), ("result",))
         # the page's own results, shown in its search dialog as the query is typed (no submit)
         found = await call_text(client, search.name, {query: "conflict"})
@@ -68,9 +62,7 @@ async def test_mkdocs_material_site_search(app: Running, server_log: object) -> 
 
 @pytest.mark.parametrize("app", ["wagtail"], indirect=True)
 async def test_wagtail_log_in_search_and_save_a_draft(app: Running, server_log: object) -> None:
-    async with serve(server_log, ws_port="0") as client:
-        await client.call_ok("connect_browser", {"launch": True})
-        await client.call_ok("open_tab", {"url": app.url("/admin/login/")})
+    async with on_page(server_log, app, "/admin/login/") as client:
         login, [user, password] = await tool_taking(client, ("username",), ("password",))
         await call_text(client, login.name, {user: "admin", password: "corpus-cms"})
 

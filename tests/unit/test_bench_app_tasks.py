@@ -1,18 +1,22 @@
 """The real-app task bench's pure parts (bench/app_task_*.py), without a browser or an app: each task's
 check on the answers and app states it can meet, the tabmcp script's choice of tools from a tool list as
-a model reads it, the Playwright script's reading of its snapshots, and the report's figures."""
+a model reads it, the Playwright script's reading of its snapshots, and the report's figures; and the
+blocks both task benches print and write (bench/task_report.py, bench/app_task_report.py), as recorded."""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 from bench import app_task_defs as d
-from bench import app_task_report
+from bench import app_task_report, task_report
 from bench.app_task_playwright import boxes_beside, button, search_box, textbox
 from bench.app_task_tabmcp import _refs, pick, results
+from bench.report import LoadWatch, machine
 from bench.task_meter import Entry
 from bench.task_playwright import Page
 from bench.task_runner import Run
@@ -189,11 +193,52 @@ def test_report_totals_against_the_targets() -> None:
     theirs = 2 * 500 + 20 * 1_000
     assert t["chars"] == pytest.approx(ours / theirs)
     assert t["list_changed_per_call"] == pytest.approx(3 / 6)
+    # the connect (each task's first call) and its re-read left out: admin 1 call, 0; wiki 3 calls, 1
+    assert t["open_list_changed_per_call"] == pytest.approx(1 / 4)
     assert (t["workarounds"], t["tabmcp_done"], t["playwright_done"]) == (2, 2, 3)
     table = app_task_report.tabmcp_table(cells)
-    assert "| wiki | yes | 4 | 2 (0.50 ✗) | 2: snapshot: why 0; snapshot: why 1 |" in table
+    assert "| wiki | yes | 4 | 2 (0.50 ✗) | 3, 1 (0.33 ✗) | 2: snapshot: why 0; snapshot: why 1 |" in table
     assert "| docs | **no** (0/1) |" in table
     text = app_task_report.tables(cells)
     assert "0.30 ✓" in text  # calls ≤ 1/2
     assert "docs on tabmcp: 1/1 run(s) failed: wrong" in text
     json.dumps(t)  # the totals are plain numbers
+
+
+# ------------------------------------------------------------------ the rendered blocks, on recorded runs
+
+RECORDED = Path(__file__).resolve().parent.parent / "fixtures" / "task_runs"
+REPORTS = {"tasks": task_report, "app_tasks": app_task_report}
+
+
+def _recorded(name: str) -> list[Run]:
+    """The runs a bench dumped with ``--json`` (a small run of both servers on two tasks)."""
+    runs = json.loads((RECORDED / f"{name}.json").read_text())
+    return [Run(**{**r, "entries": [Entry(**e) for e in r["entries"]]}) for r in runs]
+
+
+def rendered(name: str) -> str:
+    """The printed tables and the docs/benchmarks.md section of the recorded runs, and again with the last
+    tabmcp run failed; what depends on the machine and the hour is replaced by a placeholder."""
+    report = REPORTS[name]
+    load = LoadWatch()
+    load.samples = [1.5, 2.25, 3.0]
+    info = machine()
+    blocks = []
+    for fail in (False, True):
+        runs = _recorded(name)
+        if fail:
+            last = [r for r in runs if r.server == "tabmcp"][-1]
+            last.ok, last.error = False, "TaskFailed: the answer has no subject"
+        cells = report.summarise(runs)
+        section = report.section(cells, 1, load)
+        section = re.sub(r"^Measured \d{4}-\d\d-\d\d \d\d:\d\d UTC", "Measured {today}", section, flags=re.M)
+        section = re.sub(r"^- tabmcp .*?, Playwright MCP", "- tabmcp {version}, Playwright MCP", section, flags=re.M)
+        section = section.replace(f"\n- {info['cpu']}; {info['chromium']}\n", "\n- {machine}\n")
+        blocks += [report.tables(cells), section]
+    return "\n\n<!-- next block -->\n\n".join(blocks) + "\n"
+
+
+@pytest.mark.parametrize("name", list(REPORTS))
+def test_the_blocks_of_a_recorded_run_read_as_recorded(name: str) -> None:
+    assert rendered(name) == (RECORDED / f"{name}.md").read_text()

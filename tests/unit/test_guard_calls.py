@@ -119,7 +119,9 @@ async def test_a_password_field_is_noted_even_when_the_call_then_fails_on_where_
     state = s.BrowserState(
         connected=True, tabs=MappingProxyType({1: s.Tab(1, url="https://x.test/")}), focused_tab_id=1
     )
-    runtime: Any = SimpleNamespace(driver=Driver(), state=state, policy=NavigationPolicy(), stop_tab=stop_tab)
+    runtime: Any = SimpleNamespace(
+        driver=Driver(), state=state, policy=NavigationPolicy(), stop_tab=stop_tab, policy_mark=lambda: 0
+    )
     # trusted input set, so no launcher is asked whether the browser is tabmcp's own
     settings = Settings(enable_trusted_input=False)
     ctx = ToolContext(runtime=runtime, settings=settings, launcher=None)  # type: ignore[arg-type]

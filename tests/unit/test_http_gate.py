@@ -120,3 +120,26 @@ async def test_the_gate_answers_a_malformed_body_itself_with_its_json_rpc_error(
     assert inner.reached == 0
     assert (await call(gate))[0] == 200  # a good body reaches the SDK's app, read once by the gate
     assert inner.bodies == [LIST]
+
+
+async def test_the_gate_answers_a_body_over_the_limit_with_413_without_reading_it_all() -> None:
+    inner = Recorder()
+    gate = Gate(inner, token=None, max_sessions=5, open_sessions=lambda: 0, idle_timeout=60)
+    head = b'{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"pad": "'
+    pieces = [head, *[b"x" * (1024 * 1024)] * 40]  # 40 MiB offered, in 1 MiB pieces
+    taken = 0
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal taken
+        taken += 1
+        return {"type": "http.request", "body": pieces[taken - 1], "more_body": taken < len(pieces)}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await gate({"type": "http", "method": "POST", "path": "/mcp", "headers": []}, receive, send)
+    body = json.loads(sent[1]["body"])
+    assert sent[0]["status"] == 413 and body["id"] == 12 and "over 16 MiB" in body["error"]["message"]
+    assert taken == 17  # the head and 16 MiB: no further
+    assert inner.reached == 0

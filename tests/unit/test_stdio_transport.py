@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tabmcp.jsonrpc_check import MAX_MESSAGE_BYTES, TooLarge, too_large
 from tabmcp.stdio_transport import READ_CHUNK, PipeLines
 
 # A server that echoes each message it reads; it prints to stdout first (what a careless library does).
@@ -71,3 +72,37 @@ def test_a_regular_file_as_stdin_is_read_as_the_sdk_reads_it(tmp_path: Path) -> 
         done = run_echo(source.fileno(), "")
     assert [json.loads(line) for line in done.stdout.decode().splitlines()] == [PING]
     assert b"stray output" in done.stderr
+
+
+def test_a_line_over_the_limit_is_dropped_as_it_arrives_and_the_next_one_is_read() -> None:
+    async def lines(chunks: list[bytes]) -> list[object]:
+        reader = asyncio.StreamReader()
+        for chunk in chunks:
+            reader.feed_data(chunk)
+        reader.feed_eof()
+        return [line async for line in PipeLines(reader, max_bytes=64)]
+
+    head = b'{"jsonrpc": "2.0", "id": 9, "params": {"text": "'
+    big = [head, b"x" * 40, b"y" * 40 + b'"}}\n{"ok": 1}\n', b"z" * 100, b"\nlast"]
+    first, *rest = asyncio.run(lines(big))
+    assert isinstance(first, TooLarge) and first.head.startswith(head)
+    assert rest == ['{"ok": 1}\n', TooLarge(b"z" * 100), "last"]
+    exact = b"a" * 64  # at the limit: read
+    assert asyncio.run(lines([exact + b"\n" + b"b" * 65 + b"\n" + exact])) == [
+        exact.decode() + "\n", TooLarge(b"b" * 65), exact.decode()
+    ]
+
+
+def test_a_message_over_the_limit_is_answered_with_its_id_and_the_server_reads_on() -> None:
+    big = '{"jsonrpc": "2.0", "id": 41, "method": "ping", "params": {"pad": "' + "x" * (MAX_MESSAGE_BYTES + 1) + '"}}'
+    done = run_echo(None, big + "\n" + json.dumps(PING) + "\n")
+    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert replies[0]["id"] == 41 and replies[0]["error"]["code"] == -32600
+    assert "over 16 MiB" in replies[0]["error"]["message"]
+    assert replies[1:] == [PING]
+
+
+def test_the_id_of_a_message_too_large_is_read_only_at_its_top_level() -> None:
+    assert too_large(b'{"jsonrpc": "2.0", "id": "a\\"b", "params": {"x').id == 'a"b'
+    assert too_large(b'{"jsonrpc": "2.0", "params": {"id": 3}, "id": 5').id is None  # nested first: unknown
+    assert too_large(b"not json at all").id is None

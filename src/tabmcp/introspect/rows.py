@@ -122,7 +122,7 @@ def row_argument() -> dict[str, Any]:
 def row_forms(forms: list[HtmlElement]) -> str:
     """The CSS selector that finds these forms (the same form repeated in each row of a list), or ""
     when they are not one per row."""
-    if not one_per_row(forms):
+    if not (one_per_row(forms) or _keyed_row_form(forms)):
         return ""
     first = forms[0]
     selector = "form"
@@ -132,6 +132,18 @@ def row_forms(forms: list[HtmlElement]) -> str:
     if selector == "form":
         selector = "tr form" if first.iterancestors("tr") else "li form"
     return selector
+
+
+def _keyed_row_form(forms: list[HtmlElement]) -> bool:
+    """A lone form in a row that carries the row's key (a hidden field whose value is a number: the
+    item it acts on) is the row form of a list that has one row now: the same tool as with two, so a
+    row added or removed keeps the tool list as it was."""
+    if len(forms) != 1 or row_of(forms[0]) is None:
+        return False
+    return any(
+        (el.get("type") or "").lower() == "hidden" and (el.get("value") or "").strip().isdigit()
+        for el in forms[0].iter("input")
+    )
 
 
 # Named checkboxes outside any form (the page's scripts read them: "With selected → Delete").
