@@ -142,9 +142,15 @@ def _descriptions(tools: Sequence[PageTool]) -> Iterator[Finding]:
             yield Finding("no_returns", tool.name, tool.description[:80])
 
 
+def _agent_names(capture: PageCapture) -> list[str]:
+    """The agent's names of the referenced elements, read as introspectors read them (a name the agent
+    left out as the element's text is that text)."""
+    return [capture.accessible_name(e) for e in capture.tree.xpath(f"//*[@{REF_ATTR}]")]
+
+
 def _page_words(capture: PageCapture) -> str:
     tree = capture.tree
-    attrs = " ".join(tree.xpath("//@aria-label | //@placeholder | //@title | //@value | //@data-tabmcp-name"))
+    attrs = " ".join([*tree.xpath("//@aria-label | //@placeholder | //@title | //@value"), *_agent_names(capture)])
     return f"{tree.text_content()} {attrs} {capture.title}"
 
 
@@ -159,8 +165,8 @@ def _cut_word(word: str, words: str) -> bool:
 def _labels(capture: PageCapture) -> set[str]:
     """Every whole label on the page: accessible names, label-like attributes, controls' text."""
     tree = capture.tree
-    found = {str(v).strip() for v in tree.xpath("//@aria-label | //@placeholder | //@title | //@value"
-                                                 " | //@data-tabmcp-name")}
+    found = {str(v).strip() for v in tree.xpath("//@aria-label | //@placeholder | //@title | //@value")}
+    found |= {name for name in _agent_names(capture) if name}
     found |= {" ".join((e.text_content() or "").split()) for e in tree.xpath(f"//*[@{REF_ATTR}] | //label")}
     return found
 
@@ -206,7 +212,7 @@ def _enums(schema: Any, path: str = "") -> Iterator[tuple[str, list[Any]]]:
 def _seen_text(capture: PageCapture) -> str:
     """What a person reads on the page (no attribute values, which hold ids)."""
     tree = capture.tree
-    names = " ".join(tree.xpath("//@aria-label | //@placeholder | //@title | //@data-tabmcp-name"))
+    names = " ".join([*tree.xpath("//@aria-label | //@placeholder | //@title"), *_agent_names(capture)])
     return f"{tree.text_content()} {names}".lower()
 
 

@@ -184,6 +184,10 @@
       this.pads = [];
       this.starts = [];
       this.written = 0; // stack[0 … written-1] have their start tag written
+      // per depth, for an element named in its start tag: the name as written, and the writer's index
+      // of the first part after the start tag (the name is dropped on leaving when the text is the same)
+      this.names = [];
+      this.firstParts = [];
       this.list = null; // the innermost list or table being walked: {items}
       this.itemDepth = 0; // > 0 inside a row or list item: data-* keys are kept there
     }
@@ -192,9 +196,11 @@
     emit(depth) {
       const { out, stack, starts } = this;
       for (let d = this.written; d <= depth; d += 1) {
-        const index = out.open(this.tags[d], serializeAttributes(stack[d], this.interactive[d], d === 0), this.pads[d]);
+        const index = out.open(this.tags[d], serializeAttributes(stack[d], this.interactive[d], d === 0, true), this.pads[d]);
         if (index < 0) return false;
         starts[d] = index;
+        this.names[d] = writtenName;
+        this.firstParts[d] = index + 1;
         this.written = d + 1;
       }
       return true;
@@ -243,7 +249,7 @@
       else if (!keep && !keyed && inner !== null && (flags & INLINE) === 0) this.text(' ', inner);
       if ((flags & VOID) !== 0) { // never an ancestor: written whole, or not at all
         if ((keep || keyed) && (depth === 0 || this.emit(depth - 1))) {
-          this.out.write(`<${tag}${serializeAttributes(el, interactive, false)}/>`);
+          this.out.write(`<${tag}${serializeAttributes(el, interactive, false, false)}/>`);
         }
         return;
       }
@@ -272,9 +278,30 @@
         this.list = outerList;
       }
       if (this.written > depth) { // leave
+        if (this.names[depth] !== null) this.dropNameLikeText(depth);
         this.out.close();
         this.written = depth;
       }
+    }
+
+    /**
+     * The element at depth is named by the text written inside it (a link's, a button's): its name is
+     * left out, the server reads that text instead (docs/introspectors.md, "The capture"). The parts
+     * inside are text, or tags (which start with `<`: text is escaped); a long content is not compared.
+     */
+    dropNameLikeText(depth) {
+      const { parts } = this.out;
+      const name = this.names[depth];
+      const first = this.firstParts[depth];
+      if (parts.length - first > NAME_PARTS_COMPARED) return;
+      let text = '';
+      for (let i = first; i < parts.length; i += 1) if (parts[i].charCodeAt(0) !== 60) text += parts[i]; // '<'
+      if (text !== name && (text.length <= name.length || text.replace(/ {2,}/g, ' ').trim() !== name)) return;
+      const start = parts[this.starts[depth]];
+      const attribute = ` data-tabmcp-name='${name}'`;
+      const at = start.lastIndexOf(attribute);
+      parts[this.starts[depth]] = start.slice(0, at) + start.slice(at + attribute.length);
+      this.out.length -= attribute.length;
     }
 
     children(parent, depth, budget, own) {
@@ -306,6 +333,9 @@
     return false;
   }
 
+  // Parts inside a named element compared with its name (a naming element's content is short).
+  const NAME_PARTS_COMPARED = 24;
+
   // Parsed by the server as XML (twice as fast as HTML): the declaration says so.
   const XML_DECLARATION = "<?xml version='1.0'?>";
 
@@ -335,11 +365,15 @@
   // written as data-tabmcp-list while a capture runs.
   let listMarks = null;
 
+  // The name serializeAttributes last wrote, escaped as text (the walk compares it with the text inside), or null.
+  let writtenName = null;
+
   /**
    * The start tag's attributes, single-quoted: the document crosses to the server as a JSON string,
    * where each double quote would be escaped (twice over CDP).
    */
-  function serializeAttributes(el, interactive, isRoot) {
+  function serializeAttributes(el, interactive, isRoot, hasContent) {
+    writtenName = null;
     let text = '';
     if (el.hasAttributes()) {
       const tag = el.localName;
@@ -360,7 +394,8 @@
     const tag = el.localName;
     if (tag === 'input' && el instanceof HTMLInputElement) text += inputState(el);
     else if (tag === 'option' && el instanceof HTMLOptionElement && el.selected) text += " selected=''";
-    if (isRoot) text += " data-tabmcp-capture='compact'"; // names are the agent's
+    // names are the agent's; one left out is the element's text
+    if (isRoot) text += " data-tabmcp-capture='compact-text'";
     const mark = listMarks !== null ? listMarks.get(el) : undefined;
     if (mark !== undefined) text += ` data-tabmcp-list='${escapeAttribute(mark)}'`;
     if (interactive) {
@@ -376,7 +411,7 @@
       }
       if (isHiddenForCapture(el) && !(widget && (widget.standsIn || shownByEditor(el)))) {
         text += " data-tabmcp-hidden='1'";
-      } else {
+      } else if (tag !== 'label') { // a label is named by its text, which the server reads
         let name = cut(accName(el, roleOf(el), false), NAME_MAX);
         // a library may move the <select>'s label to the combobox it put in its place; an editor's key
         // taker is named by the textarea it stands for
@@ -384,7 +419,11 @@
         // a widget's root without a name of its own: the field typed into inside it (select2 3 labels that one)
         const inner = !name && widget && widget.standsIn ? widget.namedBy.querySelector('input:not([type="hidden"])') : null;
         if (inner) name = cut(accName(inner, roleOf(inner), false), NAME_MAX);
-        if (name) text += ` data-tabmcp-name='${escapeAttribute(name)}'`;
+        // written even when empty if the element has content: the walk leaves it out if it is that content
+        if (name || hasContent) {
+          text += ` data-tabmcp-name='${escapeAttribute(name)}'`;
+          if (hasContent && !ATTRIBUTE_ONLY.test(name)) writtenName = escapeText(name);
+        }
       }
     }
     return text;
@@ -456,6 +495,8 @@
   // What XML cannot hold: control characters, unpaired surrogates, U+FFFE/U+FFFF. Dropped.
   const NOT_XML = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
   const TEXT_SPECIALS = /[&<>\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
+  // What an attribute escapes and text does not: a name holding one is never compared with text.
+  const ATTRIBUTE_ONLY = /['\t\n\r]/;
   const ATTRIBUTE_SPECIALS = /[&<>'\x00-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
 
   function escapeText(text) {

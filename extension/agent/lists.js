@@ -44,11 +44,13 @@
   const ARROWS = /[«»‹›←→<>▲▼△▽↑↓⇅⬆⬇…]/g;
   const CURRENT_CLASS = /(^|[\s_-])(active|current|selected|this-page|is-current)($|[\s_-])/i;
   const RESULT_LIST_SELECTOR = '[role=feed], [role=list], [role=grid], [role=table], table, ul, ol';
-  // Header cells that can sort: the native selector finds the few of them on a page of thousands.
-  const SORTABLE_SELECTOR = 'th[aria-sort], th a[href], th button, th[class*=sort i], [role=columnheader][aria-sort], '
-    + '[role=columnheader] a[href], [role=columnheader] button';
-  // Links whose URL may set a page size (tested exactly below).
-  const PER_PAGE_LINKS = ['size', 'per', 'limit', 'rows', 'length', 'ipp'].map((k) => `a[href*="${k}" i]`).join(', ');
+  // Header cells, tested one by one for what makes them sort (sortable): a selector with descendant
+  // combinators (`th a[href]`) walks up from every link of the page instead.
+  const HEADER_CELLS = 'th, [role=columnheader]';
+  // The links and buttons of the main scope: pagination and the per-page links both read them (one query).
+  const SCOPE_CONTROLS = 'a, button, [role=link], [role=button]';
+  // Words in a link's URL that may set a page size (tested exactly below), on the lower-cased href.
+  const PER_PAGE_HREF = /size|per|limit|rows|length|ipp/;
   // A link in a body cell of a table or grid is the row's, never the pager's.
   const BODY_CELL = 'tbody td, [role=gridcell], [role=cell]';
   // Lists that are navigation or controls, not content.
@@ -278,6 +280,18 @@
   // "Page 2 of 8", "Page 2 / 8" written in the pager.
   const PAGE_OF = /\bpage (\d{1,5}) ?(?:of|\/) ?(\d{1,5})\b/i;
 
+  /** The main scope's links and buttons, in document order. */
+  function scopeControls() {
+    const scope = mainRoot();
+    return scope ? scope.querySelectorAll(SCOPE_CONTROLS) : [];
+  }
+
+  /** el.textContent, without building a new string for the usual link or button of one text node. */
+  function ownText(el) {
+    const first = el.firstChild;
+    return first !== null && first.nextSibling === null && first.nodeType === 3 ? first.data : el.textContent;
+  }
+
   /** The elements holding the pager links (a pager may be shown above and below the list). */
   function regionsOf(links) {
     return [...new Set(links.map((l) => l.el.closest('nav, [role=navigation], ul, ol, p, div') || l.el.parentElement))]
@@ -297,15 +311,13 @@
    * null. Numbered links count when their URL has a page parameter or they sit in a pager (a nav,
    * an element whose class says "pag…"); links in a table's body cells never do.
    */
-  function pagination() {
-    const scope = mainRoot() || document.body;
-    if (!scope) return null;
+  function pagination(controls = scopeControls()) {
     const inRows = (el) => el.closest(BODY_CELL) !== null;
     const links = [];
     let loadMore = null;
     // every link and button: one test of its text start rules out most (cheaper than narrowing by selectors)
-    for (const el of scope.querySelectorAll('a, button, [role=link], [role=button]')) {
-      const raw = el.textContent;
+    for (const el of controls) {
+      const raw = ownText(el);
       if (!el.hasAttribute('rel') && (raw.length > CONTROL_TEXT_MAX || !(PAGER_START.test(raw) || el.hasAttribute('aria-label')))) continue;
       const text = linkWords(el);
       if (!loadMore && LOAD_MORE.test(text) && !el.disabled && isVisible(el)) {
@@ -445,7 +457,8 @@
     const scope = mainRoot();
     if (!scope) return null;
     const seen = new Set();
-    for (const cell of scope.querySelectorAll(SORTABLE_SELECTOR)) {
+    for (const cell of scope.querySelectorAll(HEADER_CELLS)) {
+      if (!sortable(cell)) continue;
       const table = cell.closest('table, [role=grid], [role=table]');
       if (!table || seen.has(table)) continue;
       seen.add(table);
@@ -453,6 +466,12 @@
       if (items && items.filter((item) => isRendered(item)).length >= 2) return table;
     }
     return null;
+  }
+
+  /** A header cell with aria-sort, a link or button inside, or (a th) a "sort…" class. */
+  function sortable(cell) {
+    return cell.hasAttribute('aria-sort') || cell.querySelector('a[href], button') !== null
+      || (cell.localName === 'th' && (cell.getAttribute('class') || '').toLowerCase().includes('sort'));
   }
 
   /** Its sortable headers: with aria-sort, a link or button, or a "sort…" class. */
@@ -465,20 +484,22 @@
   }
 
   /** The per-page control: a select of page sizes, or links that set a per-page parameter. */
-  function perPageControl() {
-    const scope = mainRoot() || document.body;
+  function perPageControl(controls = scopeControls()) {
+    const scope = mainRoot();
     if (!scope) return null;
     for (const select of scope.querySelectorAll('select')) {
-      if (!isVisible(select) || select.multiple) continue;
+      // the options first: most selects are ruled out without the visibility check's style read
+      if (select.multiple) continue;
       const options = [...select.options].map((o) => collapse(o.text));
-      if (options.length < 2 || !options.every((t) => PAGE_NUMBER.test(t) || /^all$/i.test(t))) continue;
+      if (options.length < 2 || !options.every((t) => PAGE_NUMBER.test(t) || /^all$/i.test(t)) || !isVisible(select)) continue;
       const label = `${select.name} ${select.id} ${select.getAttribute('aria-label') || ''} ${[...select.labels || []].map(words).join(' ')}`;
       if (PER_PAGE_PARAM.test(select.name) || PER_PAGE_LABEL.test(label)) return { select, choices: options };
     }
     // links may sit in a closed dropdown: they are followed, not clicked, so they need not show
     const links = [];
     let param = null;
-    for (const a of scope.querySelectorAll(PER_PAGE_LINKS)) {
+    for (const a of controls) {
+      if (a.localName !== 'a' || !PER_PAGE_HREF.test((a.getAttribute('href') || '').toLowerCase())) continue;
       if (a.textContent.length > CONTROL_TEXT_MAX || !/^\s*\d/.test(a.textContent)) continue;
       const size = PAGE_SIZE_TEXT.exec(collapse(a.textContent));
       const url = size ? hrefOf(a) : null;
@@ -500,7 +521,8 @@
   function listMarks() {
     const marks = new Map();
     try {
-      const pager = pagination();
+      const controls = scopeControls();
+      const pager = pagination(controls);
       if (pager) {
         for (const link of pager.links) marks.set(link.el, 'pager');
         if (pager.loadMore) marks.set(pager.loadMore, 'more');
@@ -509,7 +531,7 @@
         if (long) marks.set(long, 'long');
       }
       for (const th of sortHeaders()) marks.set(th, `sort:${headerName(th)}`);
-      const perPage = perPageControl();
+      const perPage = perPageControl(controls);
       if (perPage && perPage.select) marks.set(perPage.select, 'perpage');
       else if (perPage) for (const link of perPage.links) marks.set(link.el, `perpage:${link.choice}`);
     } catch {

@@ -38,7 +38,7 @@ def test_the_capture_does_not_grow_with_the_page_text(open_page: OpenPage) -> No
 
 def test_names_come_from_the_agents_name_code(open_page: OpenPage) -> None:
     _, cap = capture(open_page("capture.html"))
-    assert cap.named and cap.tree.get("data-tabmcp-capture") == "compact"
+    assert cap.named and cap.tree.get("data-tabmcp-capture") == "compact-text"
     email = one(cap, "//input[@name='email']")
     assert cap.label_for(email) == "Email work address"  # both labels, as assistive technology reads them
     assert cap.label_for(one(cap, "//input[@name='nick']")) == "Nickname"
@@ -47,6 +47,9 @@ def test_names_come_from_the_agents_name_code(open_page: OpenPage) -> None:
     assert cap.accessible_name(one(cap, "//nav//a")) == "Home"  # an image's alt names its link
     assert one(cap, "//nav//a/img").get("alt") == "Home"
     assert cap.accessible_name(one(cap, "//button[.='Save account']")) == "Save account"
+    # a name that is the element's text is left out (the server reads the text); another one is written
+    assert one(cap, "//button[.='Save account']").get("data-tabmcp-name") is None
+    assert one(cap, "//nav//a").get("data-tabmcp-name") == "Home" and one(cap, "//form").get("data-tabmcp-name")
     long_link = one(cap, "//a[@id='long']")
     assert len(cap.accessible_name(long_link)) == 200 and len(long_link.text) == 200  # both capped
 

@@ -84,6 +84,32 @@ def test_a_compact_capture_is_named_by_the_agent() -> None:
     assert capture.tree.find(".//table").get("data-tabmcp-items") == "40"
 
 
+TEXT_NAMED = """<?xml version='1.0'?><html data-tabmcp-capture='compact-text'><body>
+<form aria-label='Account' data-tabmcp-ref='e1' data-tabmcp-name='Account'>
+<label for='email' data-tabmcp-ref='e2'>Email <b>work</b></label>
+<input id='email' name='email' data-tabmcp-ref='e3' data-tabmcp-name='Email work'/>
+<select name='plan' data-tabmcp-ref='e4' data-tabmcp-name=''><option>A</option></select>
+<button data-tabmcp-ref='e5'> Save  <span>now</span> </button>
+<button data-tabmcp-ref='e6' data-tabmcp-hidden='1'>Hidden</button>
+<a href='/x' data-tabmcp-ref='e7' data-tabmcp-name='Close'>X</a></form>
+<nav>Not named</nav></body></html>"""
+
+
+def test_a_name_the_agent_left_out_is_the_elements_text() -> None:
+    capture = PageCapture(url="http://x.test/", title="t", html=TEXT_NAMED)
+    by_ref = capture.by_ref
+    assert capture.accessible_name(by_ref("e5")) == "Save now"  # no name written: the text, spaces collapsed
+    assert capture.label_for(by_ref("e2")) == "Email work"  # a label is named by its text
+    assert capture.label_for(by_ref("e4")) == ""  # an empty name is written when the text is not
+    assert capture.accessible_name(by_ref("e7")) == "Close"  # a name other than the text is written
+    assert capture.label_for(by_ref("e3")) == "Email work" and capture.aria_name(by_ref("e1")) == "Account"
+    assert capture.accessible_name(by_ref("e6")) == ""  # not rendered: no name
+    assert capture.aria_name(capture.tree.find(".//nav")) == ""  # no ref: the agent names none
+    # a capture from before names were left out: a missing name is none
+    older = PageCapture(url="http://x.test/", title="t", html=TEXT_NAMED.replace("compact-text", "compact"))
+    assert older.accessible_name(older.by_ref("e5")) == ""
+
+
 def test_the_agents_xml_keeps_the_nesting_the_page_had() -> None:
     # A script can put a form in a form or a div in a p; an HTML parser would move them, the XML
     # the agent writes (it starts with an XML declaration) keeps them where the page had them.

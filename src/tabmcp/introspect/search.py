@@ -31,11 +31,12 @@ _SAYS_SEARCH = " or ".join(
     f"starts-with(translate(normalize-space(@{attr}), 'SEARCH', 'search'), 'search')"
     for attr in ("placeholder", "aria-label")
 )
+# The inputs are tested in one pass over them (each attribute walk, ``//@name``, is a pass over the page).
 SEARCH_BOXES = XPath(
-    "//@role[.='searchbox']/.. | //@type[translate(., 'SEARCH', 'search')='search']/parent::input"
-    " | //@name[.='q']/parent::*[self::input or self::textarea]"
+    "//input[translate(@type, 'SEARCH', 'search')='search' or @name='q'"
     # a plain text box that says it searches ("Search emails…"), as apps built without forms make them
-    f" | //input[not(@type) or translate(@type, 'TEXT', 'text')='text'][{_SAYS_SEARCH}]"
+    f" or ((not(@type) or translate(@type, 'TEXT', 'text')='text') and ({_SAYS_SEARCH}))]"
+    " | //textarea[@name='q'] | //@role[.='searchbox']/.."
 )
 _LANDMARKS = XPath("//@role[.='search']/.. | //search")
 _IN_ORDER = XPath("$a | $b")  # two small lists merged in document order

@@ -4,7 +4,8 @@ The agent keeps what introspectors read (controls, forms, headings, landmarks, t
 lists, and the ancestors of all of those; docs/introspectors.md, "The capture") and adds attributes:
 ``data-tabmcp-ref`` on interactive elements, ``data-tabmcp-hidden`` on those that are not rendered,
 ``data-tabmcp-name`` (the accessible name, computed in the page by the snapshot's name code) on the
-rendered ones, and ``data-tabmcp-items`` (how many rows or items) on tables and lists.
+rendered ones, left out where it is the element's text (a link's, a button's, a label's), and
+``data-tabmcp-items`` (how many rows or items) on tables and lists.
 
 Every lookup an introspector needs per control (by ref, by id, the labels pointing at an id,
 controls associated with a form through ``form=``) comes from one index, built the first time it is
@@ -34,6 +35,9 @@ REF_ATTR = "data-tabmcp-ref"
 NAME_ATTR = "data-tabmcp-name"
 ITEMS_ATTR = "data-tabmcp-items"
 CAPTURE_ATTR = "data-tabmcp-capture"
+# The root's data-tabmcp-capture in a capture whose rendered, referenced elements without a name
+# attribute are named by their text (the agent leaves out a name that is the element's text).
+TEXT_NAMES = "compact-text"
 # The index reads attributes, not elements: libxml2 walks attribute nodes much faster than it tests
 # a predicate on every element, and only the elements found become Python objects.
 _IDS = XPath("//@id")
@@ -210,23 +214,37 @@ class PageCapture:
         root). A page saved or written by hand is named from its markup (``tabmcp.page.markup``)."""
         return self.tree.get(CAPTURE_ATTR) is not None or NAME_ATTR in self.html
 
+    @cached_property
+    def _text_names(self) -> bool:
+        return self.tree.get(CAPTURE_ATTR) == TEXT_NAMES
+
+    def _agent_name(self, element: HtmlElement) -> str:
+        """The name the agent computed: its attribute, else (left out as the same) the element's text,
+        its spaces collapsed as the agent compared it; "" for an element not named (hidden, no ref)."""
+        name = element.get(NAME_ATTR)
+        if name is not None:
+            return name
+        if not self._text_names or element.get(REF_ATTR) is None or element.get(HIDDEN_ATTR) is not None:
+            return ""
+        return " ".join(filter(None, element.text_content().split(" ")))
+
     def aria_name(self, element: HtmlElement) -> str:
         """A form's, landmark's or group's name: ``aria-labelledby``, ``aria-label`` (``title`` too in
         a capture from the agent)."""
         if self.named:
-            return element.get(NAME_ATTR) or ""
+            return self._agent_name(element)
         return markup.aria_name(self.by_id, element)
 
     def label_for(self, element: HtmlElement) -> str:
         """A form control's label, the way assistive technology names it: ``aria-labelledby``,
         ``aria-label``, its ``<label>``s, ``title``, ``placeholder``."""
         if self.named:
-            return element.get(NAME_ATTR) or ""
+            return self._agent_name(element)
         return markup.label_for(self.by_id, self.index.labels, element)
 
     def accessible_name(self, element: HtmlElement) -> str:
         """A button's or link's name: ``aria-labelledby``, ``aria-label``, its text (an image's
         ``alt`` counts), an input's ``value``, ``title``."""
         if self.named:
-            return element.get(NAME_ATTR) or ""
+            return self._agent_name(element)
         return markup.accessible_name(self.by_id, element)
