@@ -23,7 +23,7 @@
   const POLL_MS = 100;
   // The page changed near the box and then stayed quiet this long without a result: it answered
   // "nothing found".
-  const QUIET_MS = 1500;
+  const QUIET_MS = 2500;
 
   /**
    * `{target, token, open?, timeoutMs?}` (target: the search box the query was typed into; token:
