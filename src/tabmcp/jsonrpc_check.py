@@ -22,9 +22,10 @@ from tabmcp.echo import quote
 
 ONE_PER_LINE = "send one JSON-RPC 2.0 object per message"
 MAX_METHOD = 200  # no MCP method name comes near; the SDK's "Method not found" repeats the name in full
-# The largest message read: no tool argument comes near (pages, scripts and texts are capped far
-# lower), and a client that sends more is answered instead of growing the server without bound.
-MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+# The largest message read. Tool arguments are capped far lower, and a message up to this size gets
+# the tool's own error naming the argument; past it the message is dropped as it arrives and
+# answered here, instead of growing the server without bound.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 HEAD_BYTES = 1024  # kept of a message too large: enough to find its id
 # an id at the top level of an object, before any nested value: the head of a message too large to read
 _HEAD_ID = re.compile(rb'^\s*\{[^{}\[\]]*?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')

@@ -10,6 +10,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tabmcp.config import Settings
 from tabmcp.http_server import Endpoint, Gate, HttpConfigError, parse_endpoint, required_token, transport_security
+from tabmcp.jsonrpc_check import MAX_MESSAGE_BYTES
 
 TOKEN = "a-bearer-token-long-enough-0123"
 
@@ -126,7 +127,8 @@ async def test_the_gate_answers_a_body_over_the_limit_with_413_without_reading_i
     inner = Recorder()
     gate = Gate(inner, token=None, max_sessions=5, open_sessions=lambda: 0, idle_timeout=60)
     head = b'{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"pad": "'
-    pieces = [head, *[b"x" * (1024 * 1024)] * 40]  # 40 MiB offered, in 1 MiB pieces
+    mib = 1024 * 1024
+    pieces = [head, *[b"x" * mib] * (MAX_MESSAGE_BYTES // mib + 20)]  # 20 MiB more than the limit, in 1 MiB pieces
     taken = 0
     sent: list[dict[str, Any]] = []
 
@@ -140,6 +142,7 @@ async def test_the_gate_answers_a_body_over_the_limit_with_413_without_reading_i
 
     await gate({"type": "http", "method": "POST", "path": "/mcp", "headers": []}, receive, send)
     body = json.loads(sent[1]["body"])
-    assert sent[0]["status"] == 413 and body["id"] == 12 and "over 16 MiB" in body["error"]["message"]
-    assert taken == 17  # the head and 16 MiB: no further
+    assert sent[0]["status"] == 413 and body["id"] == 12
+    assert f"over {MAX_MESSAGE_BYTES // mib} MiB" in body["error"]["message"]
+    assert taken == MAX_MESSAGE_BYTES // mib + 1  # the head and the limit's worth: no further
     assert inner.reached == 0

@@ -98,7 +98,7 @@ def test_a_message_over_the_limit_is_answered_with_its_id_and_the_server_reads_o
     done = run_echo(None, big + "\n" + json.dumps(PING) + "\n")
     replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
     assert replies[0]["id"] == 41 and replies[0]["error"]["code"] == -32600
-    assert "over 16 MiB" in replies[0]["error"]["message"]
+    assert f"over {MAX_MESSAGE_BYTES // 2**20} MiB" in replies[0]["error"]["message"]
     assert replies[1:] == [PING]
 
 
