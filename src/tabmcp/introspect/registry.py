@@ -32,6 +32,7 @@ from tabmcp.introspect.actions import ActionsIntrospector
 from tabmcp.introspect.api import KIND_ORDER, MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import FormIntrospector
 from tabmcp.introspect.lists import ListIntrospector
+from tabmcp.introspect.row_links import RowLinksIntrospector
 from tabmcp.introspect.rows import RowsIntrospector
 from tabmcp.introspect.schema import schema_problem
 from tabmcp.introspect.search import SearchIntrospector
@@ -72,6 +73,7 @@ def builtin_introspectors() -> list[Introspector]:
         FormIntrospector(),
         RowsIntrospector(),
         ListIntrospector(),
+        RowLinksIntrospector(),
         ActionsIntrospector(),
     ]
 
