@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from lxml.etree import XPath
 from lxml.html import HtmlElement
@@ -29,6 +30,7 @@ from tabmcp.page.capture import PageCapture, label_text
 ROW_ARG = "row"
 TOOL_NAME = "open_row"
 OPEN_MARK = "open:"
+ROW_DEPTH = 2  # ancestors of the opener that may stand for its row
 _FIRST_OPENER = XPath(f"//@{LIST_ATTR}[starts-with(., '{OPEN_MARK}')]/..")
 # A form that opens one item by what is typed: a GET form with one text box and a button saying so
 # ("Show issue:", "Open ticket", "Go to page"), not a search ("Search", "Go").
@@ -51,6 +53,15 @@ def opens_by_key(capture: PageCapture) -> bool:
         if any(_OPENS_BY_KEY.match(_button_text(b)) for b in _SUBMITS(form)):
             return True
     return False
+
+
+def _ref_of(capture: PageCapture, el: HtmlElement) -> str | None:
+    """The ref of ``el`` or of a close ancestor (its row) with one; a row drawn as a plain element may
+    have none, and an ancestor further up would hold more than the list."""
+    for node in (el, *islice(el.iterancestors(), ROW_DEPTH)):
+        if ref := capture.ref(node):
+            return ref
+    return None
 
 
 def _button_text(button: HtmlElement) -> str:
@@ -97,6 +108,8 @@ class RowLinksIntrospector(Introspector):
                 plan=(PlanStep("click", target=RowText(ROW_ARG, selector)),),
                 hints=ToolHints(read_only=True, destructive=False, idempotent=True),
                 source=self.name,
+                # the first row's opener: a site's own tool for the list (its element around it) keeps the job
+                element_ref=_ref_of(capture, first),
                 rank=18,
             )
         ]
