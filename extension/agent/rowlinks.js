@@ -14,7 +14,9 @@
 
   const SAMPLE_ROWS = 50; // rows looked at to decide (a page of thousands decides on its first rows)
   const MIN_SHARE = 2 / 3; // of the rows looked at that must have an opener of one kind
-  const WHOLE_ROW_TEXT_MIN = 12; // a row clicked as a whole shows data, not a one-word control
+  const WHOLE_ROW_TEXT_MIN = 30; // a row clicked as a whole shows a line of data, not a control's name
+  const WHOLE_ROWS_MIN = 3;
+  const TITLE_TAGS = new Set(['h2', 'h3', 'h4', 'dt']);
   const COVER_SHARE = 0.8; // a link whose box covers this much of the row's box opens the row
   const CLASSES_MAX = 3;
   const WALK_MAX = 20000; // elements the search for a list clicked as a whole looks at
@@ -25,10 +27,16 @@
   const EXCLUDED = 'nav, header, footer, menu, select, datalist, [role=navigation], [role=banner], '
     + '[role=contentinfo], [role=menu], [role=menubar], [role=tablist], [role=listbox], [role=tree], [role=toolbar], '
     + '[role=radiogroup]';
+  // Dialogs hold controls, not rows (and a form's buttons are its own).
+  const DIALOGS = 'dialog, [role=dialog], [role=alertdialog], .modal';
+  // Classes that make a list navigation or controls (a tab bar, a menu, a row of buttons) whatever its tags.
+  const NAV_CLASS = /^(nav|navbar|navigation|tabs?|menu|breadcrumbs?|pagination|pager|toolbar|btn|button)([-_].*)?$/i;
   // Links that act on a row rather than open it.
   const ACTION_WORDS = /^(edit|delete|remove|view|show|open|more|details|copy|duplicate|download|select|add|new|reply|share|×|x)$/i;
   const WORDY = /\p{L}.*\p{L}/u;
 
+  const navLike = (el) => classesOf(el).some((c) => NAV_CLASS.test(c));
+  const classesOf = (el) => (typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean) : []);
   const textOf = (el) => collapse(el.textContent || '') || collapse(el.getAttribute('aria-label') || el.title || '');
 
   function followable(a) {
@@ -39,7 +47,6 @@
   /** Clicked as a whole: a link or button itself, a click handler, or the hand cursor the page gives it. */
   function wholeRow(item) {
     if (item.matches(CLICKABLE) || item.hasAttribute('onclick')) return true;
-    if (collapse(item.textContent || '').length < WHOLE_ROW_TEXT_MIN) return false;
     return getComputedStyle(item).cursor === 'pointer' && !item.querySelector('input, select, textarea');
   }
 
@@ -69,24 +76,33 @@
 
   // ---- the list
 
-  /** Runs of 2+ alike siblings (tag and first class) clicked as a whole, each showing some text: a
-   * master list beside the page's main content (an aside may hold it). The walk is bounded. */
-  function clickedRuns() {
+  /**
+   * Lists outside the main list's rules, found in one bounded walk: runs of 3+ alike siblings (tag
+   * and first class) clicked as a whole, each showing a line of data (a master list beside the main
+   * content: an aside may hold it), and runs of 2+ headings each holding a link (results written as
+   * titles, their snippets between them).
+   */
+  function otherRuns() {
     const runs = [];
     let budget = WALK_MAX;
     const visit = (parent) => {
       const groups = new Map();
       for (let child = parent.firstElementChild; child && budget > 0; child = child.nextElementSibling) {
         budget -= 1;
-        if (SKIPPED_TAGS.has(child.localName) || child.matches(EXCLUDED)) continue;
+        if (SKIPPED_TAGS.has(child.localName) || child.matches(EXCLUDED) || child.matches(DIALOGS) || navLike(child)
+          || child.localName === 'form') continue;
         const key = `${child.localName}.${classesOf(child)[0] || ''}`;
         if (!groups.has(key)) groups.set(key, []);
         groups.get(key).push(child);
         visit(child);
       }
       for (const items of groups.values()) {
-        if (items.length < 2 || !isRendered(items[0]) || !wholeRow(items[0])) continue;
-        if (items.slice(0, SAMPLE_ROWS).every((c) => collapse(c.textContent || '').length >= WHOLE_ROW_TEXT_MIN)) {
+        if (items.length < 2 || !isRendered(items[0])) continue;
+        const sample = items.slice(0, SAMPLE_ROWS);
+        if (TITLE_TAGS.has(items[0].localName)) {
+          if (sample.every((h) => h.querySelector('a[href]'))) runs.push({ container: parent, items });
+        } else if (items.length >= WHOLE_ROWS_MIN && wholeRow(items[0])
+          && sample.every((c) => collapse(c.textContent || '').length >= WHOLE_ROW_TEXT_MIN)) {
           runs.push({ container: parent, items });
         }
       }
@@ -98,12 +114,16 @@
   /** The list whose rows open: `{container, items, openers}` (openers of the rows looked at), or null. */
   function openableList() {
     const main = shared.mainList();
-    const candidates = main ? [main] : [];
+    const candidates = main && !navLike(main.container) && !navLike(main.items[0]) && !main.container.closest(DIALOGS) ? [main] : [];
     const found = (list) => {
       const rows = list.items.filter((item) => isRendered(item)).slice(0, SAMPLE_ROWS);
       const openers = rows.map(rowOpener);
       const have = openers.filter(Boolean);
       if (have.length < 2 || have.length < MIN_SHARE * rows.length) return null;
+      // rows that are links or buttons themselves: a few short ones are controls ("Register", "Lost your password?")
+      const whole = openers.filter((el, i) => el && el === rows[i]);
+      if (whole.length && have.length < WHOLE_ROWS_MIN
+        && whole.some((el) => collapse(el.textContent || '').length < WHOLE_ROW_TEXT_MIN)) return null;
       const tag = have[0].localName;
       const kept = rows.map((row, i) => (openers[i] && openers[i].localName === tag ? [row, openers[i]] : null)).filter(Boolean);
       return kept.length >= MIN_SHARE * rows.length ? { ...list, rows: kept.map((k) => k[0]), openers: kept.map((k) => k[1]) } : null;
@@ -113,7 +133,7 @@
       if (out) return out;
     }
     let best = null;
-    for (const run of clickedRuns()) {
+    for (const run of otherRuns()) {
       const out = found(run);
       if (out && (!best || out.openers.length > best.openers.length)) best = out;
     }
@@ -122,7 +142,6 @@
 
   // ---- a selector for the openers
 
-  const classesOf = (el) => (typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean) : []);
   const STABLE_ATTRS = ['role', 'type', 'data-testid', 'data-test', 'data-qa'];
 
   /** Tag, the classes and stable attributes all of `els` share (their shape), or null when the tags differ. */

@@ -77,3 +77,21 @@ def test_an_admin_list_opens_by_its_row_header_link(open_page: OpenPage) -> None
     css, _ = open_marks(page)
     assert texts(page, css)[:2] == ["user01", "user02"]  # the sort links of the header row are not rows
     assert len(texts(page, css)) == 20
+
+
+def test_results_written_as_linked_titles(open_page: OpenPage) -> None:
+    page = open_page("lists/title-results.html")
+    css, count = open_marks(page)
+    assert count == 3
+    assert texts(page, css) == ["Runbooks/Database Failover", "Handbook/On-Call", "Home"]  # not the sidebar's
+    out = click_row(page, css, "home")  # the title saying exactly that, not "Home" in another row
+    assert out["ok"] is True and out["navigation"]["url"].endswith("?page=home")
+
+
+def test_buttons_of_a_dialog_are_no_rows(open_page: OpenPage) -> None:
+    page = open_page("lists/data-table.html")
+    page.page.evaluate("""() => document.body.insertAdjacentHTML('beforeend', `<div role=dialog>
+      <button type=button>Keep the draft and leave this page now</button>
+      <button type=button>Keep editing the draft on this page</button>
+      <button type=button>Discard the changes made to this draft</button></div>`)""")
+    assert open_marks(page) == ("", 0)

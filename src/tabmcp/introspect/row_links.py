@@ -98,7 +98,7 @@ class RowLinksIntrospector(Introspector):
         return [
             PageTool(
                 name=TOOL_NAME,
-                title="Open a row of the list",
+                title="Open a row by what it shows",
                 description=(
                     "Open one row of the page's main list (its title link, or the row itself where the row is "
                     "clicked), the row chosen by a text it shows. Returns the page it opens; when no row or "
