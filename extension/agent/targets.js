@@ -146,7 +146,7 @@
 
   /**
    * The matches whose row shows `text` (case and spaces ignored): those with a cell or link that
-   * says exactly that first, else those whose row contains it. `near`: when none does, the texts of
+   * says exactly that first, else those whose row contains it (or each of its " | "-separated cells). `near`: when none does, the texts of
    * the rows most like it (most words in common), for an error the model can act on.
    */
   function byRow(matches, text) {
@@ -155,7 +155,13 @@
     const rows = matches.map((el) => ({ el, row: rowOf.get(el) }));
     const exact = rows.filter(({ row }) => [row, ...row.querySelectorAll(CELL_SELECTOR)]
       .some((cell) => collapse(cell.textContent || '').toLowerCase() === needle));
-    const found = exact.length ? exact : rows.filter(({ row }) => rowText(row).toLowerCase().includes(needle));
+    // a row's cells as a list answer gives them ("Dune | Frank Herbert | 1965"): each part in the row
+    const parts = needle.split('|').map((part) => part.trim()).filter(Boolean);
+    const shows = (row) => {
+      const shown = rowText(row).toLowerCase();
+      return shown.includes(needle) || (parts.length > 1 && parts.every((part) => shown.includes(part)));
+    };
+    const found = exact.length ? exact : rows.filter(({ row }) => shows(row));
     if (found.length || !needle) return { matches: found.map((r) => r.el), near: [], rowOf };
     const words = new Set(needle.split(/\W+/).filter(Boolean));
     const scored = rows.map(({ row }, i) => {
@@ -200,7 +206,8 @@
       const closest = near.length ? `; the closest rows: ${near.map((t) => JSON.stringify(t)).join('; ')}` : '; the list has no rows';
       throw new AgentError('ELEMENT_NOT_FOUND', `No row on the page shows ${JSON.stringify(target.row)}${closest}`);
     }
-    const shown = matches.slice(0, CANDIDATES_MAX).map((el) => JSON.stringify(cut(rowText(rowOf.get(el)), ROW_TEXT_MAX)));
+    // longer than a miss's rows: what tells these rows apart may come late in them
+    const shown = matches.slice(0, CANDIDATES_MAX).map((el) => JSON.stringify(cut(rowText(rowOf.get(el)), 2 * ROW_TEXT_MAX)));
     throw new AgentError('ELEMENT_AMBIGUOUS',
       `${matches.length} rows show ${JSON.stringify(target.row)}: ${shown.join('; ')}${matches.length > CANDIDATES_MAX ? '; …' : ''}. Give more of the row's text`);
   }
