@@ -42,7 +42,8 @@ def test_result_titles_are_the_openers_not_the_rows_other_links(open_page: OpenP
     # a text in the row's snippet picks it too; one no row shows names the closest rows
     assert page.call("find", {"target": {"css": css, "row": "backed up nightly"}})["total"] == 1
     # the row's parts as an answer lists them, joined by " | ": each part in the row
-    assert page.call("find", {"target": {"css": css, "row": "Backups | The replica is backed up nightly."}})["total"] == 1
+    joined = "Backups | The replica is backed up nightly."
+    assert page.call("find", {"target": {"css": css, "row": joined}})["total"] == 1
     assert page.call("find", {"target": {"css": css, "row": "Backups | how the replica is built"}})["total"] == 0
     miss = click_row(page, css, "Runbook: restore")
     assert miss["ok"] is False and miss["code"] == "ELEMENT_NOT_FOUND"
