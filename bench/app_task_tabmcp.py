@@ -207,6 +207,9 @@ async def mail(m: Meter, url: str) -> dict[str, Any]:
     opener = pick(m, ("open",), (("message", "mail", "row", "subject"),))
     if opener:
         shown = await m.call(opener.name, {opener.args[0]: newest})
+        if "Details below" not in shown:  # the message opened; its body is not in the answer: read it
+            why = "the opened message's body is not in the open tool's answer"
+            shown = await generic(m, why, "snapshot", {"find": newest})
     else:
         why = "the list's rows are no tool argument: nothing opens a message"
         found = await generic(m, why, "snapshot", {"find": newest})

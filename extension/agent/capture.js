@@ -230,7 +230,8 @@
       if (flags & SKIPPED) return;
       const interactive = (flags & CONTROL) !== 0 || isCaptureInteractive(el, tag);
       const role = interactive ? firstRole(el) : '';
-      let keep = interactive || (flags & STRUCTURE) !== 0 || (budget !== null && (flags & CONTENT) !== 0);
+      let keep = interactive || (flags & STRUCTURE) !== 0 || (budget !== null && (flags & CONTENT) !== 0)
+        || (listMarks !== null && listMarks.has(el)); // a list mark on a plain element (a row clicked as a whole)
       // a data-* key inside a row or list item (how a site names its rows): kept, without its text
       const keyed = !keep && this.itemDepth > 0 && hasDataAttribute(el);
       const isList = (flags & LIST) !== 0 || (role !== '' && LIST_ROLES.has(role));

@@ -517,7 +517,7 @@
 
   // ---- marks for the capture
 
-  /** Element -> `data-tabmcp-list` value: `pager`, `more`, `sort:<column>`, `perpage`. */
+  /** Element -> `data-tabmcp-list` value: `pager`, `more`, `sort:<column>`, `perpage`, `open` (rowlinks.js). */
   function listMarks() {
     const marks = new Map();
     try {
@@ -534,6 +534,7 @@
       const perPage = perPageControl(controls);
       if (perPage && perPage.select) marks.set(perPage.select, 'perpage');
       else if (perPage) for (const link of perPage.links) marks.set(link.el, `perpage:${link.choice}`);
+      if (shared.rowLinkMarks) shared.rowLinkMarks(marks); // the rows that open (rowlinks.js)
     } catch {
       // a page the rules cannot read gets no list arguments; the capture goes on
     }

@@ -119,8 +119,22 @@
   const NEAR_MAX = 5;
   const ROW_TEXT_MAX = 80;
 
-  function rowOf(el) {
-    return el.closest(ROW_SELECTOR) || el.parentElement || el;
+  /**
+   * Each match's row: its table row, list item or article; else (a list drawn with bare buttons or
+   * divs) its largest ancestor that holds no other match, the match itself when it is the row.
+   */
+  function rowsOf(matches) {
+    const counts = new Map();
+    if (matches.length > 1) {
+      for (const el of matches) for (let node = el; node; node = node.parentElement) counts.set(node, (counts.get(node) || 0) + 1);
+    }
+    return new Map(matches.map((el) => {
+      const row = el.closest(ROW_SELECTOR);
+      if (row || matches.length < 2) return [el, row || el.parentElement || el];
+      let node = el;
+      while (node.parentElement && counts.get(node.parentElement) === 1) node = node.parentElement;
+      return [el, node];
+    }));
   }
 
   /** The row as a person reads it: its cells' texts apart ("Dune | Frank Herbert | 1965"). */
@@ -132,16 +146,23 @@
 
   /**
    * The matches whose row shows `text` (case and spaces ignored): those with a cell or link that
-   * says exactly that first, else those whose row contains it. `near`: when none does, the texts of
+   * says exactly that first, else those whose row contains it (or each of its " | "-separated cells). `near`: when none does, the texts of
    * the rows most like it (most words in common), for an error the model can act on.
    */
   function byRow(matches, text) {
     const needle = collapse(text).toLowerCase();
-    const rows = matches.map((el) => ({ el, row: rowOf(el) }));
-    const exact = rows.filter(({ row }) => [...row.querySelectorAll(CELL_SELECTOR)]
+    const rowOf = rowsOf(matches);
+    const rows = matches.map((el) => ({ el, row: rowOf.get(el) }));
+    const exact = rows.filter(({ row }) => [row, ...row.querySelectorAll(CELL_SELECTOR)]
       .some((cell) => collapse(cell.textContent || '').toLowerCase() === needle));
-    const found = exact.length ? exact : rows.filter(({ row }) => rowText(row).toLowerCase().includes(needle));
-    if (found.length || !needle) return { matches: found.map((r) => r.el), near: [] };
+    // a row's cells as a list answer gives them ("Dune | Frank Herbert | 1965"): each part in the row
+    const parts = needle.split('|').map((part) => part.trim()).filter(Boolean);
+    const shows = (row) => {
+      const shown = rowText(row).toLowerCase();
+      return shown.includes(needle) || (parts.length > 1 && parts.every((part) => shown.includes(part)));
+    };
+    const found = exact.length ? exact : rows.filter(({ row }) => shows(row));
+    if (found.length || !needle) return { matches: found.map((r) => r.el), near: [], rowOf };
     const words = new Set(needle.split(/\W+/).filter(Boolean));
     const scored = rows.map(({ row }, i) => {
       const shown = rowText(row);
@@ -150,7 +171,7 @@
     });
     scored.sort((a, b) => b.score - a.score || a.i - b.i);
     const near = [...new Set(scored.map((s) => cut(s.shown, ROW_TEXT_MAX)).filter(Boolean))].slice(0, NEAR_MAX);
-    return { matches: [], near };
+    return { matches: [], near, rowOf };
   }
 
   /**
@@ -179,13 +200,14 @@
 
   /** A row target's one match, or an error naming the rows most like the text / the rows that show it. */
   function resolveRow(target) {
-    const { matches, near } = byRow(queryAll(target.css), target.row);
+    const { matches, near, rowOf } = byRow(queryAll(target.css), target.row);
     if (matches.length === 1) return matches[0];
     if (!matches.length) {
       const closest = near.length ? `; the closest rows: ${near.map((t) => JSON.stringify(t)).join('; ')}` : '; the list has no rows';
       throw new AgentError('ELEMENT_NOT_FOUND', `No row on the page shows ${JSON.stringify(target.row)}${closest}`);
     }
-    const shown = matches.slice(0, CANDIDATES_MAX).map((el) => JSON.stringify(cut(rowText(rowOf(el)), ROW_TEXT_MAX)));
+    // longer than a miss's rows: what tells these rows apart may come late in them
+    const shown = matches.slice(0, CANDIDATES_MAX).map((el) => JSON.stringify(cut(rowText(rowOf.get(el)), 2 * ROW_TEXT_MAX)));
     throw new AgentError('ELEMENT_AMBIGUOUS',
       `${matches.length} rows show ${JSON.stringify(target.row)}: ${shown.join('; ')}${matches.length > CANDIDATES_MAX ? '; …' : ''}. Give more of the row's text`);
   }
@@ -198,11 +220,11 @@
       const { target } = arg;
       if (typeof target.css === 'string' && typeof target.row === 'string') {
         // a row target: the candidates are named by their rows' text, what the model chose them by
-        const { matches, near } = byRow(queryAll(target.css), target.row);
+        const { matches, near, rowOf } = byRow(queryAll(target.css), target.row);
         return {
           ok: true,
           matches: matches.slice(0, limit).map((el) => ({
-            ...candidate(el), name: cut(rowText(rowOf(el)), ROW_TEXT_MAX), visible: isVisible(el),
+            ...candidate(el), name: cut(rowText(rowOf.get(el)), ROW_TEXT_MAX), visible: isVisible(el),
           })),
           total: matches.length,
           near,

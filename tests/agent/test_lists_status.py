@@ -28,10 +28,11 @@ def query(url: str) -> dict[str, str]:
 
 
 def marks(page: AgentPage) -> list[str]:
+    """The list's marks but the rows' openers (test_row_links.py)."""
     html = page.call("capture", {})["html"]
     return page.page.evaluate(
         """(html) => [...new DOMParser().parseFromString(html, 'text/html').querySelectorAll('[data-tabmcp-list]')]
-          .map((el) => el.getAttribute('data-tabmcp-list'))""",
+          .map((el) => el.getAttribute('data-tabmcp-list')).filter((m) => !m.startsWith('open'))""",
         html,
     )
 

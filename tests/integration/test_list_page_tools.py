@@ -24,7 +24,8 @@ pytestmark = pytest.mark.usefixtures("driver_kind")
 
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
 QUIET = 0.8  # how long a notification that must not come gets to show up anyway
-LIST_TOOLS = ["search", "filter_navigation_items", "browse_list", "run_selected_action", "archive"]
+# open_row: the rows' title links open them (row_links.py)
+LIST_TOOLS = ["search", "filter_navigation_items", "browse_list", "open_row", "run_selected_action", "archive"]
 
 
 @pytest.fixture(scope="module")

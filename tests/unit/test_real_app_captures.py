@@ -13,7 +13,7 @@ from bench.apps.capture import saved_captures
 from bench.apps.quality import argument_refs
 from bench.apps.report import page_tools
 
-from tabmcp.introspect.api import PageTool
+from tabmcp.introspect.api import PageTool, RowText
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.capture import REF_ATTR, PageCapture
 
@@ -231,3 +231,56 @@ def test_wagtail_story_form_takes_title_and_intro(page: str) -> None:
     [form] = writers("wagtail", page, "//input[@name='title']")
     assert writers("wagtail", page, "//input[@name='intro']") == [form]
     assert not form.hints.read_only
+
+
+# ----------------------------------------------------------------- rows that open (any app)
+
+
+def row_openers(app: str, page: str) -> list[PageTool]:
+    """The tools that click one row of a list, the row picked by the text the model gives."""
+    return [
+        t for t in tools_of(app, page)
+        if any(s.action == "click" and isinstance(s.target, RowText) for s in t.plan)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("app", "page", "title"),
+    [
+        ("otterwiki", "search", "Runbooks/Database Failover"),  # results written as linked titles
+        ("wagtail", "search", "Birds of the Harbor"),  # a table's title cell
+        ("maildev", "inbox", "Contract draft v1042"),  # rows drawn as buttons beside the message
+    ],
+)
+def test_a_list_whose_rows_open_has_one_tool_taking_the_row_text(app: str, page: str, title: str) -> None:
+    found = row_openers(app, page)
+    assert len(found) == 1, [t.name for t in tools_of(app, page)]
+    tool = found[0]
+    props = tool.schema["properties"]
+    assert tool.schema["required"] == list(props) and len(props) == 1
+    arg = next(iter(props.values()))
+    assert arg["type"] == "string" and "enum" not in arg  # no live data: the row is resolved when it runs
+    assert title.lower() not in f"{tool.description} {tool.title} {arg}".lower()
+    assert "returns the page it opens" in tool.description.lower()
+    assert title in captured(app, page).tree.text_content()  # the row the model would name is on the page
+
+
+@pytest.mark.parametrize(
+    ("app", "page"),
+    [
+        ("sqliteweb", "customers_content"),  # a plain data table: its rows open nothing
+        ("roundup", "issues"),  # "Show issue: [number]" opens the rows already
+        ("otterwiki", "login"),  # two links under a form are no list
+        ("otterwiki", "edit"),  # nor is a dialog's row of buttons
+        ("flaskadmin", "books"),  # rows whose only links are icons (edit, delete)
+    ],
+)
+def test_no_row_tool_where_no_row_opens_or_another_tool_opens_them(app: str, page: str) -> None:
+    assert row_openers(app, page) == []
+
+
+def test_maildev_search_keeps_the_inbox_row_tool_and_no_row_is_a_tool_of_its_own() -> None:
+    inbox, searched, message = (row_openers("maildev", p) for p in ("inbox", "search", "message"))
+    assert [t.schema for t in inbox] == [t.schema for t in searched] == [t.schema for t in message]
+    # the open message's row (marked selected, so unlike its siblings) is no button tool named after the mail
+    assert not [t.name for t in tools_of("maildev", "message") if "example" in t.name or "reminder" in t.name]

@@ -20,6 +20,7 @@ from tabmcp.introspect.api import MAX_DESCRIPTION, MAX_TITLE, Introspector, Page
 from tabmcp.introspect.forms import FormIntrospector
 from tabmcp.introspect.lists import ListIntrospector
 from tabmcp.introspect.registry import MAX_TOOLS_PER_INTROSPECTOR, Registry, unique_name
+from tabmcp.introspect.row_links import RowLinksIntrospector
 from tabmcp.introspect.rows import RowsIntrospector
 from tabmcp.introspect.search import SearchIntrospector
 from tabmcp.introspect.text import UNTRUSTED_PREFIX
@@ -30,7 +31,7 @@ from tabmcp.tools.catalog import CATALOG
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 CORE_NAMES = {t.name for t in CATALOG}
-BUILTIN_NAMES = ["webmcp", "search", "forms", "rows", "lists", "actions"]
+BUILTIN_NAMES = ["webmcp", "search", "forms", "rows", "lists", "row_links", "actions"]
 
 GOOD_PLUGIN = """
 from tabmcp.introspect.api import Introspector, PageTool, PlanStep
@@ -191,9 +192,10 @@ def test_the_builtins_run_page_then_generic_with_search_before_forms() -> None:
         FormIntrospector,
         RowsIntrospector,
         ListIntrospector,
+        RowLinksIntrospector,
         ActionsIntrospector,
     ]
-    assert [i.kind for i in builtins] == ["page", "generic", "generic", "generic", "generic", "generic"]
+    assert [i.kind for i in builtins] == ["page", "generic", "generic", "generic", "generic", "generic", "generic"]
 
 
 @pytest.mark.parametrize("file_name", sorted(BROKEN_AT_LOAD))

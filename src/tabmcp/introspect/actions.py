@@ -21,6 +21,7 @@ from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import operable
+from tabmcp.introspect.lists import LIST_ATTR
 from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
 from tabmcp.introspect.search import SEARCH_BOXES
 from tabmcp.introspect.text import (
@@ -84,8 +85,8 @@ class ActionsIntrospector(Introspector):
         beside_search = {box.getparent() for box in capture.select(SEARCH_BOXES)}
         found = []
         for button in _BUTTONS(capture.tree):
-            if keyed_item(button):
-                continue
+            if keyed_item(button) or (button.get(LIST_ATTR) or "").startswith("open"):
+                continue  # one row of a list (open_row opens it by its text)
             label = self._label(capture, button, beside_search)
             if label and (name := name_words(label)):
                 found.append((button, label, name))

@@ -5,10 +5,11 @@ The page agent finds those parts when it captures the page (``extension/agent/li
 them ``data-tabmcp-list``: ``pager`` (a numbered, next or previous link), ``more`` (a "Load more"
 button), ``long`` (a list with more rows than one answer holds and no pagination: read 100 rows a
 page), ``sort:<column>`` (a sortable column header), ``perpage`` (the page-size select) and
-``perpage:<size>`` (a page-size link). The arguments are made from the marks alone: column names and
-page sizes are the page's structure, never its rows, so the same kind of page keeps the same tool.
-At call time the plan's one ``browse`` step moves the list there through the page's own links and
-controls, and the answer (tools/page_tools.py) gives the rows and says how to reach the next page.
+``perpage:<size>`` (a page-size link); ``open`` marks are the rows' openers (row_links.py). The
+arguments are made from the marks alone: column names and page sizes are the page's structure, never
+its rows, so the same kind of page keeps the same tool. At call time the plan's one ``browse`` step
+moves the list there through the page's own links and controls, and the answer (tools/page_tools.py)
+gives the rows and says how to reach the next page.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from tabmcp.introspect.text import UNTRUSTED_NOTE, clean
 from tabmcp.page.capture import PageCapture, label_text
 
 LIST_ATTR = "data-tabmcp-list"
-_MARKED = XPath(f"//@{LIST_ATTR}/..")
+# the rows' openers (``open``) are row_links.py's: they give no list arguments
+_MARKED = XPath(f"//@{LIST_ATTR}[not(starts-with(., 'open'))]/..")
 MAX_CHOICE = 40
 MAX_CHOICES = 30
 TOOL_NAME = "browse_list"

@@ -32,6 +32,7 @@ from tabmcp.introspect.actions import ActionsIntrospector
 from tabmcp.introspect.api import KIND_ORDER, MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import FormIntrospector
 from tabmcp.introspect.lists import ListIntrospector
+from tabmcp.introspect.row_links import RowLinksIntrospector
 from tabmcp.introspect.rows import RowsIntrospector
 from tabmcp.introspect.schema import schema_problem
 from tabmcp.introspect.search import SearchIntrospector
@@ -72,6 +73,7 @@ def builtin_introspectors() -> list[Introspector]:
         FormIntrospector(),
         RowsIntrospector(),
         ListIntrospector(),
+        RowLinksIntrospector(),
         ActionsIntrospector(),
     ]
 
@@ -221,11 +223,11 @@ class Registry:
             mine: list[str] = []
             for tool in made:
                 if tool.element_ref:
-                    if not claims.free(tool.element_ref):
+                    if not claims.free(tool.element_ref, kind):
                         continue
                     mine.append(tool.element_ref)
                 found.append(((kind, tool.rank, len(found)), introspector, tool))
-            claims.take(mine)
+            claims.take(mine, kind)
         found.sort(key=lambda entry: entry[0])
         found = _without_generic_echoes(found)
         taken = set(reserved)
@@ -293,12 +295,15 @@ def _without_generic_echoes(
 
 
 class _Claims:
-    """Elements driven by the tools kept so far, with their ancestors, to tell nesting in O(depth)."""
+    """Elements driven by the tools kept so far, with their ancestors, to tell nesting in O(depth).
+    A form a generic tool submits leaves what is inside it to other generic tools (the rows of a list
+    in the form of its bulk action open on their own); an element a site or page-declared tool
+    drives leaves nothing inside it."""
 
     def __init__(self, capture: PageCapture) -> None:
         self.capture = capture
         self.refs: set[str] = set()
-        self.elements: set[HtmlElement] = set()
+        self.elements: dict[HtmlElement, int] = {}  # claimed element -> the kind (KIND_ORDER) that claimed it
         self.around: set[HtmlElement] = set()  # ancestors of claimed elements
         self.found: dict[str, HtmlElement] = {}  # the elements of the refs resolved so far
 
@@ -306,7 +311,7 @@ class _Claims:
         """Finds the elements of these refs at once (``PageCapture.by_refs``)."""
         self.found.update(self.capture.by_refs(r for r in refs if r not in self.found))
 
-    def free(self, ref: str) -> bool:
+    def free(self, ref: str, kind: int) -> bool:
         if ref in self.refs:
             return False
         element = self.found.get(ref)
@@ -314,14 +319,18 @@ class _Claims:
             return True
         if element in self.around:
             return False  # it contains a claimed element
-        return not any(a in self.elements for a in element.iterancestors())
+        generic = KIND_ORDER["generic"]
+        return not any(
+            a in self.elements and (kind != generic or self.elements[a] != generic or a.tag != "form")
+            for a in element.iterancestors()
+        )
 
-    def take(self, refs: Iterable[str]) -> None:
+    def take(self, refs: Iterable[str], kind: int) -> None:
         for ref in refs:
             self.refs.add(ref)
             element = self.found.get(ref)
             if element is not None:
-                self.elements.add(element)
+                self.elements[element] = kind
                 self.around.update(element.iterancestors())
 
 
