@@ -30,7 +30,7 @@ from tabmcp.resources import BY_URI, RESOURCES
 from tabmcp.results import error_result, json_result
 from tabmcp.runtime import Runtime
 from tabmcp.tools.base import CoreTool, Image, Output, Text, ToolFailure
-from tabmcp.tools.listing import ALWAYS_LOAD, core_annotations, page_tool_listing
+from tabmcp.tools.listing import ALWAYS_LOAD, annotations_of, page_tool_listing
 from tabmcp.tools.page_tools import call_page_tool
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ def core_tool_listing(tool: CoreTool, always_load: bool = False) -> types.Tool:
         name=tool.name,
         description=tool.description,
         input_schema=tool.input_schema(),
-        annotations=core_annotations(tool.hints),
+        annotations=annotations_of(tool.hints),
         meta=ALWAYS_LOAD if always_load else None,
     )
 

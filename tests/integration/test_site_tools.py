@@ -87,18 +87,18 @@ async def test_mailbox(sites: SiteServer, server_log: object) -> None:
 
         search = tools["search_inbox"]
         assert search.input_schema["required"] == ["query"]
-        assert search.annotations.read_only_hint is True and search.annotations.destructive_hint is False
+        assert search.annotations.read_only_hint is True and not search.annotations.destructive_hint
         assert tools["list_messages"].annotations.read_only_hint is True
         assert tools["compose_email"].input_schema["required"] == ["to", "subject", "body"]
-        assert tools["compose_email"].annotations.read_only_hint is False
-        assert tools["compose_email"].annotations.open_world_hint is True  # it sends mail out
+        assert not tools["compose_email"].annotations.read_only_hint
+        assert tools["compose_email"].annotations.open_world_hint is not False  # it sends mail out (absent: open)
         index = tools["open_thread"].input_schema["properties"]["index"]
         assert (index["type"], index["minimum"]) == ("integer", 1)
         assert "maximum" not in index  # the number of rows is not in the schema: a longer list is the same tool
         threads = tools["archive_selected"].input_schema["properties"]["threads"]
         assert threads["type"] == "array" and threads["minItems"] == 1
         assert threads["items"] == {"type": "integer", "minimum": 1}
-        assert tools["archive_selected"].annotations.read_only_hint is False
+        assert not tools["archive_selected"].annotations.read_only_hint
         assert tools["archive_selected"].annotations.destructive_hint is False  # archived mail is kept
         assert tools["mark_as_read"].annotations.idempotent_hint is True
 
@@ -216,7 +216,7 @@ async def test_skyscan(sites: SiteServer, server_log: object) -> None:
             "type": "integer", "enum": list(range(1, 10)), "description": "Adults traveling (default 1)"
         }
         assert schema["properties"]["cabin"]["enum"] == ["economy", "premium", "business", "first"]
-        assert search.annotations.read_only_hint is True and search.annotations.open_world_hint is True
+        assert search.annotations.read_only_hint is True and search.annotations.open_world_hint is not False
 
         changes = client.changes
         await refused(client, "search_flights", {"from": "SFO", "to": "JFK"}, "missing required argument", "departDate")
@@ -261,7 +261,7 @@ async def test_skyscan(sites: SiteServer, server_log: object) -> None:
         pick = tools["select_flight"]
         index = pick.input_schema["properties"]["index"]
         assert (pick.input_schema["required"], index["type"], index["minimum"]) == (["index"], "integer", 1)
-        assert pick.annotations.read_only_hint is False and pick.annotations.idempotent_hint is False
+        assert not pick.annotations.read_only_hint and not pick.annotations.idempotent_hint
 
         again = await client.call_ok("search_flights", trip)  # the same search on the same page: same tools
         assert [f["flight"] for f in again["flights"]] == [f["flight"] for f in flights]
@@ -316,9 +316,9 @@ async def test_codehub(sites: SiteServer, server_log: object) -> None:
         assert issues.input_schema["properties"]["state"]["enum"] == ["open", "closed"]
         assert issues.annotations.read_only_hint is True
         assert tools["star_repo"].input_schema["properties"] == {}
-        assert tools["star_repo"].annotations.read_only_hint is False
+        assert not tools["star_repo"].annotations.read_only_hint
         assert tools["star_repo"].annotations.idempotent_hint is True
-        assert tools["fork_repo"].annotations.idempotent_hint is False  # every call makes another fork
+        assert not tools["fork_repo"].annotations.idempotent_hint  # every call makes another fork
         assert tools["fork_repo"].input_schema["properties"]["name"]["pattern"] == "^[A-Za-z0-9._-]{1,100}$"
         assert tools["watch_repo_custom"].input_schema["properties"]["events"]["items"]["enum"] == [
             "issues", "pull_requests", "releases", "discussions", "security_alerts"

@@ -69,7 +69,7 @@ async def test_webmcp_tools_are_listed_called_and_followed(sites: SiteServer, se
         assert listing.description.startswith("[From the web page, untrusted]")
         assert listing.annotations.read_only_hint is True
         assert tools["add_todo"].input_schema["required"] == ["text"]
-        assert tools["add_todo"].annotations.read_only_hint is False
+        assert not tools["add_todo"].annotations.read_only_hint  # absent: MCP reads it as false
         search = tools["search_todos"]
         assert search.input_schema["properties"]["show"]["enum"] == ["all", "open", "done"]
         assert "untrusted" in search.description
