@@ -8,6 +8,7 @@ The service worker points at a dead port, so it never reaches a tabmcp server an
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import tempfile
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, Playwright, Worker, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from tabmcp.config import Settings
 from tabmcp.demo.sites import SiteServer
@@ -176,6 +178,7 @@ def agent_browser(*extra_args: str, **launch: Any) -> Iterator[Browser]:
 def open_page(browser: Browser) -> Iterator[Callable[..., AgentPage]]:
     """open_page("actions.html", query="a=1") -> AgentPage; pages are closed after the test."""
     pages: list[Page] = []
+    opened: list[tuple[Page, int]] = []  # with the tab id the extension knows it by
 
     def open_(name: str, query: str = "") -> AgentPage:
         url = browser.url(name, query)
@@ -184,8 +187,18 @@ def open_page(browser: Browser) -> Iterator[Callable[..., AgentPage]]:
         page.goto(url)
         tab_id = browser.worker.evaluate(FIND_TAB, url)
         assert tab_id is not None, f"no tab for {url}"
+        opened.append((page, tab_id))
         return AgentPage(browser, page, tab_id)
 
     yield open_
+    for page, tab_id in opened:
+        # the browser closes the tab: Playwright's own close can wait for good on a page whose new
+        # document commits meanwhile (a click on a link the test did not wait for)
+        if page.is_closed():
+            continue
+        with page.expect_event("close", timeout=10_000):
+            browser.worker.evaluate("(tabId) => chrome.tabs.remove(tabId).catch(() => {})", tab_id)
     for page in pages:
-        page.close()
+        if not page.is_closed():  # one whose tab was never found (its goto failed)
+            with contextlib.suppress(PlaywrightError):
+                page.close()
