@@ -29,7 +29,7 @@ from tabmcp.drivers.base import (
 from tabmcp.drivers.busy import TabBusy
 from tabmcp.guard.origins import ScreenshotOrigins
 from tabmcp.introspect.api import PageTool
-from tabmcp.introspect.continuity import Face, face, keep_known_names
+from tabmcp.introspect.continuity import Face, keep_known_names
 from tabmcp.introspect.registry import Registry
 from tabmcp.notices import ClientView
 from tabmcp.page.snapshot import SnapshotStore
@@ -267,7 +267,7 @@ class Runtime:
         """The names the tab's tools were listed by (the client's last read, for the focused tab, over
         the tab's last tools): a tool that looks the same keeps its name (continuity.py)."""
         tab = self.state.tabs.get(tab_id)
-        known = {face(t): t.name for t in (tab.tools or ())} if tab is not None else {}
+        known = {t.face(): t.name for t in (tab.tools or ())} if tab is not None else {}
         read = self.client_view.read
         if read is not None and tab_id == self.state.focused_tab_id:
             known.update({tuple(t[1:]): str(t[0]) for t in read[1]})

@@ -7,7 +7,6 @@ one event and says whether that visible list changed, which is the only reason
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -168,10 +167,7 @@ Signature = tuple[tuple[str, ...], tuple[tuple[object, ...], ...]]
 def visible_signature(state: BrowserState, catalog: Iterable[Declared]) -> Signature:
     """What the client can observe of the list: names of core tools, and page tools in full."""
     core = tuple(t.name for t in visible_core_tools(state, catalog))
-    page = tuple(
-        (t.name, t.title, t.description, json.dumps(t.input_schema, sort_keys=True), t.annotations)
-        for t in state.page_tools
-    )
+    page = tuple((t.name, *t.face()) for t in state.page_tools)
     return core, page
 
 

@@ -10,7 +10,7 @@ import pytest
 from bench.apps.capture import saved_captures
 
 from tabmcp.introspect.api import PageTool
-from tabmcp.introspect.continuity import face, keep_known_names
+from tabmcp.introspect.continuity import keep_known_names
 from tabmcp.introspect.registry import Registry
 from tabmcp.tools.catalog import CATALOG
 
@@ -19,7 +19,7 @@ RESERVED = frozenset(t.name for t in CATALOG)
 
 def tools(page: str, after: tuple[PageTool, ...] = ()) -> tuple[PageTool, ...]:
     made = Registry.discover().page_tools(saved_captures("wagtail")[page], reserved=RESERVED)
-    return keep_known_names(made, {face(t): t.name for t in after}, reserved=RESERVED)
+    return keep_known_names(made, {t.face(): t.name for t in after}, reserved=RESERVED)
 
 
 def sidebar_search(listed: tuple[PageTool, ...]) -> PageTool:
@@ -27,7 +27,7 @@ def sidebar_search(listed: tuple[PageTool, ...]) -> PageTool:
 
 
 def looks(tool: PageTool) -> tuple[object, ...]:
-    return (tool.name, *face(tool))
+    return (tool.name, *tool.face())
 
 
 @pytest.mark.parametrize(("first", "then"), [("search", "edit"), ("edit", "search")])
@@ -46,6 +46,6 @@ def test_the_sidebar_search_keeps_its_name_from_page_to_page(first: str, then: s
 def test_nothing_known_changes_nothing() -> None:
     plain = tools("search")
     assert tools("search", ()) == plain
-    assert [json.dumps(face(t), default=str) for t in tools("search", plain)] == [
-        json.dumps(face(t), default=str) for t in plain
+    assert [json.dumps(t.face(), default=str) for t in tools("search", plain)] == [
+        json.dumps(t.face(), default=str) for t in plain
     ]

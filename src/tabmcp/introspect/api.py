@@ -12,6 +12,7 @@ write a plan; ``css``, ``role`` and ``ref`` name elements.
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 import string
 from collections.abc import Callable, Mapping, Sequence
@@ -179,6 +180,10 @@ class PageTool:
     @property
     def schema(self) -> dict[str, Any]:
         return self.input_schema  # type: ignore[return-value]  # a dict after __post_init__
+
+    def face(self) -> tuple[object, ...]:
+        """How the tool looks in a listing but for its name: title, description, schema (as JSON), hints."""
+        return (self.title, self.description, json.dumps(self.input_schema, sort_keys=True), self.hints)
 
 
 def model_schema(model: type[BaseModel]) -> dict[str, Any]:

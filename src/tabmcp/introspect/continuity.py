@@ -11,18 +11,13 @@ tool whose name is taken. Nothing is renamed when that fails: names stay valid a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.registry import CORE_TOOL_NAMES, unique_name
 
-Face = tuple[object, ...]  # (title, description, schema JSON, hints): the tool as listed, but its name
-
-
-def face(tool: PageTool) -> Face:
-    return (tool.title, tool.description, json.dumps(tool.input_schema, sort_keys=True), tool.annotations)
+Face = tuple[object, ...]  # PageTool.face(): the tool as listed, but its name
 
 
 def keep_known_names(
@@ -33,7 +28,7 @@ def keep_known_names(
     if not known:
         return tools
     out = list(tools)
-    faces = [face(t) for t in out]
+    faces = [t.face() for t in out]
     reserved = frozenset(reserved) | CORE_TOOL_NAMES
     for i, tool in enumerate(out):
         wanted = known.get(faces[i])
