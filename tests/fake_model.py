@@ -25,12 +25,15 @@ Reply = str | dict[str, Any] | Callable[[dict[str, Any]], Any]
 @dataclass
 class Scripted:
     """``content``: the assistant's text (a dict is sent as its JSON); a callable gets the request body
-    and returns the content. ``status`` other than 200 sends ``raw`` as the body instead."""
+    and returns the content. ``status`` other than 200 sends ``raw`` as the body instead. ``when``: the
+    reply goes only to a request whose question contains it, so a late request of an earlier call
+    (one the server gave up on, still reaching the socket) cannot take it."""
 
     content: Reply = ""
     delay: float = 0.0
     status: int = 200
     raw: str | None = None
+    when: str = ""
 
 
 @dataclass
@@ -58,8 +61,11 @@ class FakeModel:
     def _next(self, body: dict[str, Any]) -> Scripted:
         with self._lock:
             self.requests.append(body)
-            if self._replies:
-                return self._replies.popleft()
+            question = question_text(body)
+            for reply in self._replies:
+                if reply.when in question:
+                    self._replies.remove(reply)
+                    return reply
         if self.default is not None:
             return self.default
         return Scripted(status=500, raw='{"error": "the test scripted no answer"}')

@@ -264,11 +264,12 @@ async def test_model_backed_tools_ask_the_model_only_when_the_page_cannot_answer
         model.default = None
 
         # locating: the model picks among near-duplicates; a bad or late answer leaves the candidates
-        model.answer(_candidate_with("Onesie"))
+        model.answer(Scripted(_candidate_with("Onesie"), when="the Add to cart button"))
         picked = await page.ok("ai_tap", locate="the Add to cart button")
         assert picked["located"] == {**picked["located"], "by": "model", "name": "Add to cart"}
         await page.shows("Cart: Onesie")
-        assert "Sauce Labs Onesie" in question_text(model.requests[-1])  # the shortlist went with the question
+        locating = [q for q in model.questions if "the Add to cart button" in q]
+        assert locating and "Sauce Labs Onesie" in locating[-1]  # the shortlist went with the question
         model.answer({"ref": "e999"})
         bad = await page.error("ai_tap", locate="the Add to cart button")
         assert bad["code"] == "ELEMENT_AMBIGUOUS" and "e999" in bad["error"] and len(bad["candidates"]) == 2
