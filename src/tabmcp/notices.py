@@ -12,26 +12,83 @@ Compared with the list the client last read, not with the state before the chang
   no longer has; calling one answers ``isError`` saying so (``TabmcpServer._unavailable``).
   Removals reach the client with the next notice that has news. Pages of one site mostly differ by
   what they lack (a login form gone once logged in, a row action gone with the last row): each such
-  page would otherwise cost a re-read that gives the model nothing it can call.
+  page would otherwise cost a re-read that gives the model nothing it can call;
+- a tool whose new version only relaxes the client's copy sends nothing (``relaxes``): every call
+  the copy allows is one the new version takes, and means the same. Same name, title, description,
+  hints and argument names; per argument the same type, enum, items and default, a description
+  kept, dropped or given the served-value note (``SERVED_NOTE``), bounds (length, range, pattern)
+  only dropped; required arguments only dropped. Anything else (another argument, another enum
+  value, other hints, a new description) is something the model may need: news.
 
 Before the client's first read there is nothing to compare with: every change is sent.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from tabmcp.introspect.api import served_description
 from tabmcp.state import Signature
+
+# Argument keywords that only bound the values taken: a version without them takes more.
+_BOUNDS = frozenset(
+    {"minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
+    | {"minItems", "maxItems"}
+)
 
 
 def brings_news(read: Signature, now: Signature) -> bool:
-    """Whether the list ``now`` has something the list ``read`` lacks (removals are no news)."""
+    """Whether the list ``now`` has something the list ``read`` lacks (removals and relaxations are no
+    news)."""
     core_read, page_read = read
     core_now, page_now = now
     if core_read != core_now:
         return True
     known = set(page_read)
-    return any(tool not in known for tool in page_now)
+    held = {tool[0]: tool for tool in page_read}
+    return any(tool not in known and not relaxes(held.get(tool[0]), tool) for tool in page_now)
+
+
+def relaxes(held: tuple[object, ...] | None, now: tuple[object, ...]) -> bool:
+    """Whether ``now`` (a listed page tool: name, title, description, schema JSON, hints) is the client's
+    copy ``held`` with its input schema relaxed only: a call valid for ``held`` is valid for ``now``
+    and means the same."""
+    if held is None or len(held) != len(now) or held[:3] != now[:3] or held[4:] != now[4:]:
+        return False
+    try:
+        old, new = json.loads(str(held[3])), json.loads(str(now[3]))
+    except ValueError:
+        return False
+    return isinstance(old, dict) and isinstance(new, dict) and _schema_relaxes(old, new)
+
+
+def _schema_relaxes(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    rest = {"properties", "required"}
+    if {k: v for k, v in old.items() if k not in rest} != {k: v for k, v in new.items() if k not in rest}:
+        return False
+    if not set(new.get("required", ())) <= set(old.get("required", ())):
+        return False
+    old_props, new_props = old.get("properties", {}), new.get("properties", {})
+    if not isinstance(old_props, dict) or not isinstance(new_props, dict) or old_props.keys() != new_props.keys():
+        return False
+    return all(_argument_relaxes(old_props[name], new_props[name]) for name in old_props)
+
+
+def _argument_relaxes(old: Any, new: Any) -> bool:
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return old == new
+    said = old.get("description")
+    if new.get("description") not in (None, said, served_description(said)):
+        return False
+    for key in (old.keys() | new.keys()) - {"description"}:
+        if key not in new and key in _BOUNDS:
+            continue  # a bound dropped
+        if old.get(key) != new.get(key) or (key in old) != (key in new):
+            return False
+    return True
 
 
 @dataclass

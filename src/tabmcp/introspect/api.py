@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 MAX_DESCRIPTION = 300
 MAX_TITLE = 60
+# Added to the description of an argument the page served filled in: the call may leave it out.
+SERVED_NOTE = "filled in already: left as it is when omitted"
 # Keys of a page tool's answer (tools/page_tools.answer) that an extract label must not take.
 RESERVED_LABELS = frozenset(
     {"tool", "steps", "page", "result", "changed", "results", "pages", "status", "errors", "text", "note", "editor"}
@@ -213,6 +215,11 @@ def _inline_refs(node: Any, defs: Mapping[str, Any], depth: int) -> Any:
         rest = {k: v for k, v in node.items() if k != "$ref"}
         return _inline_refs({**target, **rest}, defs, depth + 1)
     return {k: _inline_refs(v, defs, depth) for k, v in node.items()}
+
+
+def served_description(description: str | None) -> str:
+    """An argument's description once the page serves it filled in (``SERVED_NOTE`` added)."""
+    return f"{description} ({SERVED_NOTE})" if description else SERVED_NOTE
 
 
 class PlanError(ValueError):

@@ -17,7 +17,17 @@ from urllib.parse import unquote, urljoin, urlsplit
 from lxml.etree import XPath
 from lxml.html import HtmlElement
 
-from tabmcp.introspect.api import Arg, Choice, Contains, Introspector, PageTool, PlanStep, RowText, ToolHints
+from tabmcp.introspect.api import (
+    Arg,
+    Choice,
+    Contains,
+    Introspector,
+    PageTool,
+    PlanStep,
+    RowText,
+    ToolHints,
+    served_description,
+)
 from tabmcp.introspect.outside_editor import OutsideEditor, outside_editor
 from tabmcp.introspect.purpose import (
     heading_above,
@@ -144,8 +154,7 @@ def form_fields(
         if any(c.get(SERVED_ATTR) == "1" for c in controls):
             # the page served it filled in (a date, a title): omitted, it keeps the page's value
             if any(c.get("required") is not None for c in controls):
-                note = "filled in already: left as it is when omitted"
-                schema["description"] = f"{schema['description']} ({note})" if schema.get("description") else note
+                schema["description"] = served_description(schema.get("description"))
         elif any(c.get("required") is not None for c in controls):
             fields.required.append(name)
     return fields
