@@ -254,7 +254,7 @@ class Runtime:
         await progress.step(f"finding the page's tools ({len(capture.html):,} characters of page)")
         with trace.phase("introspection") as span:
             tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
-            tools = keep_known_names(tools, self._known_names(tab_id), reserved=reserved)
+            tools = keep_known_names(tools, self._known_names(tab_id), reserved=reserved, held=self._held(tab_id))
             span.note(tools=len(tools))
         await progress.step(f"{len(tools)} page tools found")
         if capture.version:
@@ -272,6 +272,14 @@ class Runtime:
         if read is not None and tab_id == self.state.focused_tab_id:
             known.update({tuple(t[1:]): str(t[0]) for t in read[1]})
         return known
+
+    def _held(self, tab_id: int) -> dict[str, Face]:
+        """The focused tab's tools as the client last read them (name → face): a name it holds keeps
+        its meaning (continuity.py)."""
+        read = self.client_view.read
+        if read is None or tab_id != self.state.focused_tab_id:
+            return {}
+        return {str(t[0]): tuple(t[1:]) for t in read[1]}
 
     def _reads_of(self, tab_id: int) -> TabReads:
         return self._reads.setdefault(tab_id, TabReads())

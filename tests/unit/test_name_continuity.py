@@ -49,3 +49,51 @@ def test_nothing_known_changes_nothing() -> None:
     assert [json.dumps(t.face(), default=str) for t in tools("search", plain)] == [
         json.dumps(t.face(), default=str) for t in plain
     ]
+
+
+def wiki(page: str, read: tuple[PageTool, ...] = ()) -> tuple[PageTool, ...]:
+    """Otter Wiki's tools for ``page`` after the client read ``read`` on the page before."""
+    made = Registry.discover().page_tools(saved_captures("otterwiki")[page], reserved=RESERVED)
+    return keep_known_names(
+        made, {t.face(): t.name for t in read}, reserved=RESERVED, held={t.name: t.face() for t in read}
+    )
+
+
+def named(listed: tuple[PageTool, ...], name: str) -> PageTool:
+    return next(t for t in listed if t.name == name)
+
+
+def test_a_name_the_client_holds_keeps_its_meaning_from_page_to_page() -> None:
+    page = wiki("page")
+    box = named(page, "search")
+    assert box.schema["required"] == ["query"] and box.hints.read_only
+    assert [t.name for t in wiki("search") if t.source == "search"] == ["search"]  # alone, the plain name
+
+    results = wiki("search", page)  # the search page's own form with options is another control
+    form = next(t for t in results if t.source == "search")
+    assert form.name == "search_term" and "is_regexp" in form.schema["properties"]
+    assert "search" not in {t.name for t in results}
+    assert looks(named(wiki("page", results), "search")) == looks(box)  # back: the box, as it was
+
+    editor = wiki("edit", page)  # the editor's own Search button is not the site's search box
+    button = next(t for t in editor if t.title == "Search")
+    assert button.name == "search_navigation" and not button.schema["properties"]
+    assert looks(named(wiki("page", editor), "search")) == looks(box)
+    names = [t.name for t in editor]
+    assert len(set(names)) == len(names) and not set(names) & RESERVED
+
+
+def test_a_tool_that_keeps_its_title_and_hints_keeps_its_name() -> None:
+    page = wiki("page")
+    box = named(page, "search")
+    grown = PageTool(
+        name="search",
+        title=box.title,
+        description=box.description,
+        input_schema={**box.schema, "properties": {**box.schema["properties"], "in_titles": {"type": "boolean"}}},
+        plan=box.plan,
+        hints=box.hints,
+        qualifiers=box.qualifiers,
+    )
+    (kept,) = keep_known_names((grown,), {}, reserved=RESERVED, held={t.name: t.face() for t in page})
+    assert kept.name == "search"  # one more option on the same box: news, under the same name
