@@ -31,12 +31,20 @@ async def test_sqlite_web_log_in_and_run_sql(app: Running, server_log: object) -
         login, [password] = await tool_taking(client, ("password",))
         await call_text(client, login.name, {password: "corpus-data"})
         run, [sql] = await tool_taking(client, ("sql",))
+        changes = client.changes
         answer = await call_text(client, run.name, {
             sql: "INSERT INTO customers (name, email, city) VALUES ('Zoe Tabmcp', 'zoe@tabmcp.example', 'Oslo')",
         })
         assert "error" not in answer.lower()
+        # the query page's form has no label for the SQL: the client's copy relaxed, no news; its call runs
+        assert client.changes == changes
+        answer = await call_text(client, run.name, {
+            sql: "INSERT INTO customers (name, email, city) VALUES ('Yan Tabmcp', 'yan@tabmcp.example', 'Lima')",
+        })
+        assert "error" not in answer.lower()
     with sqlite3.connect(app.data / "shop.db") as db:
         assert db.execute("SELECT city FROM customers WHERE email = 'zoe@tabmcp.example'").fetchall() == [("Oslo",)]
+        assert db.execute("SELECT city FROM customers WHERE email = 'yan@tabmcp.example'").fetchall() == [("Lima",)]
 
 
 @pytest.mark.parametrize("app", ["flaskadmin"], indirect=True)
