@@ -9,6 +9,10 @@ Counted, in the order the model would see them:
   the model already has brings it nothing new: it is recorded (``counted=False``) but not counted.
 - every ``tools/call`` result's text (all its text parts).
 
+With tabmcp's static tool list (``static``) the list never changes: the page tools the model has are those
+told in answers (their ``pageTools`` block, counted with the answer) or by ``list_page_tools``, and a page
+tool is called through ``call_page_tool``. The script reads ``listed()`` and calls tools by name either way.
+
 Not counted: the arguments the model writes (the same order of size for both servers), the JSON-RPC
 envelope, the server's instructions. A result with ``isError`` is counted (the model reads the error) and
 raises ``TaskFailed``: the task fails unless its script recovers as a model would.
@@ -23,6 +27,7 @@ from typing import Any
 
 from bench.mcp_stdio import StdioServer, ToolError
 from tabmcp.tools.catalog import CATALOG
+from tabmcp.tools.page_proxy import NEWS_KEY
 
 CORE = frozenset(t.name for t in CATALOG)  # tabmcp's own tools; the rest of its list are page tools
 
@@ -54,6 +59,8 @@ class Meter:
     workarounds: list[str] = field(default_factory=list)  # why a generic tool stood in for a page tool
     _seen: int = 0
     _last: dict[str, str] = field(default_factory=dict)  # the last list read: name → the tool's JSON
+    static: bool = False  # tabmcp's static tool list: page tools told in answers, run by call_page_tool
+    _told: dict[str, str] = field(default_factory=dict)  # static: the page tools told so far: name → JSON
 
     async def begin(self) -> None:
         """The host's first ``tools/list``; the task's clock starts after it."""
@@ -63,15 +70,33 @@ class Meter:
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None, *, setup: bool = False) -> str:
         start = time.perf_counter()
+        shown, tool, args = name, name, arguments
+        if self.static and name not in CORE:  # a page tool, through the fixed list's proxy
+            shown, tool, args = f"call_page_tool {name}", "call_page_tool", {"name": name, "arguments": arguments or {}}
         try:
-            result = await self.server.call(name, arguments)
+            result = await self.server.call(tool, args)
         except ToolError as e:  # the model read the error too: counted, then the script decides
-            self.entries.append(Entry("call", name, len(str(e)), time.perf_counter() - start, setup))
+            self.entries.append(Entry("call", shown, len(str(e)), time.perf_counter() - start, setup))
             await self._follow_list_changes(f"after {name}", setup)
             raise TaskFailed(str(e)) from None
-        self.entries.append(Entry("call", name, len(result.text), result.seconds, setup))
+        self.entries.append(Entry("call", shown, len(result.text), result.seconds, setup))
         await self._follow_list_changes(f"after {name}", setup)
-        return result.text
+        if not self.static:
+            return result.text
+        if name == "list_page_tools":
+            self._told = {t["name"]: json.dumps(t) for t in json.loads(result.parts[0]).get("tools", [])}
+        answer = [part for part in result.parts if not self._told_in(part)]
+        return "".join(answer)
+
+    def _told_in(self, part: str) -> bool:
+        """Whether this text block of an answer tells page tools (static mode); if so, the model takes them."""
+        if not part.startswith(f'{{"{NEWS_KEY}":'):
+            return False
+        news = json.loads(part)[NEWS_KEY]
+        for gone in news.get("gone", []):
+            self._told.pop(gone, None)
+        self._told.update({t["name"]: json.dumps(t) for t in news.get("tools", [])})
+        return True
 
     def workaround(self, why: str) -> None:
         """The script is about to use a generic tool (snapshot, interact) where a page tool should serve."""
@@ -101,8 +126,9 @@ class Meter:
         self.entries.append(Entry("tools/list", why, listed.chars, seconds, setup, listed.count, new, change, page))
 
     def listed(self) -> dict[str, dict[str, Any]]:
-        """The tools of the last list read, as the model has them: name → the tool's definition."""
-        return {name: json.loads(tool) for name, tool in self._last.items()}
+        """The tools the model has: those of the last list read, and in static mode the page tools told
+        since (name → the tool's definition)."""
+        return {name: json.loads(tool) for name, tool in {**self._last, **self._told}.items()}
 
     def seconds(self) -> float:
         return self.ended - self.started
