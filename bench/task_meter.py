@@ -47,6 +47,7 @@ class Entry:
     counted: bool = True  # False: a re-read list identical to the previous one (nothing new for the model)
     change: str = ""  # for a re-read list: the tools added (+), removed (-) and changed (~) since the last one
     page_chars: int = 0  # for a tools/list: the JSON of its tools that are not tabmcp core tools (page tools)
+    told_chars: int = 0  # for a call (static tool list): its answer's block telling page tools (counted in chars)
 
 
 @dataclass
@@ -79,24 +80,28 @@ class Meter:
             self.entries.append(Entry("call", shown, len(str(e)), time.perf_counter() - start, setup))
             await self._follow_list_changes(f"after {name}", setup)
             raise TaskFailed(str(e)) from None
-        self.entries.append(Entry("call", shown, len(result.text), result.seconds, setup))
-        await self._follow_list_changes(f"after {name}", setup)
         if not self.static:
+            self.entries.append(Entry("call", shown, len(result.text), result.seconds, setup))
+            await self._follow_list_changes(f"after {name}", setup)
             return result.text
         if name == "list_page_tools":
             self._told = {t["name"]: json.dumps(t) for t in json.loads(result.parts[0]).get("tools", [])}
-        answer = [part for part in result.parts if not self._told_in(part)]
-        return "".join(answer)
+        told = [part for part in result.parts if part.startswith(f'{{"{NEWS_KEY}":')]
+        change = " ".join(self._take(part) for part in told)
+        size = sum(map(len, told))
+        entry = Entry("call", shown, len(result.text), result.seconds, setup, change=change, told_chars=size)
+        self.entries.append(entry)
+        await self._follow_list_changes(f"after {name}", setup)  # none come with a fixed list: counted if any did
+        return "".join(part for part in result.parts if part not in told)
 
-    def _told_in(self, part: str) -> bool:
-        """Whether this text block of an answer tells page tools (static mode); if so, the model takes them."""
-        if not part.startswith(f'{{"{NEWS_KEY}":'):
-            return False
+    def _take(self, part: str) -> str:
+        """The model takes the page tools an answer's block tells (static mode); what changed (``_change``)."""
         news = json.loads(part)[NEWS_KEY]
+        before = dict(self._told)
         for gone in news.get("gone", []):
             self._told.pop(gone, None)
         self._told.update({t["name"]: json.dumps(t) for t in news.get("tools", [])})
-        return True
+        return _change(before, self._told)
 
     def workaround(self, why: str) -> None:
         """The script is about to use a generic tool (snapshot, interact) where a page tool should serve."""

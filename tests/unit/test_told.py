@@ -131,8 +131,10 @@ async def test_the_bench_model_takes_page_tools_from_answers_and_calls_them_by_t
     assert await meter.call("search_books", {"query": "x"}) == "results[1]: a"
     assert server.calls[1] == ("call_page_tool", {"name": "search_books", "arguments": {"query": "x"}})
     assert list(meter.listed()) == ["search_books", "delete_book"]
-    counted = [(e.name, e.chars) for e in meter.entries]
-    assert counted[1][0] == "call_page_tool search_books" and counted[1][1] > len("results[1]: a")
+    first, second = meter.entries
+    assert first.change == "+search_books +log_in" and first.told_chars == first.chars - len(connected)
+    assert second.name == "call_page_tool search_books" and second.chars > len("results[1]: a")
+    assert second.change == "+delete_book -log_in"
 
 
 async def test_the_bench_model_takes_a_listing_whole() -> None:
