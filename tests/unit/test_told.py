@@ -5,6 +5,7 @@ the task bench's model taking them from answers (bench/task_meter.py). Pure: no 
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import mcp_types as types
@@ -14,6 +15,7 @@ from bench.task_meter import Meter
 from tabmcp.introspect.api import PageTool, ToolHints
 from tabmcp.results import json_result
 from tabmcp.server import with_page_tools_news
+from tabmcp.sessions import SessionRegistry
 from tabmcp.told import Told
 from tabmcp.tools.listing import page_tool_listing
 from tabmcp.tools.page_proxy import NEWS_KEY, UNTRUSTED_NOTE, listing, page_tools_news
@@ -143,3 +145,23 @@ async def test_the_bench_model_takes_a_listing_whole() -> None:
     await meter.call("connect_browser", {})
     await meter.call("list_page_tools")
     assert list(meter.listed()) == ["delete_book"]
+
+
+async def test_each_session_is_told_apart_and_forgotten_with_its_connection() -> None:
+    from tests.unit.test_workspaces import FakeSession
+
+    def ctx(session: FakeSession, sid: str) -> Any:
+        return SimpleNamespace(session=session, request=SimpleNamespace(headers={"mcp-session-id": sid}))
+
+    registry = SessionRegistry()
+    alice, bob = FakeSession(), FakeSession()
+    assert registry.told(ctx(alice, "a")) is None  # not remembered: the caller keeps it per workspace
+    registry.remember(ctx(alice, "a"), "name:team", static=True)
+    registry.remember(ctx(bob, "b"), "name:team", static=True)
+    told = registry.told(ctx(alice, "a"))
+    assert told is not None and told is registry.told(ctx(alice, "a"))
+    told.tell((SEARCH,))
+    other = registry.told(ctx(bob, "b"))
+    assert other is not None and other.delta((SEARCH,)).new == (SEARCH,)  # one workspace, told apart
+    await alice._connection.exit_stack.aclose()  # the connection ends
+    assert registry.told(ctx(alice, "a")) is None
