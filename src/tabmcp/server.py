@@ -199,15 +199,16 @@ class TabmcpServer(Server[Any]):
                         span.note(heldMs=round(held * 1000, 2))
                     if held:
                         log.debug("%s answered after the client re-read the tool list (%.0f ms)", name, held * 1000)
-                if static and isinstance(result, types.CallToolResult):  # the page tools it was not told
+                if isinstance(result, types.CallToolResult):  # the last check before it leaves: the frame limit
+                    with trace.phase("answer"):
+                        result = bounded_answer(result, name, self.app.settings.ws_max_frame_bytes)
+                # after the limit: an answer refused as too large still tells the page tools (a few kB)
+                if static and isinstance(result, types.CallToolResult):
                     told = self.app.told_for(ctx, workspace)
                     if name == "list_page_tools" and not result.is_error:
                         told.tell(runtime.state.page_tools)
                     else:
                         result = with_page_tools_news(result, told, runtime.state.page_tools)
-                if isinstance(result, types.CallToolResult):  # the last check before it leaves: the frame limit
-                    with trace.phase("answer"):
-                        result = bounded_answer(result, name, self.app.settings.ws_max_frame_bytes)
         finally:
             workspace.calls.discard(call)  # type: ignore[arg-type]
             workspace.touch()

@@ -40,8 +40,11 @@ def listing(page_tool: PageTool) -> dict[str, Any]:
 
 
 NEWS_KEY = "pageTools"  # the answer's part that tells the page tools (its own text block, and in structured content)
-# said once per block: which tools the block names, and how to run them
-NEWS_HINT = "The focused page's tools changed: new or redefined ones (run by call_page_tool), gone ones; the rest stay."
+# said once per block: what its lists are, and how to run the tools
+NEWS_HINT = (
+    "The focused page's tools changed: tools are new or redefined (run them with call_page_tool), "
+    "gone are no longer there, the others are as told before."
+)
 
 
 def page_tools_news(delta: Delta) -> dict[str, Any]:
