@@ -13,6 +13,7 @@ from typing import Any
 from tabmcp.demo.client import StdioSession, data_of, text_of
 from tabmcp.demo.sites import SiteServer
 from tests.integration.conftest import serve
+from tests.integration.http_harness import HttpServer
 
 STATIC_LIST = [
     *["connect_browser", "list_tabs", "open_tab", "focus_tab", "close_tab", "list_page_tools", "call_page_tool"],
@@ -173,3 +174,34 @@ async def test_answers_tell_the_new_page_tools_and_the_model_calls_them_without_
         await client.call_ok("list_page_tools")
         assert told(await client.call("list_tabs")) == {}
         assert client.changes == 0
+
+
+async def test_clients_of_one_workspace_are_told_the_page_tools_each(server_log: object, sites: SiteServer) -> None:
+    """Over HTTP, two static clients in one named workspace: each is told the page's tools once, by
+    the first answer after the change it has not heard of; a client without a session (2026-07-28)
+    is told per workspace."""
+    async with HttpServer(server_log, tools="static") as server:
+        async with (
+            server.client(mode="legacy", workspace="team") as a,
+            server.client(mode="legacy", workspace="team") as b,
+        ):
+            assert told(await a.call_tool("connect_browser", {"launch": True})) == {}
+            opened = await a.call_tool("open_tab", {"url": sites.url("flights/index.html")})
+            assert "search_flights" in [t["name"] for t in told(opened)["tools"]]
+            assert told(await a.call_tool("list_tabs", {})) == {}  # told already
+
+            # the other client of the workspace heard nothing yet: its next answer tells it
+            seen = told(await b.call_tool("list_tabs", {}))
+            assert "search_flights" in [t["name"] for t in seen["tools"]]
+            assert told(await b.call_tool("list_tabs", {})) == {}
+            depart = (datetime.date.today() + datetime.timedelta(days=30)).isoformat()
+            flight = {"from": "SFO", "to": "JFK", "departDate": depart}
+            found = await b.call_tool("call_page_tool", {"name": "search_flights", "arguments": flight})
+            assert "select_flight" in [t["name"] for t in told(found)["tools"]]
+            # A was not told of the results page's tool by B's answer
+            assert "select_flight" in [t["name"] for t in told(await a.call_tool("list_tabs", {}))["tools"]]
+
+        async with server.client(workspace="team") as modern:  # no session: told per workspace
+            assert modern.protocol_version not in ("2025-11-25", "2025-06-18")
+            assert "select_flight" in [t["name"] for t in told(await modern.call_tool("list_tabs", {}))["tools"]]
+            assert told(await modern.call_tool("list_tabs", {})) == {}
