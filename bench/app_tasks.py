@@ -44,7 +44,7 @@ async def _run(key: str, task: AppTask, live: Running, args: argparse.Namespace,
         state.update(task.read_state(live))
         return task.check(answer, state)
 
-    run = await run_once(key, task.key, play, check, args.peers_dir, errlog, args.transcript)
+    run = await run_once(key, task.key, play, check, args.peers_dir, errlog, args.transcript, args.tools)
     run.answer = {**run.answer, "state": state}
     return run
 

@@ -16,6 +16,7 @@ calls, only now through Claude Code's requests. What Claude Code adds is handled
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Coroutine, Generator, Iterable
 from dataclasses import dataclass, field
@@ -24,6 +25,9 @@ from typing import Any
 from tests.claude_code.messages_api import TOOL_SEARCH, Reply, Turn, say
 
 from bench.task_meter import TaskFailed
+from tabmcp.tools.page_proxy import NEWS_KEY
+
+TOLD = f'{{"{NEWS_KEY}":'  # how an answer's block telling the page tools begins
 
 ScriptCoroutine = Coroutine[Any, str, dict[str, Any]]
 SCRIPT_ERRORS = (TaskFailed, LookupError, KeyError, ValueError, TypeError)
@@ -117,6 +121,10 @@ class ScriptedModel:
         text = turn.last_result_text()
         if sent == "list":
             self._listed = frozenset(re.findall(r"\b([A-Za-z_][\w.-]*)\b", text))
+        elif self.static:  # an answer's last block may tell the page's tools (page_proxy.page_tools_news)
+            text, news = _told_apart(text)
+            gone = frozenset(news.get("gone", ()))
+            self._listed = (self._listed - gone) | {str(t.get("name")) for t in news.get("tools", ())}
         if sent != "task" or self._record is None:
             return
         record, self._record = self._record, None
@@ -190,6 +198,20 @@ class ScriptedModel:
         others = [n for n in self._planned() if n != full and n in turn.deferred]
         self.searches += 1
         return self._use("search", TOOL_SEARCH, {"query": "select:" + ",".join([full, *others])})
+
+
+def _told_apart(text: str) -> tuple[str, dict[str, Any]]:
+    """An answer's text without its block telling page tools (static mode), and what that block tells."""
+    head, mark, block = text.rpartition("\n" + TOLD)
+    if not mark and text.startswith(TOLD):
+        head, block = "", text.removeprefix(TOLD)
+    elif not mark:
+        return text, {}
+    try:
+        news = json.loads(TOLD + block)[NEWS_KEY]
+    except ValueError:  # the page's own text looked like one
+        return text, {}
+    return head, news if isinstance(news, dict) else {}
 
 
 def page_tool_test(core: Iterable[str]) -> Callable[[str], bool]:

@@ -32,6 +32,7 @@ class Call:
     text: str
     seconds: float
     meta: dict[str, Any] = field(default_factory=dict)  # the result's _meta (tabmcp's phases when traced)
+    parts: tuple[str, ...] = ()  # each text block (``text`` is them joined)
 
 
 @dataclass(frozen=True)
@@ -104,4 +105,5 @@ class StdioServer:
         text = text_of(result)
         if result.is_error:
             raise ToolError(f"{name}({arguments}) failed: {text[:2000]}")
-        return Call(text, seconds, dict(result.meta or {}))
+        parts = tuple(c.text for c in result.content if isinstance(c, types.TextContent))
+        return Call(text, seconds, dict(result.meta or {}), parts)

@@ -9,6 +9,10 @@ Counted, in the order the model would see them:
   the model already has brings it nothing new: it is recorded (``counted=False``) but not counted.
 - every ``tools/call`` result's text (all its text parts).
 
+With tabmcp's static tool list (``static``) the list never changes: the page tools the model has are those
+told in answers (their ``pageTools`` block, counted with the answer) or by ``list_page_tools``, and a page
+tool is called through ``call_page_tool``. The script reads ``listed()`` and calls tools by name either way.
+
 Not counted: the arguments the model writes (the same order of size for both servers), the JSON-RPC
 envelope, the server's instructions. A result with ``isError`` is counted (the model reads the error) and
 raises ``TaskFailed``: the task fails unless its script recovers as a model would.
@@ -23,6 +27,7 @@ from typing import Any
 
 from bench.mcp_stdio import StdioServer, ToolError
 from tabmcp.tools.catalog import CATALOG
+from tabmcp.tools.page_proxy import NEWS_KEY
 
 CORE = frozenset(t.name for t in CATALOG)  # tabmcp's own tools; the rest of its list are page tools
 
@@ -42,6 +47,7 @@ class Entry:
     counted: bool = True  # False: a re-read list identical to the previous one (nothing new for the model)
     change: str = ""  # for a re-read list: the tools added (+), removed (-) and changed (~) since the last one
     page_chars: int = 0  # for a tools/list: the JSON of its tools that are not tabmcp core tools (page tools)
+    told_chars: int = 0  # for a call (static tool list): its answer's block telling page tools (counted in chars)
 
 
 @dataclass
@@ -54,6 +60,8 @@ class Meter:
     workarounds: list[str] = field(default_factory=list)  # why a generic tool stood in for a page tool
     _seen: int = 0
     _last: dict[str, str] = field(default_factory=dict)  # the last list read: name → the tool's JSON
+    static: bool = False  # tabmcp's static tool list: page tools told in answers, run by call_page_tool
+    _told: dict[str, str] = field(default_factory=dict)  # static: the page tools told so far: name → JSON
 
     async def begin(self) -> None:
         """The host's first ``tools/list``; the task's clock starts after it."""
@@ -63,15 +71,37 @@ class Meter:
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None, *, setup: bool = False) -> str:
         start = time.perf_counter()
+        shown, tool, args = name, name, arguments
+        if self.static and name not in CORE:  # a page tool, through the fixed list's proxy
+            shown, tool, args = f"call_page_tool {name}", "call_page_tool", {"name": name, "arguments": arguments or {}}
         try:
-            result = await self.server.call(name, arguments)
+            result = await self.server.call(tool, args)
         except ToolError as e:  # the model read the error too: counted, then the script decides
-            self.entries.append(Entry("call", name, len(str(e)), time.perf_counter() - start, setup))
+            self.entries.append(Entry("call", shown, len(str(e)), time.perf_counter() - start, setup))
             await self._follow_list_changes(f"after {name}", setup)
             raise TaskFailed(str(e)) from None
-        self.entries.append(Entry("call", name, len(result.text), result.seconds, setup))
-        await self._follow_list_changes(f"after {name}", setup)
-        return result.text
+        if not self.static:
+            self.entries.append(Entry("call", shown, len(result.text), result.seconds, setup))
+            await self._follow_list_changes(f"after {name}", setup)
+            return result.text
+        if name == "list_page_tools":
+            self._told = {t["name"]: json.dumps(t) for t in json.loads(result.parts[0]).get("tools", [])}
+        told = [part for part in result.parts if part.startswith(f'{{"{NEWS_KEY}":')]
+        change = " ".join(self._take(part) for part in told)
+        size = sum(map(len, told))
+        entry = Entry("call", shown, len(result.text), result.seconds, setup, change=change, told_chars=size)
+        self.entries.append(entry)
+        await self._follow_list_changes(f"after {name}", setup)  # none come with a fixed list: counted if any did
+        return "".join(part for part in result.parts if part not in told)
+
+    def _take(self, part: str) -> str:
+        """The model takes the page tools an answer's block tells (static mode); what changed (``_change``)."""
+        news = json.loads(part)[NEWS_KEY]
+        before = dict(self._told)
+        for gone in news.get("gone", []):
+            self._told.pop(gone, None)
+        self._told.update({t["name"]: json.dumps(t) for t in news.get("tools", [])})
+        return _change(before, self._told)
 
     def workaround(self, why: str) -> None:
         """The script is about to use a generic tool (snapshot, interact) where a page tool should serve."""
@@ -101,8 +131,9 @@ class Meter:
         self.entries.append(Entry("tools/list", why, listed.chars, seconds, setup, listed.count, new, change, page))
 
     def listed(self) -> dict[str, dict[str, Any]]:
-        """The tools of the last list read, as the model has them: name → the tool's definition."""
-        return {name: json.loads(tool) for name, tool in self._last.items()}
+        """The tools the model has: those of the last list read, and in static mode the page tools told
+        since (name → the tool's definition)."""
+        return {name: json.loads(tool) for name, tool in {**self._last, **self._told}.items()}
 
     def seconds(self) -> float:
         return self.ended - self.started

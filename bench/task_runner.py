@@ -22,6 +22,7 @@ from typing import IO, Any, Protocol
 from bench import doc_sections
 from bench.adapters import PeerMissing, PlaywrightMcp, Tabmcp
 from bench.adapters.base import Adapter
+from bench.adapters.tabmcp_server import TabmcpStatic
 from bench.report import REPO, LoadWatch
 from bench.run import DEFAULT_PEERS
 from bench.task_meter import Entry, Meter, TaskFailed
@@ -59,6 +60,10 @@ def common_args(p: argparse.ArgumentParser, servers: list[str], tasks: list[str]
     p.add_argument("--json", type=Path, help="also dump every run (entries, answers) as JSON here")
     p.add_argument("--server-log", type=Path, help="the servers' stderr (default: a temp file, kept on failure)")
     p.add_argument("--transcript", action="store_true", help="print every run's calls as they happen")
+    p.add_argument(
+        "--tools", choices=["dynamic", "static"], default="dynamic",
+        help="tabmcp's tool list (served with --tools): static tells the page tools in answers, run by call_page_tool",
+    )
 
 
 async def run_once(
@@ -69,16 +74,19 @@ async def run_once(
     peers: Path,
     errlog: IO[str],
     verbose: bool,
+    tools: str = "dynamic",
 ) -> Run:
-    """``play`` the task on a fresh ``key`` server, then ``check`` the answer it returned."""
+    """``play`` the task on a fresh ``key`` server, then ``check`` the answer it returned. ``tools``:
+    tabmcp's tool list (``static``: the script's page tools come from answers, run by call_page_tool)."""
     run = Run(key, task_key)
-    adapter = ADAPTERS[key](peers, errlog)
+    static = key == "tabmcp" and tools == "static"
+    adapter = TabmcpStatic(peers, errlog) if static else ADAPTERS[key](peers, errlog)
     errlog.write(f"\n===== {key} / {task_key}\n")
     errlog.flush()
     try:
         async with adapter.bare() as server:
             run.version = adapter.version()
-            meter = Meter(server)
+            meter = Meter(server, static=static)
             try:
                 await meter.begin()
                 run.answer = await play(meter)
@@ -160,7 +168,7 @@ async def run_all(bench: Bench, args: argparse.Namespace) -> list[Run]:
     log_path = args.server_log or Path(tempfile.mkstemp(prefix=f"tabmcp-bench-{bench.log_name}-", suffix=".log")[1])
     args.server_log_used = log_path
     with bench.stage(args) as (note, play_one), log_path.open("w") as errlog:
-        log(f"{note}server stderr → {log_path}")
+        log(f"{note}tabmcp's tool list: {args.tools}; server stderr → {log_path}")
         for i in range(args.repeat):
             for task_key in args.tasks:
                 for key in [k for k in bench.servers if k in args.only]:
@@ -177,6 +185,8 @@ def main(bench: Bench, argv: list[str] | None = None) -> int:
     with LoadWatch() as load:
         runs = asyncio.run(run_all(bench, args))
     summary = bench.report.summarise(runs)
+    if args.tools != "dynamic":
+        sys.stdout.write(f"tabmcp served with --tools {args.tools}\n\n")
     sys.stdout.write(bench.report.tables(summary) + "\n")
     failed = [r for r in runs if not r.ok]
     if failed:
@@ -186,7 +196,8 @@ def main(bench: Bench, argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in runs], indent=1, default=str))
     full = set(args.only) == set(bench.servers) and set(args.tasks) == set(bench.tasks)
-    target = args.doc or (REPO / "docs" / "benchmarks.md" if full else None)
+    # the section is the default tool list's: another mode's run writes one only where --doc says
+    target = args.doc or (REPO / "docs" / "benchmarks.md" if full and args.tools == "dynamic" else None)
     if target and not args.no_doc:
         body = bench.report.section(summary, args.repeat, load)
         old = target.read_text() if target.exists() else ""

@@ -39,7 +39,7 @@ def _on_demo_sites(args: argparse.Namespace) -> Iterator[tuple[str, PlayOne]]:
             script, url = SERVERS[key][task_key], site.url(TASKS[task_key].page)
             return await run_once(
                 key, task_key, lambda m: script(m, url), TASKS[task_key].check,
-                args.peers_dir, errlog, args.transcript,
+                args.peers_dir, errlog, args.transcript, args.tools,
             )
 
         yield f"demo sites at {site.base_url}; ", play_one

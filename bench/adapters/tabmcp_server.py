@@ -98,6 +98,14 @@ class Tabmcp(Adapter):
         return await self.server.call(name, {})
 
 
+class TabmcpStatic(Tabmcp):
+    """The static tool mode (``--tools static``): one fixed list, the page tools told in answers and run
+    through ``call_page_tool`` (docs/clients.md)."""
+
+    def server_env(self) -> dict[str, str]:
+        return {**super().server_env(), "TABMCP_TOOLS": "static"}
+
+
 class TabmcpCdp(Tabmcp):
     """The CDP driver: no extension, no bridge; ``connect_browser {launch: true}`` launches Chromium itself."""
 

@@ -35,6 +35,7 @@ from tabmcp.record import recorder_for
 from tabmcp.rereads import ListRereads
 from tabmcp.runtime import Runtime
 from tabmcp.sessions import SessionRegistry, client_name_of, session_id_of, workspace_name_of
+from tabmcp.told import Told
 from tabmcp.tool_modes import choose_tools_mode
 from tabmcp.tools.base import ToolContext
 from tabmcp.tools.catalog import CATALOG
@@ -78,6 +79,8 @@ class App:
             shared=shared,
         )
         self._tasks: list[asyncio.Task[None]] = []
+        # a 2026-07-28 request has no session: what its client was told is kept per workspace
+        self._told: dict[str, Told] = {}
 
     # ------------------------------------------------------------- lifecycle
 
@@ -146,6 +149,13 @@ class App:
         by the name it gave in ``initialize`` (a 2026-07-28 client has none: dynamic)."""
         return choose_tools_mode(self.settings.tools, client_name_of(ctx)).mode == "static"
 
+    def told_for(self, ctx: ServerRequestContext[Any, Any], workspace: Workspace) -> Told:
+        """What this static-mode client was told of the focused page's tools (told.py)."""
+        told = self.sessions.told(ctx)
+        if told is None:
+            told = self._told.setdefault(workspace.key, Told())
+        return told
+
     def client_of(self, workspace: Workspace) -> str:
         """How the audit log names the client of a call: ``local`` over stdio, the workspace's label
         (its name, or the client's name and session) over HTTP. Limits and confirmations are kept
@@ -164,6 +174,7 @@ class App:
     async def _session_ended(self, session: str) -> None:
         await self.workspaces.detach(session)
         self.rereads.forget(workspace_key(None, session)[0])  # an anonymous workspace ends with its session
+        self._told.pop(workspace_key(None, session)[0], None)
 
     # ------------------------------------------------------------- the one notify path
 

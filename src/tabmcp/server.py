@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
 from typing import Any
 
@@ -25,12 +26,15 @@ from tabmcp.app import App
 from tabmcp.call_limits import bounded_answer, oversized_argument
 from tabmcp.config import Settings
 from tabmcp.echo import APOSTROPHE, MAX_QUOTED, escaped, quote
+from tabmcp.introspect.api import PageTool
 from tabmcp.progress import NO_PROGRESS, Progress, progress_token
 from tabmcp.resources import BY_URI, RESOURCES
 from tabmcp.results import error_result, json_result
 from tabmcp.runtime import Runtime
+from tabmcp.told import Told
 from tabmcp.tools.base import CoreTool, Image, Output, Text, ToolFailure
 from tabmcp.tools.listing import ALWAYS_LOAD, annotations_of, page_tool_listing
+from tabmcp.tools.page_proxy import NEWS_KEY, page_tools_news
 from tabmcp.tools.page_tools import call_page_tool
 
 log = logging.getLogger(__name__)
@@ -198,6 +202,13 @@ class TabmcpServer(Server[Any]):
                 if isinstance(result, types.CallToolResult):  # the last check before it leaves: the frame limit
                     with trace.phase("answer"):
                         result = bounded_answer(result, name, self.app.settings.ws_max_frame_bytes)
+                # after the limit: an answer refused as too large still tells the page tools (a few kB)
+                if static and isinstance(result, types.CallToolResult):
+                    told = self.app.told_for(ctx, workspace)
+                    if name == "list_page_tools" and not result.is_error:
+                        told.tell(runtime.state.page_tools)
+                    else:
+                        result = with_page_tools_news(result, told, runtime.state.page_tools)
         finally:
             workspace.calls.discard(call)  # type: ignore[arg-type]
             workspace.touch()
@@ -293,6 +304,26 @@ class TabmcpServer(Server[Any]):
                 why += f": {hint}"
                 data["code"] = "NOT_CONNECTED"
         return error_result(f"{why}. Available tools: {', '.join(available)}.", data)
+
+
+def with_page_tools_news(
+    result: types.CallToolResult, told: Told, tools: tuple[PageTool, ...]
+) -> types.CallToolResult:
+    """``result`` and, when the focused page's tools now differ from what the client was told, the
+    difference as one more text block (and in structured content, for clients that read only that)."""
+    delta = told.delta(tools)
+    if not delta:
+        return result
+    told.tell(tools)
+    news = page_tools_news(delta)
+    block = types.TextContent(type="text", text=json.dumps({NEWS_KEY: news}, ensure_ascii=False))
+    structured = result.structured_content
+    return result.model_copy(
+        update={
+            "content": [*result.content, block],
+            "structured_content": {**structured, NEWS_KEY: news} if structured is not None else None,
+        }
+    )
 
 
 def _how_to_reach(tool: CoreTool, mode: s.Mode, available: list[str]) -> str:

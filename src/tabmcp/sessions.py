@@ -14,6 +14,7 @@ from typing import Any
 from mcp.server import ServerRequestContext
 from mcp.server.session import ServerSession
 
+from tabmcp.told import Told
 from tabmcp.workspaces import LOCAL
 
 
@@ -26,6 +27,7 @@ class SessionRegistry:
         self._workspace: dict[str, str] = {}  # session key -> workspace key
         self._subscriptions: dict[str, set[str]] = {}  # session key -> resource URIs
         self._static: set[str] = set()  # sessions with the fixed tool list: no list_changed for them
+        self._told: dict[str, Told] = {}  # static sessions: the page tools each was told (told.py)
         self._on_end = on_end
 
     def remember(self, ctx: ServerRequestContext[Any, Any], workspace: str = LOCAL, *, static: bool = False) -> str:
@@ -43,6 +45,13 @@ class SessionRegistry:
     def knows(self, ctx: ServerRequestContext[Any, Any]) -> bool:
         return self._key(ctx) in self._sessions
 
+    def told(self, ctx: ServerRequestContext[Any, Any]) -> Told | None:
+        """The page tools this session was told (static mode), None for a request with no session."""
+        key = self._key(ctx)
+        if key not in self._sessions:
+            return None
+        return self._told.setdefault(key, Told())
+
     @staticmethod
     def _key(ctx: ServerRequestContext[Any, Any]) -> str:
         connection = ctx.session._connection  # private, but the only connection-stable handle in mcp 2.3
@@ -53,6 +62,7 @@ class SessionRegistry:
         self._workspace.pop(key, None)
         self._subscriptions.pop(key, None)
         self._static.discard(key)
+        self._told.pop(key, None)
         if self._on_end is not None:
             await self._on_end(key)
 

@@ -221,6 +221,25 @@ def test_the_scripted_model_goes_through_call_page_tool_in_static_mode_and_fails
     assert model.calls[0].listings == 1 and model.answer is None
 
 
+def test_the_static_scripted_model_takes_page_tools_told_in_an_answer_without_listing() -> None:
+    async def script(m: ModelMeter, url: str) -> dict:
+        page = await m.call("open_tab", {"url": url})
+        await m.call("star_repo")
+        return {"page": page}
+
+    p = "mcp__tabmcp__"
+    static = [p + "open_tab", p + "list_page_tools", p + "call_page_tool"]
+    model = ScriptedModel(
+        script(ModelMeter(), "http://site"), prefix=p, page_tool=page_tool_test({"open_tab"}), static=True
+    )
+    assert model(_turn(0, static)).calls == ((p + "open_tab", {"url": "http://site"}),)
+    told = '{"pageTools": {"hint": "…", "tools": [{"name": "star_repo", "inputSchema": {}}]}}'
+    reply = model(_turn(1, static, result="on the repo\n" + told))
+    assert reply.calls == ((p + "call_page_tool", {"name": "star_repo", "arguments": {}}),)
+    assert model(_turn(2, static, result="starred")).text == "done"
+    assert model.answer == {"page": "on the repo"} and model.calls[1].listings == 0
+
+
 def test_the_claude_report_compares_with_playwright_ranks_always_load_and_draws_its_chart(tmp_path: Path) -> None:
     from bench import claude_report
     from bench.claude_tasks import Run as ClaudeRun

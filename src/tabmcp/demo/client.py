@@ -137,8 +137,9 @@ def data_of(result: types.CallToolResult) -> dict[str, Any]:
     tools, page-agent tools)."""
     if result.structured_content:
         return result.structured_content
-    try:
-        data = toon_decode(text_of(result))
+    texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+    try:  # the first block: a static-mode answer may add the page's tools as another (page_proxy.py)
+        data = toon_decode(texts[0] if texts else "")
     except Exception:  # plain text (a snapshot page, a message): no fields to read
         return {}
     return data if isinstance(data, dict) else {}

@@ -4,7 +4,9 @@ A client that never re-reads ``tools/list`` cannot see the tools made for the fo
 two fixed tools reach them: ``list_page_tools`` shows them as ``tools/list`` would (name,
 description, input schema, annotations), and ``call_page_tool`` runs one by name through the same
 path as a direct call (``page_tools.call_page_tool``: the arguments checked against the tool's
-schema, the plan run, the page's answer labelled as data).
+schema, the plan run, the page's answer labelled as data). The answer of any other call after which
+the focused page's tools differ from what the client was told carries the difference in the same
+shape (``page_tools_news``, told.py), so the model need not list them after each page change.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from tabmcp import state as s
 from tabmcp.echo import APOSTROPHE, quote
 from tabmcp.guard import untrusted
 from tabmcp.introspect.api import PageTool
+from tabmcp.told import Delta
 from tabmcp.tools.base import Args, NoArgs, Text, ToolContext, ToolFailure, tool
 from tabmcp.tools.listing import page_tool_listing
 from tabmcp.tools.page_tools import call_page_tool as run_page_tool
@@ -34,6 +37,27 @@ def listing(page_tool: PageTool) -> dict[str, Any]:
     if page_tool.untrusted:
         entry["untrusted"] = True
     return entry
+
+
+NEWS_KEY = "pageTools"  # the answer's part that tells the page tools (its own text block, and in structured content)
+# said once per block: what its lists are, and how to run the tools
+NEWS_HINT = (
+    "The focused page's tools changed: tools are new or redefined (run them with call_page_tool), "
+    "gone are no longer there, the others are as told before."
+)
+
+
+def page_tools_news(delta: Delta) -> dict[str, Any]:
+    """What an answer tells of the focused page's tools: only those the client was not told as they are
+    (as ``list_page_tools`` lists them), and the names of those gone."""
+    news: dict[str, Any] = {"hint": NEWS_HINT}
+    if delta.new:
+        news["tools"] = [listing(t) for t in delta.new]
+    if delta.gone:
+        news["gone"] = list(delta.gone)
+    if any(t.untrusted for t in delta.new):
+        news["note"] = UNTRUSTED_NOTE
+    return news
 
 
 def no_tab_hint(state: s.BrowserState) -> str:
