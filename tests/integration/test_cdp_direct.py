@@ -40,12 +40,16 @@ CHILD = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chi
   });
 </script></body></html>"""
 NEXT = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Next page</title></head><body></body></html>'
+UNTITLED = '<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body><p>No title</p></body></html>'
+SPACED = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>  Spaced
+   out  </title></head><body><p>Spaced</p></body></html>"""
 
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteServer]:
     root = tmp_path_factory.mktemp("direct")
-    for name, text in (("counter.html", COUNTER), ("child.html", CHILD), ("next.html", NEXT)):
+    named = {"counter.html": COUNTER, "child.html": CHILD, "next.html": NEXT, "untitled.html": UNTITLED}
+    for name, text in {**named, "spaced.html": SPACED}.items():
         (root / name).write_text(text, encoding="utf-8")
     with SiteServer(root) as server:
         yield server
@@ -93,3 +97,23 @@ async def test_agent_calls_in_the_main_frame_over_the_direct_link(
 
     server_log.seek(0)
     assert "direct DevTools session" in server_log.read()  # the calls above did take the direct link
+
+
+async def test_the_title_is_the_documents_own_over_the_direct_link(
+    server_log: IO[str], tmp_path: Path, pages: SiteServer
+) -> None:
+    """A navigation's answer reads the tab's title (over the direct link once the tab has a session
+    there): the document's title as a script reads it, none for a page without one (not the URL the
+    browser shows in its tab strip), whitespace collapsed."""
+    async with serve(server_log, ws_port="0", browser="chromium", user_data_dir=str(tmp_path / "profile")) as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": pages.url("counter.html")})
+        await data(client, "snapshot")  # the tab's first main-frame call: its direct session is attached
+        for _ in range(2):  # the second round surely on the direct session
+            assert (await data(client, "navigate", url=pages.url("untitled.html")))["title"] == ""
+            assert (await data(client, "navigate", url=pages.url("spaced.html")))["title"] == "Spaced out"
+            assert (await data(client, "navigate", url=pages.url("next.html")))["title"] == "Next page"
+        await data(client, "wait_for", timeMs=0)  # reads the title to check the tab is still there
+
+    server_log.seek(0)
+    assert "direct DevTools session" in server_log.read()
