@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 from bench.apps import load
 from bench.apps.runner import Running, running
+from toon_format import decode
 
 from tabmcp.demo.client import text_of
 from tests.integration.conftest import eventually, serve
@@ -75,6 +76,8 @@ async def test_maildev_opens_a_message_of_the_list_by_its_subject(app: Running, 
         opened = await call_text(client, opener.name, {row: "Contract draft v1042"})
         assert f"#/email/{wanted['id']}" in opened  # the message's own address, opened beside the list
         assert "Contract draft v1042" in opened
+        body = decode(opened)["frame"]  # the app shows the message's body in an iframe of its own origin
+        assert "Contract draft v1042. Details below." in body and "Priya Raman" in body
 
 
 @pytest.mark.parametrize("app", ["wagtail"], indirect=True)

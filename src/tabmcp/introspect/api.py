@@ -31,7 +31,8 @@ MAX_DESCRIPTION = 300
 MAX_TITLE = 60
 # Keys of a page tool's answer (tools/page_tools.answer) that an extract label must not take.
 RESERVED_LABELS = frozenset(
-    {"tool", "steps", "page", "result", "changed", "results", "pages", "status", "errors", "text", "note", "editor"}
+    {"tool", "steps", "page", "result", "changed", "results", "pages", "status", "errors", "text", "note", "editor",
+     "frame"}
 )
 
 
