@@ -95,3 +95,25 @@ async def test_wagtail_opens_a_page_of_the_search_by_its_title(app: Running, ser
         assert many.is_error and "live + draft" in text_of(many)
         opened = await call_text(client, opener.name, {row: "Tides of the Glacier (2) | live + draft"})
         assert "/edit/" in opened and "Tides of the Glacier (2)" in opened  # the page's editor
+
+
+@pytest.mark.parametrize("app", ["roundup"], indirect=True)
+async def test_roundup_opens_a_user_of_the_list_but_an_issue_by_its_number(app: Running, server_log: object) -> None:
+    async with serve(server_log, ws_port="0") as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": app.url("/")})
+        login, [user, password] = await tool_taking(client, ("name", "user"), ("password",))
+        await call_text(client, login.name, {user: "alice", password: "corpus-tracker"})
+
+        # the issue list: the sidebar's "Show issue: [number]" opens its rows, the only tool doing so
+        await client.call_ok("navigate", {"url": app.url("/issue")})
+        assert not [t for t in page_tools(await client.tools()) if argument(t, "row")]
+        show, [number] = await tool_taking(client, ("number",))
+        assert "/issue3" in await call_text(client, show.name, {number: "3"})
+
+        # the user list: that box opens issues, not users, so the list has its own tool
+        await client.call_ok("navigate", {"url": app.url("/user")})
+        opener, [row] = await tool_taking(client, ("row",))
+        opened = await call_text(client, opener.name, {row: "carol"})
+        assert "/user5" in opened and "carol" in opened  # carol's own page
+        assert show.name in {t.name for t in await client.tools()}  # the sidebar's box is still there
