@@ -14,13 +14,26 @@ from collections.abc import Iterator
 import pytest
 from bench.apps import load
 from bench.apps.runner import Running, running
+from mcp import types
 from toon_format import decode
 
-from tabmcp.demo.client import text_of
+from tabmcp.demo.client import StdioSession, text_of
 from tests.integration.conftest import eventually, serve
 from tests.integration.real_apps import argument, call_text, fetch, page_tools, tool_taking
 
 pytestmark = pytest.mark.usefixtures("driver_kind")
+
+
+def listing(tools: list[types.Tool]) -> dict[str, str]:
+    """The page tools as the client lists them: name → title, description and schema."""
+    return {t.name: json.dumps([t.title, t.description, t.input_schema], sort_keys=True) for t in page_tools(tools)}
+
+
+async def no_row_there(client: StdioSession, name: str, args: dict[str, object]) -> None:
+    """The list's tool kept on a page with no rows answers that no row shows the text."""
+    missed = await client.call(name, args)
+    assert missed.is_error, text_of(missed)
+    assert "row" in text_of(missed) and "no longer" not in text_of(missed), text_of(missed)
 
 
 @pytest.fixture
@@ -41,6 +54,7 @@ async def test_otter_wiki_opens_a_search_result_by_its_title(app: Running, serve
         await call_text(client, search.name, {query: "failover"})
         opener, [row] = await tool_taking(client, ("row",))
         assert "enum" not in opener.input_schema["properties"][row]
+        with_rows = listing(await client.tools())
 
         missed = await client.call(opener.name, {row: "Runbooks/Disaster Recovery"})
         assert missed.is_error
@@ -50,6 +64,12 @@ async def test_otter_wiki_opens_a_search_result_by_its_title(app: Running, serve
         opened = await call_text(client, opener.name, {row: "Runbooks/Database Failover"})
         assert "/Runbooks/Database%20Failover" in opened  # the page it landed on
         assert "Promote the replica" in fetch(app.url("/Runbooks/Database%20Failover"))
+
+        # a search with no hits ("No match found.", no list at all) keeps the tool: the same tool list
+        search, [query] = await tool_taking(client, ("query", "search"), first=True)
+        await call_text(client, search.name, {query: "quasar"})
+        assert listing(await client.tools()) == with_rows
+        await no_row_there(client, opener.name, {row: "Runbooks/Database Failover"})
 
 
 @pytest.mark.parametrize("app", ["maildev"], indirect=True)
@@ -96,6 +116,13 @@ async def test_wagtail_opens_a_page_of_the_search_by_its_title(app: Running, ser
         opened = await call_text(client, opener.name, {row: "Tides of the Glacier (2) | live + draft"})
         assert "/edit/" in opened and "Tides of the Glacier (2)" in opened  # the page's editor
 
+        # the search finding nothing ("Sorry, no pages match") keeps the list's tools as they were
+        await client.call_ok("navigate", {"url": app.url("/admin/pages/search/?q=glacier")})
+        with_rows = listing(await client.tools())
+        await client.call_ok("navigate", {"url": app.url("/admin/pages/search/?q=quasar")})
+        assert listing(await client.tools()) == with_rows
+        await no_row_there(client, opener.name, {row: "Tides of the Glacier (2)"})
+
 
 @pytest.mark.parametrize("app", ["roundup"], indirect=True)
 async def test_roundup_opens_a_user_of_the_list_but_an_issue_by_its_number(app: Running, server_log: object) -> None:
@@ -117,3 +144,10 @@ async def test_roundup_opens_a_user_of_the_list_but_an_issue_by_its_number(app: 
         opened = await call_text(client, opener.name, {row: "carol"})
         assert "/user5" in opened and "carol" in opened  # carol's own page
         assert show.name in {t.name for t in await client.tools()}  # the sidebar's box is still there
+
+        # the user search finding nobody (the table's headers, no row) keeps the list's tools
+        await client.call_ok("navigate", {"url": app.url("/user")})
+        with_rows = listing(await client.tools())
+        await client.call_ok("navigate", {"url": app.url("/user?username=quasar&@action=search")})
+        assert listing(await client.tools()) == with_rows
+        await no_row_there(client, opener.name, {row: "carol"})
