@@ -52,3 +52,14 @@ async def test_the_answer_carries_the_message_a_same_origin_frame_shows(server_l
 
         again = await call(client, opener.name, {row: "Office move"})  # opened once more: the body again
         assert again["frame"] == "The office moves to the third floor on Monday."
+
+
+async def test_a_page_the_call_lands_on_says_what_its_frames_show(server_log: object, pages: SiteServer) -> None:
+    async with serve(server_log, ws_port="0") as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": pages.url("inbox/index.html")})
+        search, [query] = await tool_taking(client, ("query", "search"))
+        landed = await call(client, search.name, {query: "figures"})
+        assert landed["page"]["navigated"] is True  # type: ignore[index]
+        assert "The best match, opened." in str(landed["text"])
+        assert landed["frame"] == "The quarterly figures are attached. Revenue rose by four percent."
