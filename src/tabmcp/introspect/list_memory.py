@@ -7,8 +7,9 @@ heading where the results were), so the list's tools would go and come back with
 that finds something: each time a different tool list for the same kind of page. Here a tab
 remembers, for each kind of page it showed (origin and path: the same page whatever the query),
 the list tools it had with rows; a capture of that kind that shows an empty list (a data table with
-its headers and no rows, or a "no results" message) and lacks them gets them back as they were
-listed. Their plans still name the rows by their text, so a call says no row shows it.
+its headers and no rows, or a "no results" message) gets them back as they were listed, in place of
+what it still makes of them from what is left (a ``browse_list`` without the headers' sort). Their
+plans still name the rows by their text, so a call says no row shows it.
 """
 
 from __future__ import annotations
@@ -101,9 +102,12 @@ class ListMemory:
         remembered = kinds.get(kind)
         if not remembered or not shows_empty_list(capture):
             return tools
+        # a list tool the page still makes from what is left (browse_list without the headers' sort)
+        # is the one made with rows; one it no longer makes comes back
+        by_name = {t.name: t for t in remembered}
+        kept = tuple(by_name[t.name] if t.name in by_name and is_list_tool(t) else t for t in tools)
         names = {t.name for t in tools}
-        missing = tuple(t for t in remembered if t.name not in names)
-        return tools + missing if missing else tools
+        return kept + tuple(t for t in remembered if t.name not in names)
 
     def forget(self, tab_id: int) -> None:
         self._tabs.pop(tab_id, None)
