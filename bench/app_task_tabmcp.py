@@ -86,6 +86,17 @@ def _field(text: str, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _texts(text: str, key: str) -> list[str]:
+    """A top-level field of a page tool's answer (TOON) that holds one text or a list of them; [] without it."""
+    try:
+        found = decode(text)
+    except Exception:  # not TOON
+        return []
+    value = found.get(key) if isinstance(found, dict) else None
+    items = value if isinstance(value, list) else [value]
+    return [v for v in items if isinstance(v, str) and v]
+
+
 async def start(m: Meter, url: str) -> str:
     text = await m.call("connect_browser", {"launch": True, "url": url})
     m.opened()
@@ -206,8 +217,10 @@ async def mail(m: Meter, url: str) -> dict[str, Any]:
     newest = max(subjects, key=lambda s: int(s.rsplit("v", 1)[1]))
     opener = pick(m, ("open",), (("message", "mail", "row", "subject"),))
     if opener:
-        shown = await m.call(opener.name, {opener.args[0]: newest})
-        if "Details below" not in shown:  # the message opened; its body is not in the answer: read it
+        opened = await m.call(opener.name, {opener.args[0]: newest})
+        # a webmail shows the message's body in a frame of its own: the answer says what that frame shows
+        shown = " ".join(_texts(opened, "frame"))
+        if not shown:  # the message opened; its body is not in the open tool's answer: read it
             why = "the opened message's body is not in the open tool's answer"
             shown = await generic(m, why, "snapshot", {"find": newest})
     else:

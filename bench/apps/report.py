@@ -15,6 +15,7 @@ from bench.apps.capture import saved_captures
 from bench.apps.quality import KINDS, Finding, findings, listing_chars, unstable
 from tabmcp.config import Settings
 from tabmcp.introspect.api import PageTool
+from tabmcp.introspect.list_memory import ListMemory
 from tabmcp.introspect.registry import Registry
 from tabmcp.page.capture import PageCapture
 from tabmcp.tools.catalog import CATALOG
@@ -40,11 +41,18 @@ def report_pages(app: App, captures: Iterable[tuple[KeyPage | str, PageCapture]]
     registry = Registry.discover()
     keys = {k.name: k for k in app.pages}
     made: dict[str, tuple[PageTool, ...]] = {}
+    seen: dict[str, PageCapture] = {}
     reports: list[PageReport] = []
     for key, capture in captures:
         name = key if isinstance(key, str) else key.name
         tools = page_tools(capture, registry)
+        other = keys[name].same_as if name in keys else ""
+        if other in seen:  # reached from that page in one tab, as the server reads it (a list with no rows)
+            memory = ListMemory()
+            memory.keep(0, seen[other], made[other])
+            tools = memory.keep(0, capture, tools)
         made[name] = tools
+        seen[name] = capture
         report = PageReport(
             app.name, name, capture.url,
             [{"name": t.name, "title": t.title or "", "args": ", ".join(t.schema.get("properties", {}))}

@@ -22,6 +22,12 @@
   const CHANGED_MAX = 1500;
   const EDITOR_TEXT_MAX = 4000;
   const EDITORS_MAX = 3;
+  // Same-origin child frames whose text an answer carries (a message body shown in an iframe): the
+  // shown ones large enough to hold content, not a tracking pixel or a hidden helper frame
+  const FRAME_TEXT_MAX = 3000;
+  const FRAMES_MAX = 2;
+  const FRAME_MIN_WIDTH = 100;
+  const FRAME_MIN_HEIGHT = 50;
   const EXTRACT_TEXT_MAX = 300;
   const EXTRACT_LIMIT = 20;
   const EXTRACT_LIMIT_MAX = 100;
@@ -120,7 +126,11 @@
   function watchChanges() {
     lastWatch += 1;
     const id = lastWatch;
-    const watch = { observer: null, nodes: new Set(), added: new Set(), changes: 0, timer: 0, started: performance.now() };
+    const watch = {
+      observer: null, nodes: new Set(), added: new Set(), changes: 0, timer: 0, started: performance.now(),
+      frames: frameTexts(), // what the child frames showed before the plan: only what changed is news
+    };
+    watchFrames(watch);
     watch.observer = new MutationObserver((records) => recordChanges(watch, records));
     watch.observer.observe(document, WATCH_OPTIONS);
     for (const root of connectedRoots()) watch.observer.observe(root, WATCH_OPTIONS); // its text is read through closed ones too
@@ -134,6 +144,7 @@
     const watch = watches.get(id);
     if (!watch) return;
     watch.observer.disconnect();
+    document.removeEventListener('load', watch.onFrameLoad, true);
     clearTimeout(watch.timer);
     watches.delete(id);
     if (!watches.size) countPageWork(false);
@@ -296,6 +307,111 @@
     return cut(parts.join(' '), CHANGED_MAX);
   }
 
+  // ---- child frames: the text of the same-origin ones shown (a message body, a preview)
+
+  /** The document of a child frame this one may read (same origin, loaded), else null. */
+  function frameDocument(frame) {
+    try {
+      const doc = frame.contentDocument;
+      return doc && doc.documentElement ? doc : null;
+    } catch {
+      return null; // a cross-origin frame: its text stays out
+    }
+  }
+
+  /** The shown child frames large enough to hold content, in document order. */
+  function shownFrames() {
+    const frames = [];
+    const roots = [document, ...connectedRoots()];
+    for (const root of roots) {
+      for (const frame of root.querySelectorAll('iframe, frame')) {
+        if (!isVisible(frame)) continue;
+        const box = frame.getBoundingClientRect();
+        if (box.width >= FRAME_MIN_WIDTH && box.height >= FRAME_MIN_HEIGHT) frames.push(frame);
+      }
+    }
+    return frames.sort(composedOrder);
+  }
+
+  /** The page a child frame was told to show: its src, or its srcdoc; "" for one a script writes. */
+  function frameSource(frame) {
+    if (frame.hasAttribute('srcdoc')) return `srcdoc:${frame.getAttribute('srcdoc')}`;
+    return frame.getAttribute('src') ? frame.src : '';
+  }
+
+  /** The frames' sources as a watch starts, and the frames that load while it runs. */
+  function watchFrames(watch) {
+    watch.sources = new Map([...document.querySelectorAll('iframe, frame')].map((f) => [f, frameSource(f)]));
+    watch.loaded = new Set();
+    // a frame's load event does not bubble; its parent document's capture phase still sees it
+    watch.onFrameLoad = (event) => {
+      const el = event.target;
+      if (el && (el.localName === 'iframe' || el.localName === 'frame')) watch.loaded.add(el);
+    };
+    document.addEventListener('load', watch.onFrameLoad, true);
+  }
+
+  /**
+   * A shown same-origin frame whose page is not in yet: its document still loading, or (during a
+   * watch) a source the plan gave it (a new frame, a new src) that has not loaded since.
+   */
+  function frameLoading(frame, watch) {
+    const doc = frameDocument(frame);
+    if (!doc) return false;
+    if (doc.readyState !== 'complete') return true;
+    if (!watch || watch.loaded.has(frame)) return false;
+    const source = frameSource(frame);
+    return source !== '' && source !== watch.sources.get(frame);
+  }
+
+  /** Resolves once the shown same-origin frames have loaded their pages, or at the deadline. */
+  function framesLoaded(watch, deadline) {
+    const pending = shownFrames().filter((frame) => frameLoading(frame, watch));
+    if (!pending.length) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      let left = pending.length;
+      const timer = agentTimer(() => finish(false), Math.max(0, deadline - performance.now()));
+      const onLoad = (event) => {
+        if (watch) watch.loaded.add(event.target);
+        left -= 1;
+        if (!left) finish(true);
+      };
+      function finish(done) {
+        clearTimeout(timer);
+        for (const frame of pending) frame.removeEventListener('load', onLoad);
+        resolve(done);
+      }
+      for (const frame of pending) frame.addEventListener('load', onLoad, { once: true });
+    });
+  }
+
+  /** [[frame, text]] of the shown same-origin child frames that have text. */
+  function frameTexts() {
+    const texts = [];
+    for (const frame of shownFrames()) {
+      const doc = frameDocument(frame);
+      const body = doc && (doc.body || doc.documentElement);
+      const text = body ? renderedText(body, FRAME_TEXT_MAX) : '';
+      if (text) texts.push([frame, text]);
+    }
+    return texts;
+  }
+
+  /**
+   * The texts of the frames shown now: all of them, or during a watch only those the plan changed
+   * (their text, or a page they loaded again: a message opened once more).
+   */
+  function framesNow(watch) {
+    const known = watch ? new Map(watch.frames) : null;
+    const texts = [];
+    for (const [frame, text] of frameTexts()) {
+      if (known && known.get(frame) === text && !watch.loaded.has(frame)) continue;
+      texts.push(text);
+      if (texts.length === FRAMES_MAX) break;
+    }
+    return texts;
+  }
+
   // ---- summary
 
   /**
@@ -330,6 +446,11 @@
     if (version) out.version = version;
     if (changed) out.changed = changed;
     out.text = root ? renderedText(root, SUMMARY_TEXT_MAX) : '';
+    if (watch || navigated) {
+      await framesLoaded(watch, performance.now() + SETTLE_MAX_MS);
+      const frames = framesNow(watch);
+      if (frames.length) out.frames = frames;
+    }
     if (navigated) {
       const editors = editorTexts();
       if (editors.length) out.editors = editors;

@@ -30,6 +30,7 @@ from tabmcp.drivers.busy import TabBusy
 from tabmcp.guard.origins import ScreenshotOrigins
 from tabmcp.introspect.api import PageTool
 from tabmcp.introspect.continuity import Face, keep_known_names
+from tabmcp.introspect.list_memory import ListMemory
 from tabmcp.introspect.registry import Registry
 from tabmcp.notices import ClientView
 from tabmcp.page.snapshot import SnapshotStore
@@ -105,6 +106,7 @@ class Runtime:
         self.console_read: dict[int, int] = {}  # tab -> last console sequence number returned
         self.state = s.BrowserState()
         self.client_view = ClientView()  # the tool list the client last read: notices carry news only
+        self.list_memory = ListMemory()  # a list page with no rows keeps the tools it has with rows
         self._stale_resources: set[str] = set()
         self._background: set[asyncio.Task[None]] = set()
         self._batches = 0
@@ -137,6 +139,7 @@ class Runtime:
             self._reads.pop(tab_id, None)
             self._stale_tools.discard(tab_id)
             self.policy_watch.forget(tab_id)
+            self.list_memory.forget(tab_id)
         if tabs_signature(before) != tabs_signature(self.state):
             self._stale_resources.add(TABS_URI)
         if page_signature(before) != page_signature(self.state):
@@ -254,6 +257,7 @@ class Runtime:
         await progress.step(f"finding the page's tools ({len(capture.html):,} characters of page)")
         with trace.phase("introspection") as span:
             tools = self.registry.page_tools(capture, reserved=reserved, limit=self.settings.max_page_tools)
+            tools = self.list_memory.keep(tab_id, capture, tools)
             tools = keep_known_names(tools, self._known_names(tab_id), reserved=reserved, held=self._held(tab_id))
             span.note(tools=len(tools))
         await progress.step(f"{len(tools)} page tools found")

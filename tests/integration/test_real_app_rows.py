@@ -14,12 +14,26 @@ from collections.abc import Iterator
 import pytest
 from bench.apps import load
 from bench.apps.runner import Running, running
+from mcp import types
+from toon_format import decode
 
-from tabmcp.demo.client import text_of
+from tabmcp.demo.client import StdioSession, text_of
 from tests.integration.conftest import eventually, serve
 from tests.integration.real_apps import argument, call_text, fetch, page_tools, tool_taking
 
 pytestmark = pytest.mark.usefixtures("driver_kind")
+
+
+def listing(tools: list[types.Tool]) -> dict[str, str]:
+    """The page tools as the client lists them: name → title, description and schema."""
+    return {t.name: json.dumps([t.title, t.description, t.input_schema], sort_keys=True) for t in page_tools(tools)}
+
+
+async def no_row_there(client: StdioSession, name: str, args: dict[str, object]) -> None:
+    """The list's tool kept on a page with no rows answers that no row shows the text."""
+    missed = await client.call(name, args)
+    assert missed.is_error, text_of(missed)
+    assert "row" in text_of(missed) and "no longer" not in text_of(missed), text_of(missed)
 
 
 @pytest.fixture
@@ -40,6 +54,7 @@ async def test_otter_wiki_opens_a_search_result_by_its_title(app: Running, serve
         await call_text(client, search.name, {query: "failover"})
         opener, [row] = await tool_taking(client, ("row",))
         assert "enum" not in opener.input_schema["properties"][row]
+        with_rows = listing(await client.tools())
 
         missed = await client.call(opener.name, {row: "Runbooks/Disaster Recovery"})
         assert missed.is_error
@@ -49,6 +64,12 @@ async def test_otter_wiki_opens_a_search_result_by_its_title(app: Running, serve
         opened = await call_text(client, opener.name, {row: "Runbooks/Database Failover"})
         assert "/Runbooks/Database%20Failover" in opened  # the page it landed on
         assert "Promote the replica" in fetch(app.url("/Runbooks/Database%20Failover"))
+
+        # a search with no hits ("No match found.", no list at all) keeps the tool: the same tool list
+        search, [query] = await tool_taking(client, ("query", "search"), first=True)
+        await call_text(client, search.name, {query: "quasar"})
+        assert listing(await client.tools()) == with_rows
+        await no_row_there(client, opener.name, {row: "Runbooks/Database Failover"})
 
 
 @pytest.mark.parametrize("app", ["maildev"], indirect=True)
@@ -75,6 +96,8 @@ async def test_maildev_opens_a_message_of_the_list_by_its_subject(app: Running, 
         opened = await call_text(client, opener.name, {row: "Contract draft v1042"})
         assert f"#/email/{wanted['id']}" in opened  # the message's own address, opened beside the list
         assert "Contract draft v1042" in opened
+        body = decode(opened)["frame"]  # the app shows the message's body in an iframe of its own origin
+        assert "Contract draft v1042. Details below." in body and "Priya Raman" in body
 
 
 @pytest.mark.parametrize("app", ["wagtail"], indirect=True)
@@ -92,3 +115,39 @@ async def test_wagtail_opens_a_page_of_the_search_by_its_title(app: Running, ser
         assert many.is_error and "live + draft" in text_of(many)
         opened = await call_text(client, opener.name, {row: "Tides of the Glacier (2) | live + draft"})
         assert "/edit/" in opened and "Tides of the Glacier (2)" in opened  # the page's editor
+
+        # the search finding nothing ("Sorry, no pages match") keeps the list's tools as they were
+        await client.call_ok("navigate", {"url": app.url("/admin/pages/search/?q=glacier")})
+        with_rows = listing(await client.tools())
+        await client.call_ok("navigate", {"url": app.url("/admin/pages/search/?q=quasar")})
+        assert listing(await client.tools()) == with_rows
+        await no_row_there(client, opener.name, {row: "Tides of the Glacier (2)"})
+
+
+@pytest.mark.parametrize("app", ["roundup"], indirect=True)
+async def test_roundup_opens_a_user_of_the_list_but_an_issue_by_its_number(app: Running, server_log: object) -> None:
+    async with serve(server_log, ws_port="0") as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": app.url("/")})
+        login, [user, password] = await tool_taking(client, ("name", "user"), ("password",))
+        await call_text(client, login.name, {user: "alice", password: "corpus-tracker"})
+
+        # the issue list: the sidebar's "Show issue: [number]" opens its rows, the only tool doing so
+        await client.call_ok("navigate", {"url": app.url("/issue")})
+        assert not [t for t in page_tools(await client.tools()) if argument(t, "row")]
+        show, [number] = await tool_taking(client, ("number",))
+        assert "/issue3" in await call_text(client, show.name, {number: "3"})
+
+        # the user list: that box opens issues, not users, so the list has its own tool
+        await client.call_ok("navigate", {"url": app.url("/user")})
+        opener, [row] = await tool_taking(client, ("row",))
+        opened = await call_text(client, opener.name, {row: "carol"})
+        assert "/user5" in opened and "carol" in opened  # carol's own page
+        assert show.name in {t.name for t in await client.tools()}  # the sidebar's box is still there
+
+        # the user search finding nobody (the table's headers, no row) keeps the list's tools
+        await client.call_ok("navigate", {"url": app.url("/user")})
+        with_rows = listing(await client.tools())
+        await client.call_ok("navigate", {"url": app.url("/user?username=quasar&@action=search")})
+        assert listing(await client.tools()) == with_rows
+        await no_row_there(client, opener.name, {row: "carol"})

@@ -135,6 +135,19 @@ def test_a_page_just_opened_says_what_its_editor_holds() -> None:
     assert "editor" not in answer(TOOL, 1, outcome(changed="Saved", editors=["# Travel"]))  # seen already
 
 
+def test_what_a_same_origin_frame_shows_is_in_the_answer_bounded_and_labelled() -> None:
+    # a message opened beside its list: its body is in a frame, which the page's own text leaves out
+    result = answer(TOOL, 1, outcome(changed="Travel plans from Ben", frames=["Flights are booked."]))
+    assert result["frame"] == "Flights are booked." and result["changed"] == "Travel plans from Ben"
+    assert "data" in result["note"]
+    two = answer(TOOL, 1, outcome(changed="Compare", frames=["left", "right"]))
+    assert two["frame"] == ["left", "right"]
+    huge = answer(TOOL, 1, outcome(changed="Opened", frames=["word " * 10_000]))
+    assert len(huge["frame"]) < 20_100  # bounded with the rest of the page's text
+    read = answer(TOOL, 1, {**outcome(changed="Opened", frames=["body"]), "extracted": {"subject": ["Hi"]}})
+    assert "frame" not in read  # the plan read what it wanted itself
+
+
 def test_a_live_searchs_results_answer_without_the_pages_text() -> None:
     rows = [{"title": "Bandwidth", "url": "/guide/configuration/#bandwidth"}]
     result = answer(TOOL, 2, {**outcome(changed="1 matching document Bandwidth", text="the whole page"),

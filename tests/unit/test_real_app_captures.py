@@ -250,6 +250,7 @@ def row_openers(app: str, page: str) -> list[PageTool]:
         ("otterwiki", "search", "Runbooks/Database Failover"),  # results written as linked titles
         ("wagtail", "search", "Birds of the Harbor"),  # a table's title cell
         ("maildev", "inbox", "Contract draft v1042"),  # rows drawn as buttons beside the message
+        ("roundup", "users", "carol"),  # the sidebar's "Show issue: [number]" opens issues, not users
     ],
 )
 def test_a_list_whose_rows_open_has_one_tool_taking_the_row_text(app: str, page: str, title: str) -> None:
@@ -269,7 +270,7 @@ def test_a_list_whose_rows_open_has_one_tool_taking_the_row_text(app: str, page:
     ("app", "page"),
     [
         ("sqliteweb", "customers_content"),  # a plain data table: its rows open nothing
-        ("roundup", "issues"),  # "Show issue: [number]" opens the rows already
+        ("roundup", "issues"),  # the sidebar's "Show issue: [number]" opens these rows already
         ("otterwiki", "login"),  # two links under a form are no list
         ("otterwiki", "edit"),  # nor is a dialog's row of buttons
         ("flaskadmin", "books"),  # rows whose only links are icons (edit, delete)

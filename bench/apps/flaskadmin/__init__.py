@@ -38,6 +38,8 @@ APP = FlaskAdmin(
         KeyPage("books", "/admin/book/", "the book list: search, filters, sort, 7 pages of 20, a bulk action"),
         KeyPage("books_search", "/admin/book/?search=harbor", "the book list searched for 'harbor'",
                 same_as="books"),
+        KeyPage("books_none", "/admin/book/?search=quasar", "the book list searched for a word no book has: "
+                "'There are no items in the table.'", same_as="books"),
         KeyPage("books_ticked", "/admin/book/", "two rows ticked for a bulk action", (tick_two_rows,),
                 same_as="books"),
         KeyPage("book_new", "/admin/book/new/", "the create form: select2 author and tags (ajax)"),

@@ -32,8 +32,16 @@ def wrong_password(page: Page, base: str) -> None:
 
 
 def search_failover(page: Page, base: str) -> None:
+    search_for(page, "failover")
+
+
+def search_nothing(page: Page, base: str) -> None:
+    search_for(page, "quasar")  # no page has it
+
+
+def search_for(page: Page, query: str) -> None:
     box = page.locator("input[name=query]").first
-    box.fill("failover")
+    box.fill(query)
     with page.expect_navigation():
         box.press("Enter")
 
@@ -79,6 +87,8 @@ APP = OtterWiki(
         KeyPage("home", "/Home", "the home page with the sidebar, page search and page tools"),
         KeyPage("page", "/Runbooks/Database%20Failover", "a page in a folder", same_as="home"),
         KeyPage("search", "/-/search", "searched for 'failover': the results", (search_failover,)),
+        KeyPage("search_none", "/-/search", "searched for a word no page has: 'No match found.'", (search_nothing,),
+                same_as="search"),
         KeyPage("edit", "/Handbook/Travel/edit", "the Markdown editor (CodeMirror 6) and commit message"),
         KeyPage("create", "/-/create", "the new-page form"),
         KeyPage("index", "/-/index", "the page index"),

@@ -70,5 +70,7 @@ APP = Roundup(
         KeyPage("issue_new_invalid", "/issue?@template=item", "the new-issue form sent without a title",
                 (wrong_title,), same_as="issue_new"),
         KeyPage("users", "/user", "the user list"),
+        KeyPage("users_none", "/user?username=quasar&@action=search", "the user list searched for a name nobody has: "
+                "its table's headers and no row", same_as="users"),
     ),
 )

@@ -19,8 +19,16 @@ SETTINGS = "corpussite.settings.corpus"
 
 
 def search_harbor(page: Page, base: str) -> None:
+    search_for(page, "harbor")
+
+
+def search_nothing(page: Page, base: str) -> None:
+    search_for(page, "quasar")  # no page has it
+
+
+def search_for(page: Page, query: str) -> None:
     box = page.locator("input[name=q]").first
-    box.fill("harbor")
+    box.fill(query)
     with page.expect_navigation():
         box.press("Enter")
 
@@ -71,6 +79,8 @@ APP = Wagtail(
         KeyPage("explorer", "/admin/pages/3/", "the home page's children: sort, filters, bulk actions, paging"),
         KeyPage("explorer_page2", "/admin/pages/3/?p=2", "their second page", same_as="explorer"),
         KeyPage("search", "/admin/pages/search/", "the page search for 'harbor'", (search_harbor,)),
+        KeyPage("search_none", "/admin/pages/search/", "the page search finding nothing: 'Sorry, no pages match'",
+                (search_nothing,), same_as="search"),
         KeyPage("edit", "/admin/pages/4/edit/", "a story's editor: Draftail rich text, tags, date"),
         KeyPage("add", "/admin/pages/add/home/storypage/3/", "a new story's form"),
         KeyPage("users", "/admin/users/", "the user list with bulk actions"),

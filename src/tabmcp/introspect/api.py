@@ -33,7 +33,8 @@ MAX_TITLE = 60
 SERVED_NOTE = "filled in already: left as it is when omitted"
 # Keys of a page tool's answer (tools/page_tools.answer) that an extract label must not take.
 RESERVED_LABELS = frozenset(
-    {"tool", "steps", "page", "result", "changed", "results", "pages", "status", "errors", "text", "note", "editor"}
+    {"tool", "steps", "page", "result", "changed", "results", "pages", "status", "errors", "text", "note", "editor",
+     "frame"}
 )
 
 

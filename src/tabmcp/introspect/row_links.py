@@ -9,8 +9,11 @@ opener in each row. The tool's one argument is the row's text, matched when the 
 the list or an empty list keeps the same tool. The call clicks the opener as a person would, and
 its answer is the page it lands on.
 
-No tool is made where the page already opens an item by its key (a "Show issue: [number]" box):
-that tool opens the same rows, and two tools for one job make the model guess.
+No tool is made where the page already opens the list's items by their key (a "Show issue:
+[number]" box over a list of issues): that tool opens the same rows, and two tools for one job make
+the model guess. A box counts when it sits with the list (not in the site's navigation, header,
+sidebar or footer) or names the kind of item the list's rows open (the box's "issue" in the rows'
+addresses, ``issue12``); a site-wide box for another kind (issues, on a list of users) does not.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import islice
+from urllib.parse import unquote, urljoin, urlsplit
 
 from lxml.etree import XPath
 from lxml.html import HtmlElement
@@ -38,21 +42,60 @@ _GET_FORMS = XPath("//form[not(@method) or translate(@method, 'GET', 'get')='get
 _TYPE = "translate(@type, 'TEXNUMBR', 'texnumbr')"
 _TEXT_INPUTS = XPath(f".//input[not(@type) or {_TYPE}='text' or {_TYPE}='number']")
 _SUBMITS = XPath(".//button | .//input[translate(@type, 'SUBMIT', 'submit')='submit']")
-_OPENS_BY_KEY = re.compile(r"^\s*(show|open|go to|jump to|view|display)\s+\w+", re.I)
+_OPENS_BY_KEY = re.compile(r"^\s*(?:show|open|go to|jump to|view|display)\s+(\w+)", re.I)
 _SEARCHY = re.compile(r"search|find|query|filter|^q$", re.I)
+# The site's own frame around every page: a box there serves the whole site, not this list.
+_SITE_WIDE = XPath(
+    "ancestor::*[self::nav or self::header or self::footer or self::aside or @role='navigation' "
+    "or @role='banner' or @role='contentinfo' or @role='complementary']"
+)
+_OPENERS = XPath(f"//*[@{LIST_ATTR}='open' or starts-with(@{LIST_ATTR}, '{OPEN_MARK}')]")
+_WORDS = re.compile(r"[^\W\d_]+")
 
 
-def opens_by_key(capture: PageCapture) -> bool:
-    """The page has a form that opens one item by its key (number, id, name) typed into one box."""
+def key_boxes(capture: PageCapture) -> list[tuple[HtmlElement, str]]:
+    """The page's forms that open one item by its key (number, id, name) typed into one box, each
+    with the kind of item its button names ("Show issue:" → ``issue``)."""
+    found = []
     for form in _GET_FORMS(capture.tree):
         if capture.is_hidden(form):
             continue
         boxes = [box for box in _TEXT_INPUTS(form) if not capture.is_hidden(box)]
         if len(boxes) != 1 or _SEARCHY.search(f"{boxes[0].get('name', '')} {boxes[0].get('placeholder', '')}"):
             continue
-        if any(_OPENS_BY_KEY.match(_button_text(b)) for b in _SUBMITS(form)):
-            return True
-    return False
+        kinds = [m.group(1) for b in _SUBMITS(form) if (m := _OPENS_BY_KEY.match(_button_text(b)))]
+        if kinds:
+            found.append((form, kinds[0]))
+    return found
+
+
+def _singular(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _opened_kinds(capture: PageCapture) -> set[str] | None:
+    """The words of the addresses the list's rows open (``issue12`` → issue), singular; None when the
+    openers have no address (rows clicked as a whole): what the rows are is not known."""
+    words: set[str] = set()
+    for opener in islice(_OPENERS(capture.tree), 20):
+        link = opener if opener.get("href") else next(iter(opener.iterfind(".//a[@href]")), None)
+        if link is None:
+            return None
+        path = urlsplit(urljoin(capture.url, link.get("href", ""))).path
+        words.update(_singular(w) for w in _WORDS.findall(unquote(path)))
+    return words or None
+
+
+def opens_by_key(capture: PageCapture) -> bool:
+    """A box on the page opens the list's items by their key: it sits with the list (not in the site's
+    navigation, header, sidebar or footer), or it names the kind of item the rows open (or what the
+    rows open is not known)."""
+    boxes = key_boxes(capture)
+    if not boxes:
+        return False
+    opened = _opened_kinds(capture)
+    return any(not _SITE_WIDE(form) or opened is None or _singular(kind) in opened for form, kind in boxes)
 
 
 def _ref_of(capture: PageCapture, el: HtmlElement) -> str | None:

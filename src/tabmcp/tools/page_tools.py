@@ -143,6 +143,11 @@ def answer(tool: PageTool, step_count: int, outcome: dict[str, Any], *, pager: s
             text = around_rows(text, results) if results else text
             if text:
                 result["text"] = text
+        # what a same-origin frame shows (a message body in an iframe), new or changed since the call began:
+        # the page's text leaves frames out
+        frames = [f for f in page.get("frames") or [] if isinstance(f, str) and f]
+        if frames:
+            result["frame"] = frames[0] if len(frames) == 1 else frames
         editors = [e for e in page.get("editors") or [] if isinstance(e, str)]
         if page.get("navigated") and editors:  # what a form's editor argument would replace
             result["editor"] = editors[0] if len(editors) == 1 else editors

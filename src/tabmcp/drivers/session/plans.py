@@ -130,7 +130,7 @@ async def _summary(session: SessionCore, run: Run) -> dict[str, Any]:
     if isinstance(page.get("changed"), str) and page["changed"]:
         summary["changed"] = page["changed"]
     summary["text"] = page.get("text") if isinstance(page.get("text"), str) else ""
-    for key in ("results", "status", "errors", "editors"):
+    for key in ("results", "status", "errors", "editors", "frames"):
         if isinstance(page.get(key), list) and page[key]:
             summary[key] = page[key]
     if isinstance(page.get("pages"), dict):
