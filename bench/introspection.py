@@ -263,26 +263,30 @@ text"). "document chars" is the page's HTML source, "capture chars" what the age
 page is measured `--repeat` times after a warm-up; medians. "Unchanged re-check" is a second capture of
 the same page with `ifChanged` and its version: what a live update costs when nothing relevant changed."""
 
-HISTORY = """Where the time goes at 5k controls (about 26k elements; measured while other engineers' browsers
-and tests loaded the 2-core box, load 15–25, so in CPU time, which the load inflates far less than wall
-time). In the page, V8 profiler samples of 20 captures: ~35 ms of CPU per capture, of which the main
-list's marks (`lists.js`, found before the walk) ~18 %, the hidden flag (`checkVisibility` per control)
-~15 %, names (`names.js`, labels found once per tree) ~12 %, comparing each name with the text written
-inside its element (a name that is that text is left out: the capture is 14 % smaller) ~3 %, the rest
-the walk itself and attribute serialisation, joining the string, garbage collection. Then the capture
+HISTORY = """Where the time goes at 5k controls (about 21.6k elements in the browser; measured while other
+engineers' browsers and tests loaded the 2-core box, load 10–25, so in minima of interleaved runs and in
+CPU time, which the load inflates far less than wall time). In the page, ~75–90 ms of the renderer's CPU
+per capture: the main list's marks (`lists.js` and `rowlinks.js`, found before the walk) ~25 ms (the
+main list ~13, the rows that open ~18 with it), then per written element: the accessible names
+(`names.js`, labels found once per tree) ~8 ms and the hidden flag (`checkVisibility` per control)
+~6–7 ms, measured alone over the 5.9k referenced elements; attribute serialisation, comparing each
+name with the text written inside its element (a name that is that text is left out: the capture is
+14 % smaller), joining the string and garbage collection take the rest. The walk itself is cheap: a
+plain walk over every element is ~2 ms, where one native query for the elements a capture keeps
+(controls, landmarks, headings, tables, lists, `[role]`) is ~9 ms. Then the capture
 crosses the driver as one JSON string per hop
 (the page's `JSON.stringify`; the extension's `executeScript` result and WebSocket, or CDP, Playwright's
 node process and Python): its attributes are single-quoted, so no hop escapes them (a 680k-character
 string crossed Playwright's `evaluate` in 14–15 ms single-quoted, 31–33 ms double-quoted, min of 12).
-In Python (min of 40 runs, thread time, at a lower load than now): the XML parse ~5 ms (lxml's HTML
-parser took ~9.5), the introspectors ~14 ms (search ~3, actions ~3, forms ~3, the three site predicates
-~5), the registry's claims well under 1 ms; since then the search boxes take one pass over the inputs
-(~6 → ~3 ms at load 12–29). The generated pages have bare markup (no classes, styles, scripts or SVG), so on
+In Python (thread time, min of 20 on a saved 5k capture): the XML parse ~5 ms (lxml's HTML parser
+took ~9.5), the introspectors ~30 ms: forms ~11 (the heading above each of 30 forms ~4.5 of it), search
+~4.5, actions and rows ~2.6 each, the three site predicates ~5 together, the registry's claims well
+under 1 ms. The generated pages have bare markup (no classes, styles, scripts or SVG), so on
 the 5k page the capture (refs and names added to every control) is bigger than the document; on the
 "5k + text" page the document is 2.4 MB and the capture the same as without the text. At 10k controls
 the capture reaches its 1 MB cap (about 8k controls of these pages fit) and is cut. The 30 ms target at
-5k controls is not met: the page's walk and per-control work (a ref, the hidden flag, the name) alone
-are about 30 ms of CPU here, before the transfer and the Python side."""
+5k controls is not met: the list marks and the per-control work in the page (a ref, the hidden flag,
+the name) are about 40 ms of CPU here, the Python side about 35, before the transfer."""
 
 
 def section(rows: list[dict[str, object]], repeat: int, load: float) -> str:

@@ -113,29 +113,47 @@
     return count >= 2 ? score : 0;
   }
 
-  /** Runs of 2+ siblings with the same tag and classes (cards, result rows built of divs). */
+  // Only these can be in a run (a shape needs classes, or the article tag): one native query finds
+  // them instead of a walk over every element of the scope.
+  const RUN_CANDIDATES = '[class], article';
+
+  /**
+   * Runs of 2+ siblings with the same tag and classes (cards, result rows built of divs), in the
+   * order a walk would close them: each right after the subtree of its last item (an inner run
+   * before the run around it).
+   */
   function siblingRuns(scope) {
     const runs = [];
-    const visit = (parent) => {
-      let run = [];
-      let shape = '';
-      const flush = () => {
-        if (run.length >= 2) runs.push(run);
-        run = [];
-      };
-      for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
-        const tag = child.localName;
-        const classes = typeof child.className === 'string' ? child.className.trim().split(/\s+/).sort().join('.') : '';
-        const childShape = RUN_EXCLUDED_TAGS.has(tag) || (!classes && tag !== 'article') ? '' : `${tag}.${classes}`;
-        if (!childShape || childShape !== shape) flush();
-        shape = childShape;
-        if (childShape) run.push(child);
-        visit(child);
+    const runOf = new Map(); // a candidate → its run ({shape, items}), while a next sibling may extend it
+    for (const el of scope.querySelectorAll(RUN_CANDIDATES)) {
+      const tag = el.localName;
+      if (RUN_EXCLUDED_TAGS.has(tag)) continue;
+      const classes = typeof el.className === 'string' ? el.className.trim().split(/\s+/).sort().join('.') : '';
+      if (!classes && tag !== 'article') continue;
+      const shape = `${tag}.${classes}`;
+      const before = el.previousElementSibling;
+      const run = before === null ? undefined : runOf.get(before);
+      if (run !== undefined && run.shape === shape) {
+        run.items.push(el);
+      } else {
+        const started = { shape, items: [el] };
+        runs.push(started);
+        runOf.set(el, started);
+        continue;
       }
-      flush();
+      runOf.set(el, run);
+    }
+    const kept = runs.filter((run) => run.items.length >= 2).map((run) => run.items);
+    // closing order: by the last item, a descendant's run before its ancestor's
+    const closes = (a, b) => {
+      const x = a[a.length - 1];
+      const y = b[b.length - 1];
+      if (x === y) return 0;
+      if (x.contains(y)) return 1;
+      if (y.contains(x)) return -1;
+      return x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
     };
-    visit(scope);
-    return runs;
+    return kept.sort(closes);
   }
 
   /** The page's main result list: {container, items}, or null. */

@@ -36,7 +36,10 @@
   const WORDY = /\p{L}.*\p{L}/u;
 
   const navLike = (el) => classesOf(el).some((c) => NAV_CLASS.test(c));
-  const classesOf = (el) => (typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean) : []);
+  const classesOf = (el) => {
+    const names = el.className;
+    return typeof names === 'string' && names !== '' ? names.trim().split(/\s+/).filter(Boolean) : [];
+  };
   const textOf = (el) => collapse(el.textContent || '') || collapse(el.getAttribute('aria-label') || el.title || '');
 
   function followable(a) {
@@ -85,15 +88,20 @@
   function otherRuns() {
     const runs = [];
     let budget = WALK_MAX;
+    if (!document.body) return runs;
     const visit = (parent) => {
+      if (parent.firstElementChild === null) return;
       const groups = new Map();
       for (let child = parent.firstElementChild; child && budget > 0; child = child.nextElementSibling) {
         budget -= 1;
-        if (SKIPPED_TAGS.has(child.localName) || child.matches(EXCLUDED) || child.matches(DIALOGS) || navLike(child)
-          || child.localName === 'form') continue;
-        const key = `${child.localName}.${classesOf(child)[0] || ''}`;
-        if (!groups.has(key)) groups.set(key, []);
-        groups.get(key).push(child);
+        const tag = child.localName;
+        if (SKIPPED_TAGS.has(tag) || tag === 'form' || child.matches(EXCLUDED) || child.matches(DIALOGS)) continue;
+        const classes = classesOf(child);
+        if (classes.length && classes.some((c) => NAV_CLASS.test(c))) continue;
+        const key = `${tag}.${classes[0] || ''}`;
+        const group = groups.get(key);
+        if (group === undefined) groups.set(key, [child]);
+        else group.push(child);
         visit(child);
       }
       for (const items of groups.values()) {
@@ -107,7 +115,7 @@
         }
       }
     };
-    if (document.body) visit(document.body);
+    visit(document.body);
     return runs;
   }
 
