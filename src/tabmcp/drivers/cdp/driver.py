@@ -295,6 +295,17 @@ class CdpDriver(PageRequests):
             record.refill = context  # once this page has loaded: not while its load needs the CPU
         return record.id
 
+    async def _refill(self, context: BrowserContext) -> None:
+        """The context's next spare page. A new page becomes its window's active tab, and only that tab
+        is given frames to draw (a screenshot waits for one): the tab shown last is shown again."""
+        await self._spares.refill(context)
+        for tab_id in reversed(self._shown):
+            record = self._tabs.get(tab_id)
+            if record is not None and record.page.context is context and not record.page.is_closed():
+                with contextlib.suppress(PlaywrightError):
+                    await record.page.bring_to_front()
+                return
+
     def _describe(self, tab_id: int) -> s.Tab:
         return self._tab(tab_id).tab()
 
@@ -400,7 +411,7 @@ class CdpDriver(PageRequests):
         record.status = "complete"
         if record.refill is not None:
             context, record.refill = record.refill, None
-            self._spawn(self._spares.refill(context))
+            self._spawn(self._refill(context))
         await self._refresh(record, force=True)
 
     async def _refresh(self, record: TabRecord, force: bool = False) -> None:
