@@ -33,6 +33,7 @@ from tabmcp.demo.client import StdioSession, data_of
 from tabmcp.demo.sites import SiteServer
 from tests.integration.conftest import eventually, kill_browser_using, serve
 from tests.integration.http_harness import HttpServer, text_of
+from tests.integration.test_load_outcomes import ON_LOAD, LoadSites, dialogs_of
 from tests.integration.test_navigation_policy import PLUGIN, SECRET, Origin, Sites, blocked_notes, refused
 
 STORE_PAGE = """<!doctype html><html><head><title>Store</title></head><body>
@@ -120,9 +121,15 @@ class DevTools:
         return list((await self.send("Target.getBrowserContexts"))["browserContextIds"])
 
     async def pages(self) -> dict[str, str]:
-        """Each page's URL and the browser context it is in."""
+        """Each page's URL and the browser context it is in; not the blank pages the driver makes ahead
+        for the next ``open_tab`` (no tabs: see ``blank_pages``)."""
         targets = (await self.send("Target.getTargets"))["targetInfos"]
-        return {t["url"]: t["browserContextId"] for t in targets if t["type"] == "page"}
+        return {t["url"]: t["browserContextId"] for t in targets if t["type"] == "page" and t["url"] != "about:blank"}
+
+    async def page_targets(self) -> dict[str, str]:
+        """Each page target's id and URL, blank ones included."""
+        targets = (await self.send("Target.getTargets"))["targetInfos"]
+        return {t["targetId"]: t["url"] for t in targets if t["type"] == "page"}
 
     async def cookies(self, context: str | None = None) -> dict[str, str]:
         params = {"browserContextId": context} if context else {}
@@ -382,6 +389,50 @@ async def back_to_start(client: StdioSession, sites: Sites) -> None:
     result = await client.call("navigate", {"url": sites.start})
     assert not result.is_error, text_of(result)
     assert data_of(result)["url"] == sites.start, text_of(result)
+
+
+async def test_open_tab_takes_a_page_made_ahead_with_the_policy_and_the_agent_in_it(
+    server_log: object, tmp_path: Path
+) -> None:
+    """The headless browser tabmcp launched keeps a blank page made ahead for the next ``open_tab``: it
+    is no tab, and an open that takes it is as one that made its page: a dialog the page shows on load
+    is in the answer, a refused URL is refused before it loads."""
+    sites, profile = LoadSites(), tmp_path / "profile"
+    sites.allowed.routes["/away.html"] = (302, {"Location": f"{sites.blocked.url}/secret.html?away"}, "")
+    settings = {"browser": "chromium", "user_data_dir": str(profile), "block_urls": json.dumps([sites.blocked.url])}
+    try:
+        async with launched_by_tabmcp(profile), serve(server_log, **settings) as client:
+            await client.call_ok("connect_browser")
+            await client.call_ok("open_tab", {"url": sites.url("plain.html")})
+            async with DevTools(profile) as devtools:
+
+                async def blank() -> list[str]:
+                    return [i for i, url in (await devtools.page_targets()).items() if url == "about:blank"]
+
+                async def made_ahead() -> bool:
+                    return len(await blank()) == 1
+
+                await eventually(made_ahead, "a blank page made ahead for the next open_tab")
+                [spare] = await blank()
+                listed = await client.call_ok("list_tabs")
+                assert [t["url"] for t in listed["tabs"]] == [sites.url("plain.html")], listed
+
+                opened = await client.call_ok("open_tab", {"url": sites.url("alert.html")})
+                assert (await devtools.page_targets()).get(spare) == sites.url("alert.html")  # the page made ahead
+                assert dialogs_of(opened) == ON_LOAD, opened
+
+                await eventually(made_ahead, "the next blank page made once the opened page loaded")
+                [spare] = await blank()
+                result = await client.call("open_tab", {"url": sites.url("away.html")})  # the redirect is routed
+                assert result.is_error and data_of(result).get("code") == "NAVIGATION_BLOCKED", text_of(result)
+                assert "secret.html?away" in text_of(result), text_of(result)
+                assert spare not in await devtools.page_targets()  # taken, and closed with the refused open
+                assert sites.blocked.hits == []
+                listed = await client.call_ok("list_tabs")
+                assert sorted(t["url"] for t in listed["tabs"]) == [sites.url("alert.html"), sites.url("plain.html")]
+    finally:
+        sites.allowed.close()
+        sites.blocked.close()
 
 
 async def test_the_page_cannot_leave_for_a_blocked_origin_on_the_cdp_driver(

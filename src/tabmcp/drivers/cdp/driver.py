@@ -26,6 +26,7 @@ from tabmcp.drivers.base import DriverError, LinkChanged, NavigationBlocked, Pag
 from tabmcp.drivers.cdp.host import HOST_BINDING, CdpHost, closed_error, first_line
 from tabmcp.drivers.cdp.object_cap import playwright_object_cap
 from tabmcp.drivers.cdp.source import LaunchedBrowser
+from tabmcp.drivers.cdp.spares import SparePages
 from tabmcp.drivers.host import AgentMessage, PageEvent
 from tabmcp.drivers.launch import LaunchError
 from tabmcp.drivers.session import PageSession
@@ -59,6 +60,7 @@ class TabRecord:
     announced: bool = False
     closing: bool = False  # the driver closes it (close_tab, a failed open_tab)
     failed_url: str = ""  # the page Chrome shows its error page for
+    refill: BrowserContext | None = None  # made by open_tab: its context's next spare page is made at its load
 
     @property
     def url(self) -> str:
@@ -104,6 +106,7 @@ class CdpDriver(PageRequests):
         self._contexts: dict[str, BrowserContext] = {}  # per client workspace
         self._prepared: set[BrowserContext] = set()
         self._blocked: dict[str, str] = {}  # url -> the policy's reason, for the tab events that report it
+        self._spares = SparePages(lambda page: self._record(page, announce=True) if self.linked else None)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._link_lock = asyncio.Lock()
         self._closing = False
@@ -171,6 +174,7 @@ class CdpDriver(PageRequests):
         self._contexts.clear()
         self._prepared.clear()
         self._windows.clear()
+        self._spares.clear()
         if not self._closing:
             log.warning("CDP link lost: %s", reason)
             self._events.put_nowait(LinkChanged(up=False, reason=reason))
@@ -231,7 +235,7 @@ class CdpDriver(PageRequests):
         await context.add_init_script(script=self.host.agent)
         if self.policy is not None:
             await context.route("**/*", self._route)
-        context.on("page", lambda page: self._record(page, announce=True))
+        context.on("page", lambda page: self._on_new_page(context, page))
         for page in context.pages:
             self._record(page, announce=False)
 
@@ -251,11 +255,12 @@ class CdpDriver(PageRequests):
     async def release_workspace(self, workspace: str) -> None:
         context = self._contexts.pop(workspace, None)
         if context is not None:
-            self._prepared.discard(context)
+            self._spares.forget(context)
             try:
                 await context.close()
             except PlaywrightError as exc:
                 log.debug("closing workspace %s's context: %s", workspace, exc)
+            self._prepared.discard(context)  # only now: a connect meanwhile must not prepare it again
 
     def _record(self, page: Page, *, announce: bool) -> TabRecord:
         record = self._by_page.get(page)
@@ -278,10 +283,28 @@ class CdpDriver(PageRequests):
         self._spawn(self._announce(record, announce))
         return record
 
+    def _on_new_page(self, context: BrowserContext, page: Page) -> None:
+        if not self._spares.holds(context, page):
+            self._record(page, announce=True)
+
     async def _new_page(self, workspace: str | None) -> int:
         context = await self._context_for(workspace)
-        page = await context.new_page()
-        return self._record(page, announce=True).id
+        page = await self._spares.take(context) or await context.new_page()
+        record = self._record(page, announce=True)
+        if self._launched is not None and self.settings.resolved_headless():  # spares.py says why
+            record.refill = context  # once this page has loaded: not while its load needs the CPU
+        return record.id
+
+    async def _refill(self, context: BrowserContext) -> None:
+        """The context's next spare page. A new page becomes its window's active tab, and only that tab
+        is given frames to draw (a screenshot waits for one): the tab shown last is shown again."""
+        await self._spares.refill(context)
+        for tab_id in reversed(self._shown):
+            record = self._tabs.get(tab_id)
+            if record is not None and record.page.context is context and not record.page.is_closed():
+                with contextlib.suppress(PlaywrightError):
+                    await record.page.bring_to_front()
+                return
 
     def _describe(self, tab_id: int) -> s.Tab:
         return self._tab(tab_id).tab()
@@ -386,6 +409,9 @@ class CdpDriver(PageRequests):
 
     async def _on_load(self, record: TabRecord) -> None:
         record.status = "complete"
+        if record.refill is not None:
+            context, record.refill = record.refill, None
+            self._spawn(self._refill(context))
         await self._refresh(record, force=True)
 
     async def _refresh(self, record: TabRecord, force: bool = False) -> None:
