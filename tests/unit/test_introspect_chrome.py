@@ -62,16 +62,18 @@ def test_a_toolbar_and_an_aria_controls_bound_to_the_editor_are_not_tools() -> N
     assert action_names(bound) == ["archive_note"]
 
 
-def test_two_unrelated_buttons_are_not_taken_for_an_editor_toolbar() -> None:
-    body = f"""<div><button data-tabmcp-ref="e1">Preview</button><button data-tabmcp-ref="e2">Share draft</button>
-      <button data-tabmcp-ref="e3">Export PDF</button></div>{EDITOR}"""
-    assert action_names(body) == ["preview", "share_draft", "export_pdf"]  # one editing word is not a toolbar
+def test_unrelated_buttons_are_not_taken_for_an_editor_toolbar_but_its_preview_is_the_editors() -> None:
+    body = f"""<div><button data-tabmcp-ref="e1">Link</button><button data-tabmcp-ref="e2">Share draft</button>
+      <button data-tabmcp-ref="e3">Export PDF</button><button data-tabmcp-ref="e4">Edit with live preview</button>
+      </div>{EDITOR}"""
+    assert action_names(body) == ["link", "share_draft", "export_pdf"]  # one editing word is not a toolbar
+    assert "edit_with_live_preview" in action_names(body.replace(EDITOR, ""))  # no editor: nothing to preview
 
 
 def test_otter_wiki_editor_toolbar_leaves_only_the_save_form() -> None:
     tools = {t.name: t for t in app_tools("otterwiki", "edit")}
     titles = {t.title for t in tools.values()}
-    assert not titles & {"Undo", "Redo", "Bold", "Italic", "Search", "Search and Replace", "List Menu"}
+    assert not titles & {"Undo", "Redo", "Bold", "Italic", "Search", "Search and Replace", "List Menu", "Preview"}
     assert "content" in tools["save"].schema["properties"]  # the editor, an argument of its form's tool
     assert "save_navigation" not in tools  # the navbar's Save only opens the dialog whose form is `save`
 

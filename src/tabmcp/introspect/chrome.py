@@ -9,9 +9,10 @@ shows, never from a site's name:
   screen (``chrome_label``).
 - **editor controls**: the buttons that operate on a code or rich-text editor the page shows (undo,
   bold, heading…): on a page with a rendered editor, a ``role=toolbar`` or a run of sibling buttons
-  among whose names at least two are editing commands, or a button whose ``aria-controls`` names
-  the editor. The editor is a string argument of its form's tool: a model writes the text it
-  wants rather than pressing Bold (``editor_controls``).
+  among whose names at least two are editing commands, a button whose ``aria-controls`` names
+  the editor, and a button that changes how the editor shows its text ("Preview", "Side by
+  side"). The editor is a string argument of its form's tool: a model writes the text it wants
+  rather than pressing Bold (``editor_controls``).
 - **view switchers**: a few sibling buttons alone in their parent, with short names that are not
   actions ("HTML", "Plain Text", "Headers"), one of them marked as the current one (``aria-pressed``,
   ``aria-selected``, ``aria-current``, or a class of its own that says active, selected, current
@@ -51,6 +52,8 @@ EDITING_COMMANDS = frozenset({
 })
 _EDITING_PREFIX = re.compile(r"^(?:insert|format|align|heading|toggle (?:bold|italic|heading|code))\b", re.I)
 _SHORTCUT_TAIL = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
+# How an editor shows its text: on a page with an editor, such a button is one of the editor's own.
+_EDITOR_MODE = re.compile(r"\b(?:preview|side by side|split view|split screen)\b", re.I)
 MIN_EDITING = 2  # editing commands among a group's names that make it an editor's
 MIN_RUN = 3  # sibling buttons in a run of an editor's own toolbar
 
@@ -103,7 +106,7 @@ def editor_controls(capture: PageCapture, buttons: Iterable[HtmlElement]) -> set
     for button in buttons:
         if button in found:
             continue
-        if _controls_editor(capture, button, editors, near):
+        if _controls_editor(capture, button, editors, near) or _EDITOR_MODE.search(name(button)):
             found.add(button)
             continue
         group = _toolbar_or_run(button)
