@@ -103,13 +103,14 @@ def editor_controls(capture: PageCapture, buttons: Iterable[HtmlElement]) -> set
     name = capture.accessible_name
     found: set[HtmlElement] = set()
     seen: set[HtmlElement] = set()
+    runs_of: dict[HtmlElement, dict[HtmlElement, list[HtmlElement]]] = {}
     for button in buttons:
         if button in found:
             continue
         if _controls_editor(capture, button, editors, near) or _EDITOR_MODE.search(name(button)):
             found.add(button)
             continue
-        group = _toolbar_or_run(button)
+        group = _toolbar_or_run(button, runs_of)
         if group[0] in seen:
             continue
         seen.add(group[0])
@@ -129,15 +130,25 @@ def _controls_editor(
     return False
 
 
-def _toolbar_or_run(button: HtmlElement) -> list[HtmlElement]:
+def _toolbar_or_run(
+    button: HtmlElement, runs_of: dict[HtmlElement, dict[HtmlElement, list[HtmlElement]]]
+) -> list[HtmlElement]:
     """The buttons of the ``role=toolbar`` the button is in, else its run of sibling buttons (empty
-    separators between them allowed); a run shorter than ``MIN_RUN`` is the button alone."""
+    separators between them allowed); a run shorter than ``MIN_RUN`` is the button alone. A
+    parent's runs are found once (``runs_of``): a page may have hundreds of sibling buttons."""
     toolbar = _IN_TOOLBAR(button)
     if toolbar:
         return [b for b in _TOOLBAR_BUTTONS(toolbar[0]) if is_button(b) or b.tag == "button"] or [button]
     parent = button.getparent()
     if parent is None:
         return [button]
+    if parent not in runs_of:
+        runs_of[parent] = {member: run for run in _runs(parent) for member in run}
+    run = runs_of[parent].get(button, [button])
+    return run if len(run) >= MIN_RUN else [button]
+
+
+def _runs(parent: HtmlElement) -> list[list[HtmlElement]]:
     runs: list[list[HtmlElement]] = [[]]
     for child in parent.iterchildren():
         if not isinstance(child.tag, str):
@@ -148,8 +159,7 @@ def _toolbar_or_run(button: HtmlElement) -> list[HtmlElement]:
                 runs.append([])
         elif (child.text_content() or "").strip() or _HAS_CONTROL(child):
             runs.append([])
-    run = next((r for r in runs if button in r), [button])
-    return run if len(run) >= MIN_RUN else [button]
+    return [r for r in runs if r]
 
 
 @dataclass(frozen=True)
