@@ -88,9 +88,10 @@ def test_editing_commands_are_read_without_their_shortcut() -> None:
 
 def test_layout_and_look_toggles_are_not_tools() -> None:
     for label in ("Toggle sidebar", "Collapse all", "Expand", "Hide the navigation", "Switch to dark mode",
-                  "Toggle theme", "Enter full screen", "Light theme"):
+                  "Toggle theme", "Enter full screen", "Light theme", "Switch theme", "Colour scheme"):
         assert chrome_label(label), label
-    for label in ("Delete email", "Show issue", "Open ticket", "Mark all as read", "Preview", "Expense report"):
+    for label in ("Delete email", "Show issue", "Open ticket", "Mark all as read", "Preview", "Expense report",
+                  "Activate theme", "Delete theme"):  # a CMS's themes are its data
         assert not chrome_label(label), label
     body = """<div><button aria-expanded="true" aria-label="Toggle sidebar" data-tabmcp-ref="e1"></button>
       <button data-tabmcp-ref="e2">Collapse all</button><button data-tabmcp-ref="e3">Switch to dark mode</button>

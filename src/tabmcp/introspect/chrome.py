@@ -36,7 +36,8 @@ _CHROME = re.compile(
     r"^(?:toggle|collapse|expand)\b"
     r"|^(?:show|hide|open|close|pin|unpin)\s+(?:the\s+)?(?:side\s*bar|side\s*panel|panel|nav(?:igation)?|menu|"
     r"breadcrumbs?|tool\s*bar|mini\s*map|outline|table of contents)\b"
-    r"|\b(?:dark|light|night|day)\s+(?:mode|theme)\b|\bcolou?r\s+(?:scheme|mode|theme)\b|\btheme\b"
+    r"|\b(?:dark|light|night|day|auto|system)\s+(?:mode|theme)\b|\bcolou?r\s+(?:scheme|mode|theme)\b"
+    r"|^(?:switch|change|cycle)\s+(?:the\s+)?(?:colou?r\s+)?(?:theme|mode)\b"
     r"|\bfull\s*screen\b",
     re.I,
 )
