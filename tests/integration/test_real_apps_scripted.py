@@ -46,6 +46,24 @@ async def test_maildev_delete_all_mail(app: Running, server_log: object) -> None
         await eventually(emptied, "MailDev's API to list no mail")
 
 
+@pytest.mark.parametrize("app", ["maildev"], indirect=True)
+async def test_maildev_message_views_are_one_tool_that_stays(app: Running, server_log: object) -> None:
+    async with on_page(server_log, app, "/") as client:
+        search, [query] = await tool_taking(client, ("query", "search"))
+        await call_text(client, search.name, {query: "Contract draft"})  # two rows or more: a list
+        opener, [row] = await tool_taking(client, ("row",))
+        await call_text(client, opener.name, {row: "Contract draft v1042"})
+        switch, [view] = await tool_taking(client, ("view",))
+        views = switch.input_schema["properties"][view]["enum"]
+        assert {"Plain Text", "Headers", "Source"} <= set(views)
+        listed, changes = await client.tools(), client.changes
+        headers = await call_text(client, switch.name, {view: "Headers"})
+        assert "mime-version" in headers.lower(), headers  # the headers view is what the page shows now
+        await call_text(client, switch.name, {view: "Plain Text"})
+        # from one view to another: no tool came or went, no list_changed
+        assert client.changes == changes and await client.tools() == listed
+
+
 @pytest.mark.parametrize("app", ["mkdocs"], indirect=True)
 async def test_mkdocs_material_site_search(app: Running, server_log: object) -> None:
     async with on_page(server_log, app, "/guide/installation/") as client:

@@ -51,10 +51,8 @@ def test_the_admin_list_page_tools_are_named_for_what_they_do() -> None:
         ("filter_navigation_items", "search"),  # the sidebar's box: its label says what it does
         ("log_out", "forms"),
         ("run_selected_action", "forms"),  # "Go" says nothing: the button's tooltip does
-        ("toggle_theme", "actions"),  # not "Toggle theme (current theme" cut at a colon
-    ]
+    ]  # "Toggle theme (current theme: auto)" changes how the page looks: not a task (chrome.py)
     titles = {t.name: t.title for t in tools}
-    assert titles["toggle_theme"] == "Toggle theme"
     assert titles["filter_navigation_items"] == "Filter navigation items"
     assert "in the page's navigation" in tools[1].description
 
@@ -97,7 +95,7 @@ def test_add_and_change_forms_are_named_from_the_heading_they_sit_under_not_the_
 
 
 def test_the_login_form_description_holds_no_query_string() -> None:
-    (log_in, _toggle) = admin_tools("login")
+    (log_in,) = admin_tools("login")  # the theme toggle beside it is not a task (chrome.py)
     assert log_in.name == "log_in"
     assert "?next" not in log_in.description and "POST …/login/;" in log_in.description
 
@@ -327,14 +325,22 @@ def test_items_of_a_list_drawn_as_bare_buttons_are_not_actions() -> None:
 
 
 def test_a_form_posting_to_its_own_page_is_not_named_after_that_page() -> None:
-    """A docs site's colour scheme switch on every page: the page's address names the page, not the form."""
+    """A form on every page of a docs site: the page's address names the page, not the form."""
+    body = """<form data-tabmcp-ref="e1">
+      <input type="email" name="newsletter" aria-label="Your email" data-tabmcp-ref="e2">
+      <button type="submit" data-tabmcp-ref="e3">Subscribe</button></form>"""
+    configuration = tools_on(body, "https://docs.test/guide/configuration/")
+    options = tools_on(body, "https://docs.test/reference/options/")
+    assert [t.name for t in configuration] == ["subscribe"]
+    assert listed(configuration) == listed(options)
+
+
+def test_a_colour_scheme_switch_is_not_a_tool() -> None:
+    """A docs site's colour scheme radios on every page: how the page looks, not a task (chrome.py)."""
     body = """<form data-md-component="palette" data-tabmcp-ref="e1">
       <input type="radio" name="__palette" value="0" aria-label="Switch to dark mode" data-tabmcp-ref="e2">
       <input type="radio" name="__palette" value="1" aria-label="Switch to light mode" data-tabmcp-ref="e3"></form>"""
-    configuration = tools_on(body, "https://docs.test/guide/configuration/")
-    options = tools_on(body, "https://docs.test/reference/options/")
-    assert [t.name for t in configuration] == ["palette"]  # its one field
-    assert listed(configuration) == listed(options)
+    assert tools_on(body, "https://docs.test/guide/configuration/") == ()
 
 
 def test_the_heading_above_a_form_is_not_in_its_description() -> None:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from lxml.etree import XPath
 from lxml.html import HtmlElement
 
-from tabmcp.introspect.api import Introspector, PageTool, PlanStep, ToolHints
+from tabmcp.introspect.api import Choice, Introspector, PageTool, PlanStep, ToolHints
+from tabmcp.introspect.chrome import ViewSwitcher, chrome_label, editor_controls, view_switchers
 from tabmcp.introspect.forms import operable
 from tabmcp.introspect.lists import LIST_ATTR
 from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
@@ -83,21 +84,31 @@ class ActionsIntrospector(Introspector):
 
     def tools(self, capture: PageCapture) -> list[PageTool]:
         beside_search = {box.getparent() for box in capture.select(SEARCH_BOXES)}
-        found = []
-        for button in _BUTTONS(capture.tree):
-            if keyed_item(button) or (button.get(LIST_ATTR) or "").startswith("open"):
-                continue  # one row of a list (open_row opens it by its text)
+        buttons = [
+            b for b in _BUTTONS(capture.tree)
+            if not keyed_item(b) and not (b.get(LIST_ATTR) or "").startswith("open")  # a row: open_row opens it
+        ]
+        # an editor's own controls (its bold, undo…) are how a person edits: the editor is an argument
+        editing = editor_controls(capture, buttons)
+        buttons = [b for b in buttons if b not in editing]
+        switchers = view_switchers(capture, buttons, lambda b: self._label(capture, b, beside_search))
+        switching = {button: s for s in switchers for _, button in s.views}
+        forms_in_dialogs = _form_dialog_ids(capture)
+        found: list[tuple[HtmlElement, str, str]] = []
+        for button in buttons:
+            if button in switching or (forms_in_dialogs and _opens(button, forms_in_dialogs)):
+                continue  # one of a view switcher's, or it opens a dialog whose form is a tool of its own
             label = self._label(capture, button, beside_search)
             if label and (name := name_words(label)):
                 found.append((button, label, name))
         # A name on several buttons ("Reply" under each message) does not say which one: skipped.
         counts = Counter(name for _, _, name in found)
-        tools: list[PageTool] = []
+        tools: list[PageTool] = [self._switcher_tool(capture, s, n) for n, s in enumerate(switchers)]
         for button, label, name in found:
+            if len(tools) >= MAX_ACTIONS:
+                break
             if counts[name] == 1:
                 tools.append(self._tool(capture, button, label, name, len(tools)))
-                if len(tools) == MAX_ACTIONS:
-                    break
         return tools
 
     def _label(self, capture: PageCapture, button: HtmlElement, beside_search: set[HtmlElement | None]) -> str:
@@ -110,9 +121,11 @@ class ActionsIntrospector(Introspector):
             return ""  # the "Search" button beside a search box: search(query) covers it
         # (not inside a form, a search landmark, a menu or a list item: _BUTTONS left those out)
         label = stable_label(capture.accessible_name(button))
-        if not clear_name(label):
-            return ""
-        if button.get("aria-haspopup") in _MENU_POPUPS:
+        if not clear_name(label) or chrome_label(label, button):
+            return ""  # says nothing, or changes the page's layout or look: not a task
+        if button.get("aria-haspopup") in _MENU_POPUPS or "dropdown" in (
+            (button.get("data-toggle") or ""), (button.get("data-bs-toggle") or "")
+        ):
             return ""  # it only opens a menu: the menu's items are the actions, not the toggle
         if button.get("aria-haspopup") not in (None, "false") and len(label.split()) < 2:
             return ""
@@ -142,7 +155,58 @@ class ActionsIntrospector(Introspector):
         )
 
 
+    def _switcher_tool(self, capture: PageCapture, switcher: ViewSwitcher, n: int) -> PageTool:
+        """One tool for a group of buttons that each show one view: the view is an argument whose
+        choices are all the views, so the list stays the same whichever view is shown."""
+        names = [name for name, _ in switcher.views]
+        place = landmark_of(switcher.parent)
+        listed = ", ".join(quoted(name, 30) for name in names)
+        targets = {name: Target(ref=capture.ref(button)) for name, button in switcher.views}
+        description = (
+            f"Show one of the views the page offers with its buttons ({listed}). "
+            f"Returns what changed on the page. {UNTRUSTED_NOTE}"
+        )
+        return PageTool(
+            name="switch_view",
+            title="Switch the view",
+            qualifiers=qualifiers(landmark_name(capture, place), heading_above(switcher.parent, within=place)),
+            description=description,
+            input_schema={
+                "type": "object",
+                "properties": {"view": {"type": "string", "enum": names, "description": "The view to show"}},
+                "required": ["view"],
+                "additionalProperties": False,
+            },
+            plan=(PlanStep("click", target=Choice("view", targets)),),
+            hints=ToolHints(read_only=True, destructive=False, idempotent=True),
+            source=self.name,
+            element_ref=capture.ref(switcher.parent) or capture.ref(switcher.views[0][1]),
+            rank=50 + n,
+        )
+
+
 _TRAILING_BRACKETS = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
+
+
+_FORM_DIALOGS = XPath("//*[@id][@role='dialog' or @role='alertdialog' or self::dialog][.//form]")
+_QUOTED_ID = re.compile(r"""['"]#?([A-Za-z][\w:.-]*)['"]""")
+
+
+def _form_dialog_ids(capture: PageCapture) -> frozenset[str]:
+    """The ids of the dialogs that hold a form (the form's tool is the task, not the dialog's opener)."""
+    return frozenset(str(d.get("id")) for d in _FORM_DIALOGS(capture.tree))
+
+
+def _opens(button: HtmlElement, dialog_ids: frozenset[str]) -> bool:
+    """Whether the button names one of those dialogs: ``aria-controls``, a ``data-*target``, its
+    ``href`` fragment, or a quoted id in its ``onclick``."""
+    named = set((button.get("aria-controls") or "").split())
+    for attr in ("data-target", "data-bs-target", "href"):
+        value = button.get(attr) or ""
+        if value.startswith("#"):
+            named.add(value[1:])
+    named.update(_QUOTED_ID.findall(button.get("onclick") or ""))
+    return bool(named & dialog_ids)
 
 
 def keyed_item(button: HtmlElement) -> bool:

@@ -28,6 +28,8 @@ from tabmcp.introspect.api import (
     ToolHints,
     served_description,
 )
+from tabmcp.introspect.chrome import chrome_label
+from tabmcp.introspect.lists import LIST_ATTR
 from tabmcp.introspect.outside_editor import OutsideEditor, outside_editor
 from tabmcp.introspect.purpose import (
     heading_above,
@@ -523,6 +525,10 @@ class FormIntrospector(Introspector):
         submit = submit_text(capture, form)
         if not fields.properties and not _has_button(capture, form):
             return None  # nothing to fill and nothing to press: a form the page's scripts fill first
+        if not fields.properties and _PAGER(form):
+            return None  # only a pager (its buttons and hidden fields): browse_list's page argument
+        if submit_button(capture, form) is None and _only_chrome(capture, form):
+            return None  # a page-look switch (a colour scheme): how the page looks, not a task
         label = form_label(capture, form)
         landmark = landmark_of(form)
         heading = _not_an_item(heading_above(form, within=landmark), submit, capture.url)
@@ -561,6 +567,16 @@ class FormIntrospector(Introspector):
                 label, heading, landmark_name(capture, landmark), where, _path_words(action), form.get("id") or ""
             ),
         )
+
+
+# a control the page agent marked as part of a list's paging or sorting (lists.py)
+_PAGER = XPath(f".//*[@{LIST_ATTR}][not(starts-with(@{LIST_ATTR}, 'open'))]")
+
+
+def _only_chrome(capture: PageCapture, form: HtmlElement) -> bool:
+    """Every control of the form but its hidden fields changes the page's layout or look (chrome.py)."""
+    shown = [c for c in capture.controls_of(form) if (c.get("type") or "").lower() != "hidden"]
+    return bool(shown) and all(chrome_label(capture.accessible_name(c) or capture.label_for(c), c) for c in shown)
 
 
 def _repeat_key(capture: PageCapture, form: HtmlElement) -> tuple[str, ...] | None:
