@@ -531,7 +531,7 @@ class FormIntrospector(Introspector):
             return None  # a page-look switch (a colour scheme): how the page looks, not a task
         label = form_label(capture, form)
         landmark = landmark_of(form)
-        heading = _not_an_item(heading_above(form, within=landmark), submit, capture.url)
+        heading = _not_an_item(heading_above(form, within=landmark, capture=capture), submit, capture.url)
         method = (form.get("method") or "get").strip().lower()
         action = urljoin(capture.url, form.get("action") or "")
         name, title = form_purpose(

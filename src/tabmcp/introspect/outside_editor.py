@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from lxml.etree import XPath
 from lxml.html import HtmlElement
 
+from tabmcp.introspect.chrome import EDITORS
 from tabmcp.page.capture import PageCapture
 
 # through the attribute nodes: libxml2 walks those far faster than it tests every element (``//*[@…]``)
-_EDITORS = XPath("//@data-tabmcp-widget[.='editor']/..")
 _EDITOR_INSIDE = XPath(".//*[@data-tabmcp-widget='editor']")
 # Names of fields that hold a document's text.
 TEXT_WORDS = frozenset(
@@ -47,7 +47,7 @@ class OutsideEditor:
 def outside_editor(capture: PageCapture, submits: Callable[[HtmlElement], bool]) -> OutsideEditor | None:
     """The page's one editor and the form that saves it, when the page links them as above
     (``submits``: whether a form has a submit button)."""
-    editors = [e for e in _EDITORS(capture.tree) if capture.ref(e) and not capture.is_hidden(e)]
+    editors = [e for e in capture.select(EDITORS) if capture.ref(e) and not capture.is_hidden(e)]
     if len(editors) != 1:
         return None
     editor = editors[0]

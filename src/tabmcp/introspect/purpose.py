@@ -70,33 +70,63 @@ def landmark_name(capture: PageCapture, landmark: HtmlElement | None) -> str:
     return clean(name, MAX_TEXT)
 
 
-def heading_above(el: HtmlElement, *, within: HtmlElement | None = None) -> str:
+def heading_above(el: HtmlElement, *, within: HtmlElement | None = None, capture: PageCapture | None = None) -> str:
     """The most important heading of the nearest section above ``el``: walking out from ``el``, the
     first level whose earlier siblings hold headings gives its highest-ranked one (the page's "Change
     book" rather than the item's title under it). Headings of more than ``MAX_HEADING_WORDS`` words
-    are sentences or titles, not names: "" then."""
+    are sentences or titles, not names: "" then. With ``capture``, what each container's children hold
+    is read once per capture: sibling forms share the scan of the siblings before them."""
+    scans: dict[HtmlElement, _Scan] = capture.memo("heading_above") if capture is not None else {}
     node = el
     budget = MAX_WALK
     while node is not None and node is not within and budget > 0:
+        parent = node.getparent()
+        if parent is None:
+            return ""  # the root: what precedes it is never a heading
+        scan = scans.get(parent)
+        if scan is None:
+            scan = scans[parent] = _Scan(parent)
         found: list[HtmlElement] = []
-        for sibling in node.itersiblings(preceding=True):
+        for i in range(scan.position[node] - 1, -1, -1):
             budget -= 1
             if budget <= 0:
                 break
-            if not isinstance(sibling.tag, str):
-                continue
-            if _is_heading(sibling):
-                found.append(sibling)
-            elif len(sibling):
-                for h in sibling.iter(*HEADINGS):
-                    found.append(h)
-                    budget -= 1
+            headings, cost = scan.headings(i)
+            found += headings
+            budget -= cost
         if found:
             best = min(found, key=_level)
             text = clean(label_text(best), MAX_TEXT)
             return text if 0 < len(text.split()) <= MAX_HEADING_WORDS else ""
-        node = node.getparent()
+        node = parent
     return ""
+
+
+class _Scan:
+    """A container's children (comments too: each costs the walk's budget) and, read the first time a
+    walk reaches each, the headings it is or holds with what they cost the budget beyond the child's
+    own step (a heading itself costs nothing more; each heading inside another element costs one)."""
+
+    def __init__(self, parent: HtmlElement) -> None:
+        self.children = list(parent)
+        self.position = {child: i for i, child in enumerate(self.children)}
+        self._headings: dict[int, tuple[list[HtmlElement], int]] = {}
+
+    def headings(self, i: int) -> tuple[list[HtmlElement], int]:
+        known = self._headings.get(i)
+        if known is None:
+            child = self.children[i]
+            if not isinstance(child.tag, str):
+                known = ([], 0)
+            elif _is_heading(child):
+                known = ([child], 0)
+            elif len(child):
+                inside = list(child.iter(*HEADINGS))
+                known = (inside, len(inside))
+            else:
+                known = ([], 0)
+            self._headings[i] = known
+        return known
 
 
 def heading_inside(el: HtmlElement) -> str:

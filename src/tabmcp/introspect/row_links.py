@@ -49,7 +49,8 @@ _SITE_WIDE = XPath(
     "ancestor::*[self::nav or self::header or self::footer or self::aside or @role='navigation' "
     "or @role='banner' or @role='contentinfo' or @role='complementary']"
 )
-_OPENERS = XPath(f"//*[@{LIST_ATTR}='open' or starts-with(@{LIST_ATTR}, '{OPEN_MARK}')]")
+# Through the mark's attribute nodes: a test on every element costs ~14x as much.
+_OPENERS = XPath(f"//@{LIST_ATTR}[.='open' or starts-with(., '{OPEN_MARK}')]/..")
 _WORDS = re.compile(r"[^\W\d_]+")
 
 

@@ -146,9 +146,10 @@ def _keyed_row_form(forms: list[HtmlElement]) -> bool:
     )
 
 
-# Named checkboxes outside any form (the page's scripts read them: "With selected → Delete").
+# Named checkboxes outside any form (the page's scripts read them: "With selected → Delete"), through
+# the type attribute nodes, and the cheap tests before the walk up to a form.
 _LOOSE_BOXES = XPath(
-    "//input[translate(@type, 'CHECKBOX', 'checkbox')='checkbox'][@name][not(ancestor::form)][not(@form)]"
+    "//@type[translate(., 'CHECKBOX', 'checkbox')='checkbox']/parent::input[@name][not(@form)][not(ancestor::form)]"
 )
 
 

@@ -84,7 +84,7 @@ class SearchIntrospector(Introspector):
             label = clean(capture.aria_name(landmark), 60)
         place = landmark_of(box)
         where, place_name = landmark_word(place), landmark_name(capture, place)
-        heading = heading_above(form if form is not None else box, within=place)
+        heading = heading_above(form if form is not None else box, within=place, capture=capture)
         host = urlsplit(capture.url).hostname or "this site"
         query: dict[str, object] = {"type": "string", "minLength": 1, "description": "What to search for"}
         if label:

@@ -137,6 +137,16 @@ class PageCapture:
         return found
 
     @cached_property
+    def _memos(self) -> dict[str, dict[Any, Any]]:
+        return {}
+
+    def memo(self, name: str) -> dict[Any, Any]:
+        """A dict kept with this capture under ``name``: what introspectors derive from the tree and
+        would derive again (the headings before each child of a container) is worked out once per
+        capture. Keys may be elements: the dict holds them, so each keeps its one Python object."""
+        return self._memos.setdefault(name, {})
+
+    @cached_property
     def _read_refs(self) -> dict[str, HtmlElement]:
         return {}
 
