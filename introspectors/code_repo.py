@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from introspectors.sitekit import (
@@ -89,13 +90,18 @@ def looks_like_repository(capture: PageCapture) -> bool:
     """GitHub's repository header (star, fork, watch, tabs), or its fork page's form. Runs on every page:
     the ids are looked for through their attribute nodes (``//@id[…]``), so this predicate does not
     make the capture build its id index (every id of the page) for nothing."""
-    tree = capture.tree
-    ids = set(tree.xpath("//@id[.='repository-container-header' or .='repository-name-input']"))  # one pass
+    ids = set(_HEADER_IDS(capture.tree))  # one pass
     if "repository-container-header" in ids:
         return True
     if "repository-name-input" in ids:  # the fork page
-        return bool(tree.xpath(f"boolean(//form[{has_class('js-fork-form')}]//*[@id='repository-name-input'])"))
-    return bool(tree.xpath(f"boolean({with_class('starring-container')})"))
+        return bool(_FORK_FORM(capture.tree))
+    return bool(_STARRING(capture.tree))
+
+
+# Compiled once: the predicate runs on every page.
+_HEADER_IDS = XPath("//@id[.='repository-container-header' or .='repository-name-input']")
+_FORK_FORM = XPath(f"boolean(//form[{has_class('js-fork-form')}]//*[@id='repository-name-input'])")
+_STARRING = XPath(f"boolean({with_class('starring-container')})")
 
 
 def _slug(capture: PageCapture) -> str | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from introspectors.sitekit import css_string, find, first, first_in, index_choice, index_model, shown, text
@@ -70,12 +71,17 @@ def _labelled(capture: PageCapture, tag: str, label: str) -> HtmlElement | None:
 
 def looks_like_flight_search(capture: PageCapture) -> bool:
     """Kayak's shape: the origin and destination comboboxes, or flight result cards."""
-    tree = capture.tree
-    # through attribute nodes, and the cards only when the form is not there: this runs on every page
-    labelled = "boolean(//@aria-label[.=$o]/parent::input) and boolean(//@aria-label[.=$d]/parent::input)"
-    if tree.xpath(labelled, o=ORIGIN, d=DESTINATION):
+    if _ORIGIN_AND_DESTINATION(capture.tree, o=ORIGIN, d=DESTINATION):
         return True
-    return bool(tree.xpath("boolean(//@data-resultid/parent::div/descendant::*/@aria-label[starts-with(., 'Select')])"))
+    return bool(_RESULT_CARDS(capture.tree))
+
+
+# Through attribute nodes, compiled once, and the cards only when the form is not there: this runs on
+# every page.
+_ORIGIN_AND_DESTINATION = XPath(
+    "boolean(//@aria-label[.=$o]/parent::input) and boolean(//@aria-label[.=$d]/parent::input)"
+)
+_RESULT_CARDS = XPath("boolean(//@data-resultid/parent::div/descendant::*/@aria-label[starts-with(., 'Select')])")
 
 
 class FlightSearchIntrospector(Introspector):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from introspectors.sitekit import (
@@ -62,6 +63,7 @@ from tabmcp.introspect.api import (
     uncheck,
     wait_for,
 )
+from tabmcp.introspect.search import SEARCH_BOXES
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
 
@@ -96,13 +98,22 @@ class _Row:
 
 def looks_like_gmail(capture: PageCapture) -> bool:
     """Gmail's shape: a Compose button, the mail search box, and a mail list or conversation."""
-    tree = capture.tree
-    # cheapest test first: this runs on every page the server sees
-    if not tree.xpath("boolean(//form[@role='search']//input[@name='q'])"):
+    # cheapest test first: this runs on every page the server sees. The search boxes are a query the
+    # generic introspectors make of every page anyway (every input named q is one of them).
+    boxes = capture.select(SEARCH_BOXES)
+    if not any(box.tag == "input" and box.get("name") == "q" and _in_search_form(box) for box in boxes):
         return False
-    if not tree.xpath(f"boolean(//@gh[.='cm'] | {with_class('T-I-KE')}[@role='button'])"):
+    if not _COMPOSE(capture.tree):
         return False
-    return bool(tree.xpath(f"boolean({ROWS} | //h2[{has_class('hP')}] | //td[{has_class('TC')}])"))
+    return bool(_MAIL_VIEW(capture.tree))
+
+
+def _in_search_form(box: HtmlElement) -> bool:
+    return any(a.tag == "form" and a.get("role") == "search" for a in box.iterancestors())
+
+
+_COMPOSE = XPath(f"boolean(//@gh[.='cm'] | {with_class('T-I-KE')}[@role='button'])")
+_MAIL_VIEW = XPath(f"boolean({ROWS} | //h2[{has_class('hP')}] | //td[{has_class('TC')}])")
 
 
 class GmailIntrospector(Introspector):

@@ -73,9 +73,10 @@ def landmark_name(capture: PageCapture, landmark: HtmlElement | None) -> str:
 def heading_above(el: HtmlElement, *, within: HtmlElement | None = None, capture: PageCapture | None = None) -> str:
     """The most important heading of the nearest section above ``el``: walking out from ``el``, the
     first level whose earlier siblings hold headings gives its highest-ranked one (the page's "Change
-    book" rather than the item's title under it). Headings of more than ``MAX_HEADING_WORDS`` words
-    are sentences or titles, not names: "" then. With ``capture``, what each container's children hold
-    is read once per capture: sibling forms share the scan of the siblings before them."""
+    book" rather than the item's title under it; the nearest of equal rank). Headings of more than
+    ``MAX_HEADING_WORDS`` words are sentences or titles, not names: "" then. With ``capture``, what each
+    container's children hold is read once per capture: sibling forms share the scan of the siblings
+    before them."""
     scans: dict[HtmlElement, _Scan] = capture.memo("heading_above") if capture is not None else {}
     node = el
     budget = MAX_WALK
@@ -86,47 +87,57 @@ def heading_above(el: HtmlElement, *, within: HtmlElement | None = None, capture
         scan = scans.get(parent)
         if scan is None:
             scan = scans[parent] = _Scan(parent)
-        found: list[HtmlElement] = []
+        best: HtmlElement | None = None
+        best_level = 0
+        read = scan.read
         for i in range(scan.position[node] - 1, -1, -1):
             budget -= 1
             if budget <= 0:
                 break
-            headings, cost = scan.headings(i)
-            found += headings
+            held = read[i]
+            if held is None:
+                held = scan.read_child(i)
+            if not held:
+                continue
+            heading, level, cost = held
+            if best is None or level < best_level:
+                best, best_level = heading, level
             budget -= cost
-        if found:
-            best = min(found, key=_level)
+        if best is not None:
             text = clean(label_text(best), MAX_TEXT)
             return text if 0 < len(text.split()) <= MAX_HEADING_WORDS else ""
         node = parent
     return ""
 
 
+# A child's highest-ranked heading (the first of its rank), its level and cost; () for a child without one.
+_Held = tuple[HtmlElement, int, int] | tuple[()]
+
+
 class _Scan:
     """A container's children (comments too: each costs the walk's budget) and, read the first time a
-    walk reaches each, the headings it is or holds with what they cost the budget beyond the child's
-    own step (a heading itself costs nothing more; each heading inside another element costs one)."""
+    walk reaches each, the highest-ranked heading it is or holds with what its headings cost the budget
+    beyond the child's own step (a heading itself nothing more; each heading inside another element one)."""
 
     def __init__(self, parent: HtmlElement) -> None:
         self.children = list(parent)
         self.position = {child: i for i, child in enumerate(self.children)}
-        self._headings: dict[int, tuple[list[HtmlElement], int]] = {}
+        self.read: list[_Held | None] = [None] * len(self.children)
 
-    def headings(self, i: int) -> tuple[list[HtmlElement], int]:
-        known = self._headings.get(i)
-        if known is None:
-            child = self.children[i]
-            if not isinstance(child.tag, str):
-                known = ([], 0)
-            elif _is_heading(child):
-                known = ([child], 0)
-            elif len(child):
-                inside = list(child.iter(*HEADINGS))
-                known = (inside, len(inside))
-            else:
-                known = ([], 0)
-            self._headings[i] = known
-        return known
+    def read_child(self, i: int) -> _Held:
+        child = self.children[i]
+        held: _Held = ()
+        if not isinstance(child.tag, str):
+            pass
+        elif _is_heading(child):
+            held = (child, _level(child), 0)
+        elif len(child):
+            inside = list(child.iter(*HEADINGS))
+            if inside:
+                best = min(inside, key=_level)
+                held = (best, _level(best), len(inside))
+        self.read[i] = held
+        return held
 
 
 def heading_inside(el: HtmlElement) -> str:
