@@ -278,15 +278,16 @@ crosses the driver as one JSON string per hop
 (the page's `JSON.stringify`; the extension's `executeScript` result and WebSocket, or CDP, Playwright's
 node process and Python): its attributes are single-quoted, so no hop escapes them (a 680k-character
 string crossed Playwright's `evaluate` in 14–15 ms single-quoted, 31–33 ms double-quoted, min of 12).
-In Python (thread time, min of 20 on a saved 5k capture): the XML parse ~5 ms (lxml's HTML parser
-took ~9.5), the introspectors ~30 ms: forms ~11 (the heading above each of 30 forms ~4.5 of it), search
-~4.5, actions and rows ~2.6 each, the three site predicates ~5 together, the registry's claims well
-under 1 ms. The generated pages have bare markup (no classes, styles, scripts or SVG), so on
-the 5k page the capture (refs and names added to every control) is bigger than the document; on the
-"5k + text" page the document is 2.4 MB and the capture the same as without the text. At 10k controls
-the capture reaches its 1 MB cap (about 8k controls of these pages fit) and is cut. The 30 ms target at
-5k controls is not met: the list marks and the per-control work in the page (a ref, the hidden flag,
-the name) are about 40 ms of CPU here, the Python side about 35, before the transfer."""
+In Python (thread time, min of 20 on a saved 5k capture): the XML parse ~5 ms (lxml's HTML parser took
+~9.5), the introspectors ~22 ms: forms ~7 (the fields of 31 forms ~2.6, the heading above them ~1),
+actions ~4, the three site predicates with the page's search boxes (shared with search and actions) ~7,
+rows ~2, the registry's claims well under 1 ms. The generated pages have bare markup (no classes,
+styles, scripts or SVG), so on the 5k page the capture (refs and names added to every control) is
+bigger than the document; on the "5k + text" page the document is 2.4 MB and the capture the same as
+without the text. At 10k controls the capture reaches its 1 MB cap (about 8k controls of these pages
+fit) and is cut. The 30 ms target at 5k controls is not met: the list marks and the per-control work in
+the page (a ref, the hidden flag, the name) are about 40 ms of CPU here, the Python side about 26,
+before the transfer."""
 
 
 def section(rows: list[dict[str, object]], repeat: int, load: float) -> str:
