@@ -100,12 +100,31 @@
     return null;
   }
 
+  // What a control shows of itself: a button's name, the tooltip that names it.
+  const CONTROL_TEXT = 'button, [role=button], [role=tooltip]';
+  const letters = (text) => text.replace(/\s+/g, '').length;
+
+  /** An item that is only controls (a toolbar's button and its tooltip): no link, and no text of its
+   * own outside its buttons. A result shows text or a link of its own. */
+  function controlsOnly(item) {
+    if (item.matches(CONTROL_TEXT) || item.querySelector('a[href]')) return false;
+    let inControls = 0;
+    let found = false;
+    for (const control of item.querySelectorAll(CONTROL_TEXT)) {
+      const outer = control.parentElement.closest(CONTROL_TEXT);
+      if (outer && item.contains(outer)) continue; // counted with the control around it
+      found = true;
+      inControls += letters(control.textContent);
+    }
+    return found && inControls >= letters(item.textContent);
+  }
+
   function scoreItems(items) {
     let count = 0;
     let score = 0;
     for (const item of items) {
       if (count >= RESULT_SCORE_ITEMS) break;
-      if (!isRendered(item)) continue;
+      if (!isRendered(item) || controlsOnly(item)) continue;
       if (item.querySelector(RESULT_ITEM_FIELDS)) return 0;
       count += 1;
       score += Math.min(collapse(item.textContent.slice(0, 4 * RESULT_TEXT_MAX)).length, RESULT_TEXT_MAX);

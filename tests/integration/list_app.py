@@ -100,6 +100,22 @@ more();
 </script></main></body></html>"""
 
 
+# Notes found by a search, and above them the open note's toolbar: icon buttons, each with a tooltip.
+NOTES = ["Call the plumber", "Book the train", "Renew the passport"]
+
+
+def notes_page(params: dict[str, str]) -> str:
+    query = params.get("q", "").lower()
+    cards = "".join(f"<div class=card><a href='/notes/{n}'>{note}</a></div>"
+                    for n, note in enumerate(NOTES) if query in note.lower())
+    tip = ("<div class=tip><button type=button aria-label='{0}'><svg></svg></button>"
+           "<div role=tooltip>{0} of the note you have open now (shortcut)</div></div>")
+    return f"""<!doctype html><html><head><meta charset=utf-8><title>Notes</title></head><body><main>
+<form action=/notes/><input type=search name=q aria-label='Search notes'><button>Search</button></form>
+<div class=toolbar>{tip.format("Download a copy")}{tip.format("Delete for good")}</div>
+<section>{cards}</section></main></body></html>"""
+
+
 class _Handler(BaseHTTPRequestHandler):
     users: list[tuple[str, str, str]]
 
@@ -123,6 +139,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, list_page(params, self.server.users))  # type: ignore[attr-defined]
         elif parts.path == "/users/add/":
             self._send(200, add_page({}, {}))
+        elif parts.path == "/notes/":
+            self._send(200, notes_page(params))
         elif parts.path == "/feed/":
             self._send(200, FEED_PAGE)
         elif parts.path == "/feed/more":

@@ -106,3 +106,14 @@ async def test_load_more_pages_of_a_feed(app: ListApp, server_log: object) -> No
         assert second["pages"] == "page 2; more: call browse_list with page=3"
         third = await client.call_ok("browse_list", {"page": 3})
         assert third["results"] == posts[20:30] and third["pages"] == "page 3; the last page"
+
+
+async def test_a_run_of_buttons_is_no_list_of_results(app: ListApp, server_log: object) -> None:
+    """A toolbar's icon buttons with their tooltips hold more text than the notes found: the notes,
+    rows with text and links, are the results."""
+    async with serve(server_log, ws_port="0") as client:
+        await opened(client, app.url("/notes/"))
+        tools = {t.name: t for t in await client.tools()}
+        [search] = [name for name, t in tools.items() if list(t.input_schema["properties"]) == ["query"]]
+        found = await client.call_ok(search, {"query": "the"})
+        assert found["results"] == ["Call the plumber", "Book the train", "Renew the passport"]

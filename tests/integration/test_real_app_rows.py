@@ -99,6 +99,10 @@ async def test_maildev_opens_a_message_of_the_list_by_its_subject(app: Running, 
         body = decode(opened)["frame"]  # the app shows the message's body in an iframe of its own origin
         assert "Contract draft v1042. Details below." in body and "Priya Raman" in body
 
+        # with a message open, its toolbar (icon buttons and their tooltips) is no list of results
+        again = decode(await call_text(client, search.name, {query: "contract draft"}))
+        assert "Download as .eml" not in json.dumps(again.get("results", []))
+
 
 @pytest.mark.parametrize("app", ["wagtail"], indirect=True)
 async def test_wagtail_opens_a_page_of_the_search_by_its_title(app: Running, server_log: object) -> None:

@@ -139,6 +139,15 @@ def test_otterwiki_save_takes_the_editor_outside_its_form() -> None:
     assert [s.action for s in save.plan][-2:] == ["fill", "submit"]  # the editor filled, then the form sent
 
 
+def test_otterwiki_edit_lists_no_button_of_its_closed_dialogs() -> None:
+    # both modals are drawn out of sight while closed: the "Unsaved changes" buttons are no tools, the
+    # commit dialog's form (opened by the page's Save button) stays one
+    capture = captured("otterwiki", "edit")
+    leave = {str(e.get(REF_ATTR)) for e in capture.tree.xpath("//*[@id='modal-leave']//button")}
+    assert leave and not {t.element_ref for t in tools_of("otterwiki", "edit")} & leave
+    assert len(writers("otterwiki", "edit", "//input[@name='commit']")) == 1
+
+
 # ----------------------------------------------------------------- Roundup
 
 

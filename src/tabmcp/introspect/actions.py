@@ -21,6 +21,7 @@ from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import Choice, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.chrome import ViewSwitcher, chrome_label, editor_controls, view_switchers
+from tabmcp.introspect.dialogs import closed_dialog, named_ids
 from tabmcp.introspect.forms import operable
 from tabmcp.introspect.lists import LIST_ATTR
 from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
@@ -87,6 +88,7 @@ class ActionsIntrospector(Introspector):
         buttons = [
             b for b in _BUTTONS(capture.tree)
             if not keyed_item(b) and not (b.get(LIST_ATTR) or "").startswith("open")  # a row: open_row opens it
+            and closed_dialog(b) is None  # a closed dialog drawn out of sight asks nothing yet (dialogs.py)
         ]
         # an editor's own controls (its bold, undo…) are how a person edits: the editor is an argument
         editing = editor_controls(capture, buttons)
@@ -196,7 +198,6 @@ _TRAILING_BRACKETS = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
 _FORM_DIALOGS = XPath(
     "//@role[.='dialog' or .='alertdialog']/parent::*[@id][.//form] | //dialog[@id][.//form]"
 )
-_QUOTED_ID = re.compile(r"""['"]#?([A-Za-z][\w:.-]*)['"]""")
 
 
 def _form_dialog_ids(capture: PageCapture) -> frozenset[str]:
@@ -205,15 +206,8 @@ def _form_dialog_ids(capture: PageCapture) -> frozenset[str]:
 
 
 def _opens(button: HtmlElement, dialog_ids: frozenset[str]) -> bool:
-    """Whether the button names one of those dialogs: ``aria-controls``, a ``data-*target``, its
-    ``href`` fragment, or a quoted id in its ``onclick``."""
-    named = set((button.get("aria-controls") or "").split())
-    for attr in ("data-target", "data-bs-target", "href"):
-        value = button.get(attr) or ""
-        if value.startswith("#"):
-            named.add(value[1:])
-    named.update(_QUOTED_ID.findall(button.get("onclick") or ""))
-    return bool(named & dialog_ids)
+    """Whether the button names one of those dialogs (``dialogs.named_ids``)."""
+    return bool(named_ids(button) & dialog_ids)
 
 
 def keyed_item(button: HtmlElement) -> bool:

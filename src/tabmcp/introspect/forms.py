@@ -29,6 +29,7 @@ from tabmcp.introspect.api import (
     served_description,
 )
 from tabmcp.introspect.chrome import chrome_label
+from tabmcp.introspect.dialogs import closed_dialog, opened_on_page
 from tabmcp.introspect.lists import LIST_ATTR
 from tabmcp.introspect.outside_editor import OutsideEditor, outside_editor
 from tabmcp.introspect.purpose import (
@@ -463,6 +464,10 @@ class FormIntrospector(Introspector):
         for form in capture.tree.iter("form"):
             ref = capture.ref(form)
             if not ref or capture.is_hidden(form) or is_declarative(form):
+                continue
+            # a closed dialog drawn out of sight: its form is a tool only when the page can open it
+            dialog = closed_dialog(form)
+            if dialog is not None and not opened_on_page(capture, dialog):
                 continue
             key = _repeat_key(capture, form)
             if key is not None and key in repeated:
