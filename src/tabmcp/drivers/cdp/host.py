@@ -81,7 +81,7 @@ class HostTab:
     frame_ids: dict[Frame, int] = field(default_factory=dict)
     frames: dict[int, Frame] = field(default_factory=dict)
     nav: dict[int, FrameNav] = field(default_factory=dict)
-    session: CDPSession | None = None
+    session: asyncio.Future[CDPSession] | None = None  # made once, for every caller that asked meanwhile
     target_id: str | None = None  # the page's DevTools target, for the direct link
     finding_target: bool = False
     # reports received through the binding, per agent document: the last one's number
@@ -472,11 +472,21 @@ class CdpHost:
         if not self.direct.open:
             return None
         if tab.target_id is None:
-            if not tab.finding_target:
-                tab.finding_target = True
-                self._spawn(self._find_target(tab))
+            self._start_finding(tab)
             return None
         return self.direct.session_of(tab.target_id)
+
+    def attach_direct_soon(self, tab_id: int) -> None:
+        """Find the tab's session on the direct link now, while its page loads: a page opened for the
+        model is asked at once after its load, and that first call would go through Playwright."""
+        tab = self._tabs.get(tab_id)
+        if tab is not None and self.direct.open:
+            self._start_finding(tab)
+
+    def _start_finding(self, tab: HostTab) -> None:
+        if not tab.finding_target:
+            tab.finding_target = True
+            self._spawn(self._find_target(tab))
 
     async def _find_target(self, tab: HostTab) -> None:
         try:
@@ -516,8 +526,13 @@ class CdpHost:
         tab = self._tab(tab_id)
         try:
             if tab.session is None:
-                tab.session = await tab.page.context.new_cdp_session(tab.page)
-            return await tab.session.send(method, dict(params or {}))
+                tab.session = asyncio.ensure_future(tab.page.context.new_cdp_session(tab.page))
+            try:
+                session = await asyncio.shield(tab.session)
+            except PlaywrightError:
+                tab.session = None  # the next call tries again
+                raise
+            return await session.send(method, dict(params or {}))
         except PlaywrightError as exc:
             raise self._error(tab, exc, method) from None
 
