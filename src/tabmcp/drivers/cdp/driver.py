@@ -332,13 +332,15 @@ class CdpDriver(PageRequests):
     async def _refill(self, context: BrowserContext) -> None:
         """The context's next spare page. A new page becomes its window's active tab, and only that tab
         is given frames to draw (a screenshot waits for one): the tab shown last is shown again."""
-        await self._spares.refill(context)
+        spare = await self._spares.refill(context)
         for tab_id in reversed(self._shown):
             record = self._tabs.get(tab_id)
             if record is not None and record.page.context is context and not record.page.is_closed():
                 with contextlib.suppress(PlaywrightError):
                     await record.page.bring_to_front()
-                return
+                break
+        if spare is not None:
+            await self.host.prepare_ahead(spare)
 
     def _describe(self, tab_id: int) -> s.Tab:
         return self._tab(tab_id).tab()
