@@ -126,3 +126,35 @@ async def test_a_new_tabs_first_page_without_a_request_is_followed_to_its_load()
     assert [e.kind for e in seen if isinstance(e, FrameNavigation)] == ["start", "commit"]
     for task in list(driver.host._tasks):
         task.cancel()
+
+
+async def test_the_page_made_ahead_waits_for_the_page_requests_to_be_quiet(monkeypatch: Any) -> None:
+    """The next spare page is made only once no page request has run for REFILL_QUIET_S: making it
+    stalls Playwright's connection, and an open's first calls come right after its load."""
+    monkeypatch.setattr("tabmcp.drivers.cdp.driver.REFILL_QUIET_S", 0.05)
+    driver = CdpDriver(Settings())
+    driver._linked.set()
+    driver._lost.clear()
+    loop = asyncio.get_running_loop()
+    made: list[tuple[object, int, float]] = []
+    done = asyncio.Event()
+
+    async def refill(context: object) -> None:
+        made.append((context, driver._requests, loop.time() - driver._quiet_since))
+        done.set()
+
+    driver._refill = refill  # type: ignore[method-assign]
+    release = asyncio.Event()
+    call = asyncio.ensure_future(driver.page_call(release.wait()))
+    await asyncio.sleep(0)
+    context = object()
+    driver._refill_soon(context)  # type: ignore[arg-type]
+    for _ in range(20):  # the loop turns; the request still runs
+        await asyncio.sleep(0)
+    assert made == []
+    release.set()
+    await call
+    await asyncio.wait_for(done.wait(), 5)
+    [(which, running, quiet_for)] = made
+    assert which is context and running == 0 and quiet_for >= 0.05
+    assert not driver._refilling and not driver._refills
