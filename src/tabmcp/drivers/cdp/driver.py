@@ -45,7 +45,7 @@ TITLE_TIMEOUT_S = 2.0
 CLOSE_SETTLE_S = 0.25
 # a page made ahead is made once no page request has run for this long: making it (a renderer's start,
 # Playwright's set-up) stalls Playwright's connection and the CPU, so not among an open's first calls
-REFILL_QUIET_S = 0.3
+REFILL_QUIET_S = 0.1
 BLOCKS_KEPT = 200
 NOT_LINKED = "the browser is not connected: call connect_browser"
 
