@@ -158,3 +158,30 @@ async def test_the_page_made_ahead_waits_for_the_page_requests_to_be_quiet(monke
     [(which, running, quiet_for)] = made
     assert which is context and running == 0 and quiet_for >= 0.05
     assert not driver._refilling and not driver._refills
+
+
+class FakePage:
+    """What ``CdpHost.attach`` reads of a Playwright Page (weakly referenced, as Playwright's are)."""
+
+    def __init__(self) -> None:
+        self.main_frame = FakeFrame("about:blank")
+
+    def on(self, event: str, handler: Any) -> None:
+        pass
+
+
+async def test_a_tab_that_takes_the_page_made_ahead_has_its_sessions_from_the_start() -> None:
+    """The sessions found for the page made ahead go with it to the tab: its first agent call goes
+    straight to the page, and no lookup is started for it."""
+    driver = CdpDriver(Settings())
+    host = driver.host
+    page, session = FakePage(), object()
+    host._ahead[page] = (session, "target-1")  # type: ignore[index]
+    host.attach(4, page)  # type: ignore[arg-type]
+    tab = host._tabs[4]
+    assert tab.target_id == "target-1"
+    assert tab.session is not None and tab.session.result() is session
+    assert not host._ahead
+    other = FakePage()
+    host.attach(5, other)  # type: ignore[arg-type]
+    assert host._tabs[5].target_id is None and host._tabs[5].session is None
