@@ -126,3 +126,62 @@ async def test_a_new_tabs_first_page_without_a_request_is_followed_to_its_load()
     assert [e.kind for e in seen if isinstance(e, FrameNavigation)] == ["start", "commit"]
     for task in list(driver.host._tasks):
         task.cancel()
+
+
+async def test_the_page_made_ahead_waits_for_the_page_requests_to_be_quiet(monkeypatch: Any) -> None:
+    """The next spare page is made only once no page request has run for REFILL_QUIET_S: making it
+    stalls Playwright's connection, and an open's first calls come right after its load."""
+    monkeypatch.setattr("tabmcp.drivers.cdp.driver.REFILL_QUIET_S", 0.05)
+    driver = CdpDriver(Settings())
+    driver._linked.set()
+    driver._lost.clear()
+    loop = asyncio.get_running_loop()
+    made: list[tuple[object, int, float]] = []
+    done = asyncio.Event()
+
+    async def refill(context: object) -> None:
+        made.append((context, driver._requests, loop.time() - driver._quiet_since))
+        done.set()
+
+    driver._refill = refill  # type: ignore[method-assign]
+    release = asyncio.Event()
+    call = asyncio.ensure_future(driver.page_call(release.wait()))
+    await asyncio.sleep(0)
+    context = object()
+    driver._refill_soon(context)  # type: ignore[arg-type]
+    for _ in range(20):  # the loop turns; the request still runs
+        await asyncio.sleep(0)
+    assert made == []
+    release.set()
+    await call
+    await asyncio.wait_for(done.wait(), 5)
+    [(which, running, quiet_for)] = made
+    assert which is context and running == 0 and quiet_for >= 0.05
+    assert not driver._refilling and not driver._refills
+
+
+class FakePage:
+    """What ``CdpHost.attach`` reads of a Playwright Page (weakly referenced, as Playwright's are)."""
+
+    def __init__(self) -> None:
+        self.main_frame = FakeFrame("about:blank")
+
+    def on(self, event: str, handler: Any) -> None:
+        pass
+
+
+async def test_a_tab_that_takes_the_page_made_ahead_has_its_sessions_from_the_start() -> None:
+    """The sessions found for the page made ahead go with it to the tab: its first agent call goes
+    straight to the page, and no lookup is started for it."""
+    driver = CdpDriver(Settings())
+    host = driver.host
+    page, session = FakePage(), object()
+    host._ahead[page] = (session, "target-1")  # type: ignore[index]
+    host.attach(4, page)  # type: ignore[arg-type]
+    tab = host._tabs[4]
+    assert tab.target_id == "target-1"
+    assert tab.session is not None and tab.session.result() is session
+    assert not host._ahead
+    other = FakePage()
+    host.attach(5, other)  # type: ignore[arg-type]
+    assert host._tabs[5].target_id is None and host._tabs[5].session is None

@@ -143,6 +143,14 @@ class DirectLink:
             self._attaching[target_id] = task
         return session
 
+    async def attached(self, target_id: str) -> str | None:
+        """``session_of``, once an attach it starts or finds under way has answered."""
+        session = self.session_of(target_id)
+        attaching = self._attaching.get(target_id)
+        if session is None and attaching is not None:
+            return await asyncio.shield(attaching)
+        return session
+
     async def _attach(self, target_id: str) -> str | None:
         try:
             answer = await self._send("Target.attachToTarget", {"targetId": target_id, "flatten": True})

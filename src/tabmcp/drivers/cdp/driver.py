@@ -43,6 +43,9 @@ CONNECT_TIMEOUT_MS = 30_000
 FIRST_CONNECT_MS = 10_000
 TITLE_TIMEOUT_S = 2.0
 CLOSE_SETTLE_S = 0.25
+# a page made ahead is made once no page request has run for this long: making it (a renderer's start,
+# Playwright's set-up) stalls Playwright's connection and the CPU, so not among an open's first calls
+REFILL_QUIET_S = 0.1
 BLOCKS_KEPT = 200
 NOT_LINKED = "the browser is not connected: call connect_browser"
 
@@ -107,6 +110,12 @@ class CdpDriver(PageRequests):
         self._prepared: set[BrowserContext] = set()
         self._blocked: dict[str, str] = {}  # url -> the policy's reason, for the tab events that report it
         self._spares = SparePages(lambda page: self._record(page, announce=True) if self.linked else None)
+        self._refills: dict[BrowserContext, None] = {}  # contexts whose next spare waits for a quiet moment
+        self._refilling = False
+        self._requests = 0  # page requests running
+        self._quiet = asyncio.Event()  # no page request running
+        self._quiet.set()
+        self._quiet_since = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
         self._link_lock = asyncio.Lock()
         self._closing = False
@@ -175,6 +184,7 @@ class CdpDriver(PageRequests):
         self._prepared.clear()
         self._windows.clear()
         self._spares.clear()
+        self._refills.clear()
         if not self._closing:
             log.warning("CDP link lost: %s", reason)
             self._events.put_nowait(LinkChanged(up=False, reason=reason))
@@ -256,6 +266,7 @@ class CdpDriver(PageRequests):
         context = self._contexts.pop(workspace, None)
         if context is not None:
             self._spares.forget(context)
+            self._refills.pop(context, None)
             try:
                 await context.close()
             except PlaywrightError as exc:
@@ -291,20 +302,45 @@ class CdpDriver(PageRequests):
         context = await self._context_for(workspace)
         page = await self._spares.take(context) or await context.new_page()
         record = self._record(page, announce=True)
+        self.host.attach_direct_soon(record.id)
         if self._launched is not None and self.settings.resolved_headless():  # spares.py says why
             record.refill = context  # once this page has loaded: not while its load needs the CPU
         return record.id
 
+    def _refill_soon(self, context: BrowserContext) -> None:
+        """The context's next spare page, once the page requests have been quiet for REFILL_QUIET_S."""
+        self._refills[context] = None
+        if not self._refilling:
+            self._refilling = True
+            self._spawn(self._refill_when_quiet())
+
+    async def _refill_when_quiet(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._refills and self.linked:
+                await self._quiet.wait()
+                left = REFILL_QUIET_S - (loop.time() - self._quiet_since)
+                if left > 0:
+                    await asyncio.sleep(left)
+                    continue  # a request may have run meanwhile
+                context = next(iter(self._refills))
+                del self._refills[context]
+                await self._refill(context)
+        finally:
+            self._refilling = False
+
     async def _refill(self, context: BrowserContext) -> None:
         """The context's next spare page. A new page becomes its window's active tab, and only that tab
         is given frames to draw (a screenshot waits for one): the tab shown last is shown again."""
-        await self._spares.refill(context)
+        spare = await self._spares.refill(context)
         for tab_id in reversed(self._shown):
             record = self._tabs.get(tab_id)
             if record is not None and record.page.context is context and not record.page.is_closed():
                 with contextlib.suppress(PlaywrightError):
                     await record.page.bring_to_front()
-                return
+                break
+        if spare is not None:
+            await self.host.prepare_ahead(spare)
 
     def _describe(self, tab_id: int) -> s.Tab:
         return self._tab(tab_id).tab()
@@ -411,7 +447,7 @@ class CdpDriver(PageRequests):
         record.status = "complete"
         if record.refill is not None:
             context, record.refill = record.refill, None
-            self._spawn(self._refill(context))
+            self._refill_soon(context)
         await self._refresh(record, force=True)
 
     async def _refresh(self, record: TabRecord, force: bool = False) -> None:
@@ -587,7 +623,15 @@ class CdpDriver(PageRequests):
     # ------------------------------------------------------------- Driver: the page session's requests
 
     async def page_call(self, work: Awaitable[T]) -> T:
-        return await self._guarded(work)
+        self._requests += 1
+        self._quiet.clear()
+        try:
+            return await self._guarded(work)
+        finally:
+            self._requests -= 1
+            if not self._requests:
+                self._quiet_since = asyncio.get_running_loop().time()
+                self._quiet.set()
 
 
 def _frame_of(request: Request) -> Any:

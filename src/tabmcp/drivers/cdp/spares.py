@@ -55,10 +55,10 @@ class SparePages:
         page = self._ready.pop(context, None)
         return page if page is not None and not page.is_closed() else None
 
-    async def refill(self, context: BrowserContext) -> None:
-        """Make the context's next spare, unless it has one or one is being made."""
+    async def refill(self, context: BrowserContext) -> Page | None:
+        """Make the context's next spare, unless it has one or one is being made: the page made, or None."""
         if context in self._ready or context in self._held:
-            return
+            return None
         self._held[context] = []
         made = self._making[context] = asyncio.get_running_loop().create_future()
         page: Page | None = None
@@ -75,6 +75,7 @@ class SparePages:
         for other in others:
             if other is not page:
                 self._record(other)
+        return page
 
     def forget(self, context: BrowserContext) -> None:
         """The context is closing (its pages with it)."""
