@@ -99,12 +99,12 @@ async def test_agent_calls_in_the_main_frame_over_the_direct_link(
     assert "direct DevTools session" in server_log.read()  # the calls above did take the direct link
 
 
-async def test_the_title_is_the_documents_own_over_the_direct_link(
+async def test_the_title_is_the_documents_own_beside_the_direct_link(
     server_log: IO[str], tmp_path: Path, pages: SiteServer
 ) -> None:
-    """A navigation's answer reads the tab's title (over the direct link once the tab has a session
-    there): the document's title as a script reads it, none for a page without one (not the URL the
-    browser shows in its tab strip), whitespace collapsed."""
+    """A navigation's answer reads the tab's title, on a tab whose agent calls take the direct link:
+    the document's title as a script reads it, none for a page without one (not the URL the browser
+    shows in its tab strip), whitespace collapsed."""
     async with serve(server_log, ws_port="0", browser="chromium", user_data_dir=str(tmp_path / "profile")) as client:
         await client.call_ok("connect_browser", {"launch": True})
         await client.call_ok("open_tab", {"url": pages.url("counter.html")})

@@ -172,11 +172,10 @@ class DirectLink:
         self._sessions.pop(target_id, None)
         self._refused.discard(target_id)
 
-    async def evaluate(self, session: str, expression: str, gesture: bool = True) -> Any:
-        """``expression``'s value in the target's main frame (a promise awaited; by default as by a
-        user's gesture, as Playwright evaluates: a read leaves the page's activation alone with
-        ``gesture=False``); Unanswered for a thrown exception or a document that went away."""
-        params = {"expression": expression, "returnByValue": True, "awaitPromise": True, "userGesture": gesture}
+    async def evaluate(self, session: str, expression: str) -> Any:
+        """``expression``'s value in the target's main frame (a promise awaited, as by a user's gesture,
+        as Playwright evaluates); Unanswered for a thrown exception or a document that went away."""
+        params = {"expression": expression, "returnByValue": True, "awaitPromise": True, "userGesture": True}
         result = await self._send("Runtime.evaluate", params, session)
         if "exceptionDetails" in result:
             details = result["exceptionDetails"]

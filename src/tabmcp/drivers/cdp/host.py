@@ -352,27 +352,14 @@ class CdpHost:
 
     async def tab_url(self, tab_id: int) -> tuple[str, str, bool]:
         tab = self._tab(tab_id)
-        title = await self._direct_title(tab)
-        if title is None:
-            try:
-                title = await tab.page.title()
-            except PlaywrightError as exc:
-                raise self._error(tab, exc, "Reading the title") from None
+        # Playwright's title, not the direct link's: it answers after Playwright has passed on the
+        # load events of the document it read, so a load's own refresh knows the document was read
+        try:
+            title = await tab.page.title()
+        except PlaywrightError as exc:
+            raise self._error(tab, exc, "Reading the title") from None
         url, loading = self._url(tab_id)
         return url, title, loading
-
-    async def _direct_title(self, tab: HostTab) -> str | None:
-        """The main frame's title over the direct link, where the tab has a session there (Playwright's
-        ``page.title()`` crosses its node driver: most of a call that only checks its tab); None when
-        it has none or the document did not answer (it is navigating: Playwright waits for the next)."""
-        session = self._direct_session(tab)
-        if session is None:
-            return None
-        try:
-            title = await self.direct.evaluate(session, "document.title", gesture=False)
-        except (Unsent, Unanswered):
-            return None
-        return title if isinstance(title, str) else None
 
     async def tab_info(self, tab_id: int) -> Tab:
         await self.tab_url(tab_id)  # the title read now
