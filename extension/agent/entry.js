@@ -53,6 +53,17 @@
     // hands the queued entries to the caller instead of the port: a console read is then complete
     // without racing the port's messages
     takeConsole: () => ({ ok: true, entries: takeConsoleQueue() }),
+    // where a meta refresh of this document will send it: {ok, url, delayS}, url null without one
+    // (it starts a navigation only after the load: a call right after the load can miss it)
+    pendingRefresh: () => {
+      const meta = document.querySelector('meta[http-equiv="refresh" i]');
+      const found = /^\s*(\d+(?:\.\d*)?)\s*(?:[;,]\s*(?:url\s*=\s*)?['"]?([^'"]*)['"]?)?\s*$/i
+        .exec(meta?.getAttribute('content') || '');
+      if (!found || !found[2]) return { ok: true, url: null };
+      let url = null;
+      try { url = new URL(found[2].trim(), document.baseURI).href; } catch { url = null; }
+      return { ok: true, url, delayS: Number(found[1]) };
+    },
     // whether this document holds the focus itself (not through an iframe): a key press without a
     // target goes to the deepest such frame
     holdsFocus: () => {

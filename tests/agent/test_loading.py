@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from urllib.parse import urljoin
 
 from tests.agent.conftest import AgentPage, Browser, eventually
 
@@ -48,3 +49,20 @@ def test_every_frame_has_an_agent_from_the_manifest(open_page: OpenPage) -> None
     answers = eventually(lambda: all(page.call_all("snapshot").values()) and page.call_all("snapshot"), "answers")
     assert len(answers) == 6
     assert all("__missing" not in answer and "docId" in answer for answer in answers.values())
+
+
+def test_pending_refresh_names_where_a_meta_refresh_goes(open_page: OpenPage) -> None:
+    page = open_page("semantics.html")
+    assert page.call("pendingRefresh") == {"ok": True, "url": None}
+    add_meta = """(content) => {
+      document.querySelector('meta[http-equiv]')?.remove();
+      const meta = document.createElement('meta');
+      meta.httpEquiv = 'Refresh';
+      meta.content = content;
+      document.head.append(meta);
+    }"""
+    page.page.evaluate(add_meta, "3600; URL='next.html?from=meta'")  # an hour: it never fires here
+    answer = page.call("pendingRefresh")
+    assert answer == {"ok": True, "url": urljoin(page.page.url, "next.html?from=meta"), "delayS": 3600}, answer
+    page.page.evaluate(add_meta, "3600")  # a reload, no other page
+    assert page.call("pendingRefresh") == {"ok": True, "url": None}

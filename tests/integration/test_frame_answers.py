@@ -9,12 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from toon_format import decode
 
-from tabmcp.demo.client import StdioSession, text_of
+from tabmcp.demo.client import text_of
 from tabmcp.demo.sites import SiteServer
 from tests.integration.conftest import serve
 from tests.integration.real_apps import tool_taking
+from tests.integration.test_live_search import call
 
 pytestmark = pytest.mark.usefixtures("driver_kind")
 
@@ -25,14 +25,6 @@ PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
 def pages() -> Iterator[SiteServer]:
     with SiteServer(PAGES) as server:
         yield server
-
-
-async def call(client: StdioSession, name: str, args: dict[str, object]) -> dict[str, object]:
-    result = await client.call(name, args)
-    assert not result.is_error, text_of(result)
-    answer = decode(text_of(result))
-    assert isinstance(answer, dict)
-    return answer
 
 
 async def test_the_answer_carries_the_message_a_same_origin_frame_shows(server_log: object, pages: SiteServer) -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from tabmcp import protocol as p
 from tabmcp import trace
 from tabmcp.drivers.base import DriverError, OpenedTab
+from tabmcp.drivers.host import MAIN_FRAME
 from tabmcp.drivers.session.actions import await_navigation
 from tabmcp.drivers.session.limits import FOLLOW_ON_S, REPLACED_NAVIGATION_S
 from tabmcp.drivers.session.navigation import (
@@ -147,12 +148,29 @@ async def _goto(session: SessionCore, tab_id: int, url: str, watcher: Navigation
         raise
 
 
+async def _refresh_target(session: SessionCore, tab_id: int) -> str:
+    """Where the page's meta refresh will go within FOLLOW_ON_S; "" without one (or no answer)."""
+    try:
+        answers = await session.bounded(session.host.call_agent(tab_id, [MAIN_FRAME], "pendingRefresh"), FOLLOW_ON_S)
+    except DriverError as exc:  # navigating already, or gone: the watcher tells
+        log.debug("pending refresh: %s", exc)
+        return ""
+    answer = answers.get(MAIN_FRAME)
+    if not isinstance(answer, dict) or not isinstance(answer.get("url"), str):
+        return ""
+    delay = answer.get("delayS")
+    return answer["url"] if isinstance(delay, int | float) and delay <= FOLLOW_ON_S else ""
+
+
 async def blocked_follow_on(session: SessionCore, watcher: NavigationWatcher, loaded_at: int) -> DriverError | None:
     """After a load: a navigation the page started as soon as it loaded (a meta refresh, ``location =``
     on load) that the navigation policy blocked. Its NAVIGATION_BLOCKED error, for the call that loaded
     the page, as for a blocked redirect; None when there is none."""
     if watcher.navigations == loaded_at:
-        return None  # the page stayed
+        # a meta refresh starts its navigation only after the load, maybe after this check: read it
+        target = await _refresh_target(session, watcher.tab_id) if watcher.tab_id is not None else ""
+        if watcher.navigations == loaded_at:
+            return blocked_error(target, session.policy) if policy_reason(target, session.policy) else None
     if watcher.outcome is None:
         await watcher.wait_for_outcome(FOLLOW_ON_S)
     outcome = watcher.outcome
