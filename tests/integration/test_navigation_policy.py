@@ -437,15 +437,18 @@ async def goto_from_refused(page: Page, url: str) -> None:
     browser's error page, Chromium may start the same navigation again in another process, which
     Playwright reports as interrupted by a navigation to ``url`` itself: the page still loads ``url``.
     The server's navigation may also cancel the test's outright (``net::ERR_ABORTED``): it goes again."""
-    try:
-        await page.goto(url)
-    except PlaywrightError as exc:
-        if f'interrupted by another navigation to "{url}"' in str(exc):
-            await page.wait_for_url(url)
+    for attempt in range(3):
+        try:
+            await page.goto(url)
             return
-        if 'interrupted by another navigation to "about:blank"' not in str(exc) and "net::ERR_ABORTED" not in str(exc):
-            raise
-        await page.goto(url)
+        except PlaywrightError as exc:
+            if f'interrupted by another navigation to "{url}"' in str(exc):
+                await page.wait_for_url(url)
+                return
+            message = str(exc)
+            cancelled = 'interrupted by another navigation to "about:blank"' in message or "net::ERR_ABORTED" in message
+            if not cancelled or attempt == 2:
+                raise
 
 
 async def relinked(browser: OwnBrowser, client: StdioSession, tab_id: int) -> None:

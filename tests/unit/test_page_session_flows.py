@@ -202,6 +202,59 @@ async def test_a_webmcp_tool_whose_document_goes_before_its_navigation_is_seen_c
     assert result["webmcp"] is None and result["page"]["url"] == "http://a.test/next"
 
 
+async def test_a_submit_step_whose_document_goes_before_its_navigation_is_seen_counts_as_done() -> None:
+    # a form's GET submit: its act answer is lost with the document it ran in, and the navigation's
+    # events come a moment after (over CDP they travel another connection than the agent's call)
+    host = FakeHost()
+    tab = host.add_tab()
+    host.answer("watchChanges", {"ok": True, "token": "w1"})
+    host.answer("summary", {"ok": True, "url": "http://a.test/?q=x", "title": "Hits", "navigated": True, "text": ""})
+
+    def submits(t: int, _f: int, arg: Any) -> Any:
+        if arg["action"] != "submit":
+            return {"ok": True, "dialogs": []}
+        host.later(0.05, (t, "start", 0, "http://a.test/?q=x"), (t, "commit"), (t, "load"))
+        return MISSING
+
+    host.answer("act", submits)
+    steps = [
+        p.Step(action="fill", target=p.Target(css="#q"), value="x"),
+        p.Step(action="submit", target=p.Target(css="form")),
+    ]
+    result = await PageSession(host).run_steps(tab, "search", steps)
+    assert result["steps"] == [{"action": "fill", "ok": True}, {"action": "submit", "ok": True}]
+    assert result["page"]["url"] == "http://a.test/?q=x" and result["page"]["navigated"] is True
+
+
+async def test_a_step_whose_agent_does_not_answer_and_nothing_navigates_fails() -> None:
+    host = FakeHost()
+    tab = host.add_tab()
+    host.answer("watchChanges", {"ok": True, "token": "w1"})
+    host.answer("act", MISSING)
+    with pytest.raises(DriverError) as info:
+        await PageSession(host).run_steps(tab, "search", [p.Step(action="submit", target=p.Target(css="form"))])
+    assert info.value.code == "NOT_SCRIPTABLE" and info.value.message.startswith("step 1 (submit):")
+
+
+async def test_an_action_whose_document_goes_before_its_navigation_is_seen_navigated() -> None:
+    host = FakeHost()
+    tab = host.add_tab()
+    host.answer("find", {"ok": True, "matches": [{"ref": "e1", "role": "link", "name": "Next"}]})
+
+    def clicks(t: int, _f: int, _a: Any) -> Any:
+        host.urls[t] = ("http://a.test/next", "Next", False)
+        host.later(0.05, (t, "start", 0, "http://a.test/next"), (t, "commit"), (t, "load"))
+        return MISSING
+
+    host.answer("act", clicks)
+    done = await PageSession(host).act(tab, {"action": "click", "target": {"css": "a"}})
+    assert done["navigated"] is True and done["url"] == "http://a.test/next"
+    host.answer("act", MISSING)  # no navigation follows: the lost answer is the call's error
+    with pytest.raises(DriverError) as info:
+        await PageSession(host).act(tab, {"action": "click", "target": {"css": "a"}})
+    assert info.value.code == "NOT_SCRIPTABLE"
+
+
 async def test_a_wait_step_ends_early_on_the_sites_error_message() -> None:
     host = FakeHost()
     tab = host.add_tab()

@@ -18,7 +18,7 @@ from tabmcp.drivers.session.limits import (
     NAVIGATION_START_S,
     NAVIGATION_TIMEOUT_S,
 )
-from tabmcp.drivers.session.navigation import NavigationWatcher, first_start, navigation_error
+from tabmcp.drivers.session.navigation import NavigationWatcher, first_start, navigated_meanwhile, navigation_error
 
 if TYPE_CHECKING:
     from tabmcp.drivers.session.core import SessionCore
@@ -57,7 +57,8 @@ async def act(session: SessionCore, tab_id: int, frame: p.Act) -> dict[str, Any]
                 answer = await agent.call_frame(resolved.frame, "act", agent_action, stale)
         except DriverError as exc:
             # the action itself navigated the frame before the agent could answer: that is success
-            if not (exc.code == p.ErrorCode.NOT_SCRIPTABLE and (top.started or (in_frame and in_frame.started))):
+            went = exc.code == p.ErrorCode.NOT_SCRIPTABLE
+            if not went or not await navigated_meanwhile([top, in_frame], NAVIGATION_GRACE_S):
                 raise
             answer = {"ok": True, "dialogs": []}
         navigated = await settle_action(session, answer, top, in_frame, frame.waitUntil, frame)

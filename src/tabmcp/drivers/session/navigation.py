@@ -194,6 +194,16 @@ async def first_start(watchers: list[NavigationWatcher | None], seconds: float) 
             wait.cancel()
 
 
+async def navigated_meanwhile(watchers: list[NavigationWatcher | None], seconds: float) -> bool:
+    """For a call the page agent did not answer: whether one of ``watchers`` saw a navigation start.
+    The agent's answer and the navigation's events may travel different connections (CDP's direct
+    link), so a start not seen yet gets ``seconds`` to be reported."""
+    live = [w for w in watchers if w is not None]
+    if not any(w.started for w in live):
+        await first_start(live, seconds)
+    return any(w.started for w in live)
+
+
 def navigation_error(outcome: Outcome, fallback_url: str, policy: NavigationPolicy | None) -> DriverError:
     """NAVIGATION_BLOCKED (with the navigation policy's reason) or NAVIGATION_FAILED."""
     url = outcome.url or fallback_url

@@ -26,7 +26,7 @@ from tabmcp.drivers.session.limits import (
     WAIT_TIMEOUT_MS,
     WEBMCP_TIMEOUT_MS,
 )
-from tabmcp.drivers.session.navigation import NavigationWatcher, navigation_error
+from tabmcp.drivers.session.navigation import NavigationWatcher, navigated_meanwhile, navigation_error
 from tabmcp.drivers.session.tabs import navigate
 from tabmcp.drivers.session.waits import poll_condition
 
@@ -201,12 +201,29 @@ async def _run_step(session: SessionCore, step: p.Step, index: int, run: Run) ->
         elif step.action == "results":
             outcome = await _results_step(session, step, run) or ok
         else:
-            outcome = await session.tab(run.tab_id).agent.call("act", _action_for(step))
+            try:
+                outcome = await session.tab(run.tab_id).agent.call("act", _action_for(step))
+            except DriverError as exc:
+                if not await _went_away(exc, run):
+                    raise
+                outcome = _went_away_outcome()
     except DriverError as exc:
         raise DriverError(exc.code, f"{prefix} {exc.message}") from None
     if outcome.get("ok") is False:
         raise DriverError(str(outcome.get("code") or p.ErrorCode.INTERNAL), f"{prefix} {outcome.get('message')}")
     return outcome
+
+
+def _went_away_outcome() -> dict[str, Any]:
+    """A step whose document navigated away before its agent answered: done, with that navigation."""
+    return {"ok": True, "dialogs": [], "navigation": {"url": "", "sameDocument": False}}
+
+
+async def _went_away(exc: DriverError, run: Run) -> bool:
+    """The agent gave no answer because a cross-document navigation took its document."""
+    if exc.code != p.ErrorCode.NOT_SCRIPTABLE:
+        return False
+    return await navigated_meanwhile([run.watcher], NAVIGATION_GRACE_S) and not run.watcher.same_document
 
 
 async def _webmcp_step(session: SessionCore, step: p.Step, run: Run) -> dict[str, Any]:
@@ -217,16 +234,10 @@ async def _webmcp_step(session: SessionCore, step: p.Step, run: Run) -> dict[str
     try:
         answer = await session.tab(run.tab_id).agent.call("webmcpCall", arg)
     except DriverError as exc:
-        if exc.code != p.ErrorCode.NOT_SCRIPTABLE:
-            raise
-        if not run.watcher.started:
-            # the document went away before its navigation was seen: the agent's answer and the
-            # navigation's events may travel different connections (CDP's direct link), so the news gets a moment
-            await run.watcher.wait_for_start(NAVIGATION_GRACE_S)
-        if not (run.watcher.started and not run.watcher.same_document):
+        if not await _went_away(exc, run):
             raise
         run.webmcp = None
-        return {"ok": True, "dialogs": [], "navigation": {"url": "", "sameDocument": False}}
+        return _went_away_outcome()
     if not answer.get("ok"):
         raise DriverError(
             str(answer.get("code") or p.ErrorCode.INTERNAL),
