@@ -26,6 +26,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` and the repo impo
 
 from bench.adapters.base import CHROMIUM, Adapter
 from bench.site import BIG_PAGE, COUNTER, DOC_PAGE, BenchSite
+from tabmcp.tools.catalog import CORE_NAMES
 
 PHASES_KEY = "tabmcp/phases"
 TARGET_RATIO = 1.2
@@ -124,7 +125,7 @@ async def traced_page_tool_case(adapter: Adapter, site: BenchSite, opens: Opens,
     server = adapter.server
     await server.call("open_tab", {"url": site.url(COUNTER)})
     listed = await server.tool_list()
-    name = next((t["name"] for t in map(json.loads, listed.each) if _page_tool_without_arguments(t)), "")
+    name = next((t["name"] for t in map(json.loads, listed.each) if page_tool_without_arguments(t)), "")
     opens.tool_name = name
     for _ in range(repeat if name else 0):
         call = await server.call(name, {})
@@ -132,9 +133,9 @@ async def traced_page_tool_case(adapter: Adapter, site: BenchSite, opens: Opens,
     await server.call("close_tab")
 
 
-def _page_tool_without_arguments(tool: Mapping[str, Any]) -> bool:
-    """Page tools have a title (core tools do not: their name says it, listing.py)."""
-    return "title" in tool and not tool.get("inputSchema", {}).get("required")
+def page_tool_without_arguments(tool: Mapping[str, Any]) -> bool:
+    """A page tool (not one of the core tools) that needs no argument."""
+    return tool.get("name") not in CORE_NAMES and not tool.get("inputSchema", {}).get("required")
 
 
 # ----------------------------------------------------------------- the per-phase breakdown

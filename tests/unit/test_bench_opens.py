@@ -3,7 +3,16 @@ up to the client's time, nested phases counted once, and the tables written from
 
 from __future__ import annotations
 
-from bench.opens import ROWS, Opens, breakdown, captures_of, opens_section, phases_table, target_s
+from bench.opens import (
+    ROWS,
+    Opens,
+    breakdown,
+    captures_of,
+    opens_section,
+    page_tool_without_arguments,
+    phases_table,
+    target_s,
+)
 from bench.site import DOC_PAGE
 
 OPEN = [
@@ -67,3 +76,11 @@ def test_the_tables_show_the_target_and_each_driver() -> None:
     table = phases_table(ext, cdp)
     assert "`add_one`, CDP" in table and "| **total (client's wall clock)** | **450** |" in table
     assert opens_section(None, None, {}) == ""
+
+
+def test_the_traced_page_tool_is_a_listed_tool_outside_the_core_catalog() -> None:
+    # a page tool's title is left out when it only repeats the name: the core catalog tells them apart
+    assert page_tool_without_arguments({"name": "add_one", "inputSchema": {"type": "object", "properties": {}}})
+    assert not page_tool_without_arguments({"name": "snapshot", "inputSchema": {"type": "object"}})
+    needs = {"name": "search", "inputSchema": {"type": "object", "required": ["query"]}}
+    assert not page_tool_without_arguments(needs)

@@ -455,7 +455,8 @@ class CdpHost:
         waiter = (doc, posted, done)
         tab.report_waiters.append(waiter)
         try:
-            await asyncio.wait_for(done, REPORTS_WAIT_S)
+            with trace.phase("reports_wait"):
+                await asyncio.wait_for(done, REPORTS_WAIT_S)
         except TimeoutError:
             log.debug("tab %s: reports up to %s had not arrived after %s s", tab.tab_id, posted, REPORTS_WAIT_S)
         finally:
