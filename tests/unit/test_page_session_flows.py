@@ -80,16 +80,36 @@ async def test_a_page_that_sends_itself_to_a_blocked_origin_as_it_loads_is_refus
         for kind in ("start", "commit", "load"):
             host.navigation(tab, kind)
 
-    def meta_refresh(tab: int, _f: int, _a: Any) -> Any:  # the page leaves as its dialogs are read
+    def meta_refresh(tab: int, _f: int, _a: Any) -> Any:  # the page leaves as it is read after its load
         host.navigation(tab, "start")
         host.later(0.05, (tab, "error", 0, "http://blocked.test/?meta", "net::ERR_BLOCKED_BY_CLIENT"))
-        return {"ok": True, "focused": False}
+        return MISSING
 
     host.on_create = loads
-    host.answer("holdsFocus", meta_refresh)
+    host.answer("pendingRefresh", meta_refresh)
     with pytest.raises(DriverError) as info:
         await PageSession(host, policy).open_tab("http://a.test/meta", focus=True)
     assert info.value.code == "NAVIGATION_BLOCKED" and "?meta" in info.value.message
+
+
+async def test_a_meta_refresh_not_started_yet_into_a_blocked_origin_is_refused_after_one_read() -> None:
+    host = FakeHost()
+    policy = NavigationPolicy.from_patterns(block=["http://blocked.test"])
+
+    def loads(tab: int) -> None:
+        for kind in ("start", "commit", "load"):
+            host.navigation(tab, kind)
+
+    host.on_create = loads
+    host.answer("pendingRefresh", {"ok": True, "url": "http://blocked.test/?soon", "delayS": 0})
+    with pytest.raises(DriverError) as info:
+        await PageSession(host, policy).open_tab("http://a.test/meta", focus=True)
+    assert info.value.code == "NAVIGATION_BLOCKED" and "?soon" in info.value.message
+    # the read after the load is the one round trip that also lets the load's dialog reports arrive
+    assert host.methods() == ["pendingRefresh"]
+    host.answer("pendingRefresh", {"ok": True, "url": "http://blocked.test/?later", "delayS": 30})
+    opened = await PageSession(host, policy).open_tab("http://a.test/slow-refresh", focus=True)
+    assert opened.tab.url == "http://a.test/slow-refresh"  # a refresh due later is not the load's
 
 
 # ----------------------------------------------------------------- navigate

@@ -239,15 +239,20 @@ class SessionCore:
         finally:
             self.unwatch(watcher)
 
-    async def dialogs_shown(self, tab_id: int, since: float) -> list[dict[str, Any]]:
-        """The dialogs the tab's page showed since ``since`` (as an action reports them): one bounded
-        round trip to the page first, so the agent's reports of them have arrived."""
+    async def after_load(self, tab_id: int, since: float) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """What a page did as it loaded: the dialogs it showed since ``since`` (as an action reports
+        them) and the agent's ``pendingRefresh`` answer (where its meta refresh will go; None when the
+        page gave none). One bounded round trip to the page: its answer comes after the agent's
+        reports of those dialogs, so they have arrived when it is read."""
         state = self.tab(tab_id)
-        try:  # a busy page: what has arrived
-            await asyncio.wait_for(self.host.flush_reports(tab_id, MAIN_FRAME), DIALOG_FLUSH_S)
+        refresh: Any = None
+        try:
+            call = self.host.call_agent(tab_id, [MAIN_FRAME], "pendingRefresh")
+            answers = await asyncio.wait_for(call, DIALOG_FLUSH_S)
+            refresh = answers.get(MAIN_FRAME)
         except (TimeoutError, DriverError) as exc:  # a busy or navigating page: read what arrived
-            log.debug("dialog flush: %s", exc)
-        return state.dialogs_since(since)
+            log.debug("after the load: %s", exc)
+        return state.dialogs_since(since), refresh if isinstance(refresh, dict) else None
 
     @staticmethod
     async def bounded(work: Awaitable[T], seconds: float) -> T:

@@ -8,12 +8,12 @@ import contextlib
 import logging
 import re
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tabmcp import protocol as p
 from tabmcp import trace
 from tabmcp.drivers.base import DriverError, OpenedTab
-from tabmcp.drivers.host import MAIN_FRAME
 from tabmcp.drivers.session.actions import await_navigation
 from tabmcp.drivers.session.limits import FOLLOW_ON_S, REPLACED_NAVIGATION_S
 from tabmcp.drivers.session.navigation import (
@@ -57,9 +57,11 @@ async def open_tab(
             raise DriverError(p.ErrorCode.NAVIGATION_FAILED, f"The tab for {url} was closed while it loaded")
         loaded_at = watcher.navigations
         with trace.phase("dialogs"):  # the tab as it loaded, read meanwhile: both wait for a busy page alike
-            dialogs, info = await asyncio.gather(session.dialogs_shown(tab_id, since), session.host.tab_info(tab_id))
+            (dialogs, refresh), info = await asyncio.gather(
+                session.after_load(tab_id, since), session.host.tab_info(tab_id)
+            )
         with trace.phase("follow_on"):
-            followed_by = await blocked_follow_on(session, watcher, loaded_at) if outcome is not None else None
+            followed_by = await blocked_follow_on(session, watcher, loaded_at, refresh) if outcome is not None else None
         if followed_by is not None:
             await _close_quietly(session, tab_id)
             raise followed_by
@@ -108,11 +110,11 @@ async def navigate(
             await await_navigation(session, watcher, wait_until, max(left, 0.0), what)
         loaded_at = watcher.navigations
         with trace.phase("dialogs"):  # the tab's URL and title read meanwhile, as in open_tab
-            dialogs, (page_url, title, _) = await asyncio.gather(
-                session.dialogs_shown(tab_id, since), session.host.tab_url(tab_id)
+            (dialogs, refresh), (page_url, title, _) = await asyncio.gather(
+                session.after_load(tab_id, since), session.host.tab_url(tab_id)
             )
         with trace.phase("follow_on"):
-            followed_by = await blocked_follow_on(session, watcher, loaded_at)
+            followed_by = await blocked_follow_on(session, watcher, loaded_at, refresh)
         if followed_by is not None:
             raise followed_by
         moved_on = watcher.navigations != loaded_at
@@ -148,29 +150,26 @@ async def _goto(session: SessionCore, tab_id: int, url: str, watcher: Navigation
         raise
 
 
-async def _refresh_target(session: SessionCore, tab_id: int) -> str:
-    """Where the page's meta refresh will go within FOLLOW_ON_S; "" without one (or no answer)."""
-    try:
-        answers = await session.bounded(session.host.call_agent(tab_id, [MAIN_FRAME], "pendingRefresh"), FOLLOW_ON_S)
-    except DriverError as exc:  # navigating already, or gone: the watcher tells
-        log.debug("pending refresh: %s", exc)
+def refresh_target(refresh: Mapping[str, Any] | None) -> str:
+    """Where the page's meta refresh will go within FOLLOW_ON_S (the agent's ``pendingRefresh``
+    answer); "" without one."""
+    if refresh is None or not isinstance(refresh.get("url"), str):
         return ""
-    answer = answers.get(MAIN_FRAME)
-    if not isinstance(answer, dict) or not isinstance(answer.get("url"), str):
-        return ""
-    delay = answer.get("delayS")
-    return answer["url"] if isinstance(delay, int | float) and delay <= FOLLOW_ON_S else ""
+    delay = refresh.get("delayS")
+    return refresh["url"] if isinstance(delay, int | float) and delay <= FOLLOW_ON_S else ""
 
 
-async def blocked_follow_on(session: SessionCore, watcher: NavigationWatcher, loaded_at: int) -> DriverError | None:
+async def blocked_follow_on(
+    session: SessionCore, watcher: NavigationWatcher, loaded_at: int, refresh: Mapping[str, Any] | None
+) -> DriverError | None:
     """After a load: a navigation the page started as soon as it loaded (a meta refresh, ``location =``
     on load) that the navigation policy blocked. Its NAVIGATION_BLOCKED error, for the call that loaded
-    the page, as for a blocked redirect; None when there is none."""
+    the page, as for a blocked redirect; None when there is none. ``refresh``: the loaded document's
+    ``pendingRefresh`` answer, read after the load (``SessionCore.after_load``)."""
     if watcher.navigations == loaded_at:
-        # a meta refresh starts its navigation only after the load, maybe after this check: read it
-        target = await _refresh_target(session, watcher.tab_id) if watcher.tab_id is not None else ""
-        if watcher.navigations == loaded_at:
-            return blocked_error(target, session.policy) if policy_reason(target, session.policy) else None
+        # a meta refresh starts its navigation only after the load, maybe after this check
+        target = refresh_target(refresh)
+        return blocked_error(target, session.policy) if policy_reason(target, session.policy) else None
     if watcher.outcome is None:
         await watcher.wait_for_outcome(FOLLOW_ON_S)
     outcome = watcher.outcome
