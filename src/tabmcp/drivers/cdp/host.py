@@ -398,7 +398,9 @@ class CdpHost:
             if frame_id == MAIN_FRAME:
                 answered, value = await self._call_direct(tab, method, arg)
                 if answered:
+                    trace.note(via="direct")
                     return {} if value is None else {frame_id: value}
+            trace.note(via="playwright")
             value = await self._call_in(tab, frame, method, arg)
             return {} if value is None else {frame_id: value}
         answers = await asyncio.gather(*(self._call_in(tab, f, method, arg) for _, f in targets))
