@@ -152,7 +152,7 @@ def _sum(spans: Sequence[Span], key: str = "ms") -> float:
 
 ROWS: tuple[tuple[str, str], ...] = (
     ("navigation", "navigation: the page's load (create the tab / go, until its load event)"),
-    ("after_load", "navigation: after the load (dialogs flush, follow-on check, tab info)"),
+    ("after_load", "navigation: after the load (one read of the page for its dialogs and meta refresh, tab info)"),
     ("agent_page", "agent (page tool, action): time in the page"),
     ("agent_rest", "agent (page tool, action): transfer and settling"),
     ("capture_page", "capture: time in the page (serialising)"),
