@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabmcp.introspect.api import served_description
-from tabmcp.state import Signature
+from tabmcp.state import ListedTool, Signature
 
 # Argument keywords that only bound the values taken: a version without them takes more.
 _BOUNDS = frozenset(
@@ -48,18 +48,20 @@ def brings_news(read: Signature, now: Signature) -> bool:
     if core_read != core_now:
         return True
     known = set(page_read)
-    held = {tool[0]: tool for tool in page_read}
-    return any(tool not in known and not relaxes(held.get(tool[0]), tool) for tool in page_now)
+    held = {tool.name: tool for tool in page_read}
+    return any(tool not in known and not relaxes(held.get(tool.name), tool) for tool in page_now)
 
 
-def relaxes(held: tuple[object, ...] | None, now: tuple[object, ...]) -> bool:
-    """Whether ``now`` (a listed page tool: name, title, description, schema JSON, hints) is the client's
-    copy ``held`` with its input schema relaxed only: a call valid for ``held`` is valid for ``now``
-    and means the same."""
-    if held is None or len(held) != len(now) or held[:3] != now[:3] or held[4:] != now[4:]:
+def relaxes(held: ListedTool | None, now: ListedTool) -> bool:
+    """Whether ``now`` is the client's copy ``held`` with its input schema relaxed only: a call valid
+    for ``held`` is valid for ``now`` and means the same."""
+    if held is None or held.name != now.name:
+        return False
+    was, face = held.face, now.face
+    if (was.title, was.description, was.hints) != (face.title, face.description, face.hints):
         return False
     try:
-        old, new = json.loads(str(held[3])), json.loads(str(now[3]))
+        old, new = json.loads(was.schema), json.loads(face.schema)
     except ValueError:
         return False
     return isinstance(old, dict) and isinstance(new, dict) and _schema_relaxes(old, new)

@@ -28,8 +28,8 @@ from tabmcp.drivers.base import (
 )
 from tabmcp.drivers.busy import TabBusy
 from tabmcp.guard.origins import ScreenshotOrigins
-from tabmcp.introspect.api import PageTool
-from tabmcp.introspect.continuity import Face, keep_known_names
+from tabmcp.introspect.api import Face, PageTool
+from tabmcp.introspect.continuity import keep_known_names
 from tabmcp.introspect.list_memory import ListMemory
 from tabmcp.introspect.registry import Registry
 from tabmcp.notices import ClientView
@@ -283,7 +283,7 @@ class Runtime:
         read = self.client_view.read
         if read is None or tab_id != self.state.focused_tab_id:
             return {}
-        return {str(t[0]): tuple(t[1:]) for t in read[1]}
+        return {t.name: t.face for t in read[1]}
 
     def _reads_of(self, tab_id: int) -> TabReads:
         return self._reads.setdefault(tab_id, TabReads())

@@ -11,9 +11,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
-from tabmcp.introspect.api import PageTool
+from tabmcp.introspect.api import Face, PageTool
 
 
 class Mode(StrEnum):
@@ -160,14 +160,21 @@ def visible_core_tools(state: BrowserState, catalog: Iterable[T]) -> list[T]:
     return [tool for tool in catalog if mode in tool.available_in]
 
 
-# core tool names, and each page tool as (name, title, description, schema JSON, hints)
-Signature = tuple[tuple[str, ...], tuple[tuple[object, ...], ...]]
+class ListedTool(NamedTuple):
+    """A page tool as the client sees it listed: its name and how it looks."""
+
+    name: str
+    face: Face
+
+
+# core tool names, and each page tool as listed
+Signature = tuple[tuple[str, ...], tuple[ListedTool, ...]]
 
 
 def visible_signature(state: BrowserState, catalog: Iterable[Declared]) -> Signature:
     """What the client can observe of the list: names of core tools, and page tools in full."""
     core = tuple(t.name for t in visible_core_tools(state, catalog))
-    page = tuple((t.name, *t.face()) for t in state.page_tools)
+    page = tuple(ListedTool(t.name, t.face()) for t in state.page_tools)
     return core, page
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from tabmcp.introspect.api import PageTool
+from tabmcp.introspect.api import Face, PageTool
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Delta:
 class Told:
     """One client's page tools as it was last told them: name -> how the tool looked then."""
 
-    tools: dict[str, tuple[object, ...]] = field(default_factory=dict)
+    tools: dict[str, Face] = field(default_factory=dict)
 
     def delta(self, now: Iterable[PageTool]) -> Delta:
         current = tuple(now)

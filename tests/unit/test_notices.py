@@ -8,22 +8,29 @@ import json
 import pytest
 from tests.unit.test_runtime_refresh import SEARCH, TWO_FORMS, connected, make_runtime
 
-from tabmcp.introspect.api import check_args, served_description
+from tabmcp.introspect.api import Face, ToolHints, check_args, served_description
 from tabmcp.notices import ClientView, brings_news, relaxes
-from tabmcp.state import Signature
+from tabmcp.state import ListedTool, Signature
 
 CORE = ("snapshot", "interact")
-SEARCH_T = ("search", "Search", "Search the site", "{}", None)
-SUBSCRIBE = ("subscribe", "Subscribe", "Subscribe by email", "{}", None)
+PLAIN = ToolHints()
 
 
-def sig(*page: tuple[object, ...], core: tuple[str, ...] = CORE) -> Signature:
+def listed(name: str, title: str | None, description: str, schema: str, hints: ToolHints = PLAIN) -> ListedTool:
+    return ListedTool(name, Face(title, description, schema, hints))
+
+
+SEARCH_T = listed("search", "Search", "Search the site", "{}")
+SUBSCRIBE = listed("subscribe", "Subscribe", "Subscribe by email", "{}")
+
+
+def sig(*page: ListedTool, core: tuple[str, ...] = CORE) -> Signature:
     return core, tuple(page)
 
 
 def test_added_or_changed_tools_are_news_removed_ones_are_not() -> None:
     assert brings_news(sig(SEARCH_T), sig(SEARCH_T, SUBSCRIBE))
-    assert brings_news(sig(SEARCH_T), sig(("search", "Search", "Search the site", '{"q": 1}', None)))
+    assert brings_news(sig(SEARCH_T), sig(listed("search", "Search", "Search the site", '{"q": 1}')))
     assert brings_news(sig(SEARCH_T), sig(SEARCH_T, core=("snapshot",)))  # a new browser state
     assert not brings_news(sig(SEARCH_T, SUBSCRIBE), sig(SEARCH_T))
     assert not brings_news(sig(SEARCH_T, SUBSCRIBE), sig(SUBSCRIBE, SEARCH_T))  # the same tools
@@ -116,9 +123,9 @@ async def test_a_tool_that_looks_the_same_keeps_its_name_and_sends_nothing() -> 
 
 
 def tool(
-    schema: dict[str, object], *, description: str = "Fill and submit the form", hints: object = None
-) -> tuple[object, ...]:
-    return ("execute", None, description, json.dumps(schema, sort_keys=True), hints)
+    schema: dict[str, object], *, description: str = "Fill and submit the form", hints: ToolHints = PLAIN
+) -> ListedTool:
+    return listed("execute", None, description, json.dumps(schema, sort_keys=True), hints)
 
 
 def args(**properties: dict[str, object]) -> dict[str, object]:
@@ -150,7 +157,7 @@ def test_a_changed_meaning_is_news() -> None:
         tool({**args(sql={**SQL, "maxLength": 5}), "required": ["sql"]}),  # a bound added
         tool({**args(sql=SQL), "required": ["sql"], "additionalProperties": True}),
         tool(STRICT, description="Fill and submit the form Run"),
-        tool(STRICT, hints="destructive"),
+        tool(STRICT, hints=ToolHints(destructive=True)),
     ]
     for now in changed:
         assert not relaxes(held, now), now
@@ -158,7 +165,7 @@ def test_a_changed_meaning_is_news() -> None:
     kinds = tool({**args(kind={"type": "string", "enum": ["a", "b"]}), "required": ["kind"]})
     assert not relaxes(kinds, tool({**args(kind={"type": "string", "enum": ["a", "c"]}), "required": ["kind"]}))
     assert not relaxes(tool(args(sql=SQL)), tool(STRICT))  # an argument made required: stricter
-    assert not relaxes(("run", *tool(STRICT)[1:]), tool(STRICT))  # another tool
+    assert not relaxes(tool(STRICT)._replace(name="run"), tool(STRICT))  # another tool
 
 
 EDIT = """<html><body><form action="/save" method="post" data-tabmcp-ref="e1">

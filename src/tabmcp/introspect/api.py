@@ -17,7 +17,7 @@ import re
 import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from urllib.parse import quote
 
 from pydantic import BaseModel, ValidationError
@@ -184,9 +184,19 @@ class PageTool:
     def schema(self) -> dict[str, Any]:
         return self.input_schema  # type: ignore[return-value]  # a dict after __post_init__
 
-    def face(self) -> tuple[object, ...]:
-        """How the tool looks in a listing but for its name: title, description, schema (as JSON), hints."""
-        return (self.title, self.description, json.dumps(self.input_schema, sort_keys=True), self.hints)
+    def face(self) -> Face:
+        """How the tool looks in a listing but for its name."""
+        return Face(self.title, self.description, json.dumps(self.input_schema, sort_keys=True), self.hints)
+
+
+class Face(NamedTuple):
+    """How a page tool looks in a listing but for its name: what a client compares to tell whether a
+    tool it holds is still the same (notices.py, continuity.py)."""
+
+    title: str | None
+    description: str
+    schema: str  # the input schema as JSON, keys sorted
+    hints: ToolHints
 
 
 def model_schema(model: type[BaseModel]) -> dict[str, Any]:

@@ -21,11 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from tabmcp.introspect.api import PageTool
+from tabmcp.introspect.api import Face, PageTool
 from tabmcp.introspect.registry import CORE_TOOL_NAMES, unique_name
 from tabmcp.introspect.text import valid_name
-
-Face = tuple[object, ...]  # PageTool.face(): the tool as listed, but its name
 
 
 def keep_known_names(
@@ -80,4 +78,4 @@ def _keep_meanings(out: list[PageTool], held: Mapping[str, Face], reserved: froz
 def _another_tool(held: Face, now: Face) -> bool:
     """Whether ``now`` is another control than the one the client holds by that name: another title
     (the label the page shows) or other hints (another kind of action)."""
-    return held[0] != now[0] or held[3] != now[3]
+    return held.title != now.title or held.hints != now.hints
