@@ -10,7 +10,7 @@ arguments. The answer is the page's generic summary, whose ``results`` list the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from lxml.etree import XPath
@@ -19,6 +19,7 @@ from lxml.html import HtmlElement
 from tabmcp.introspect.api import Arg, Fmt, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import editable, form_fields, is_declarative, submit_button
 from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
+from tabmcp.introspect.search_scope import Scope, same_search, scope_of
 from tabmcp.introspect.text import UNTRUSTED_NOTE, cap_words, clean, name_words, quoted, without_counters
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
@@ -50,7 +51,7 @@ class SearchIntrospector(Introspector):
     kind: str = "generic"
 
     def tools(self, capture: PageCapture) -> list[PageTool]:
-        found: list[tuple[HtmlElement, HtmlElement | None, HtmlElement | None]] = []
+        found: list[_Found] = []
         seen: set[HtmlElement] = set()
         searches: set[tuple[str, ...]] = set()
         candidates = _IN_ORDER(capture.tree, a=list(capture.select(_LANDMARKS)), b=list(capture.select(SEARCH_BOXES)))
@@ -69,15 +70,29 @@ class SearchIntrospector(Introspector):
             if same in searches:
                 continue  # the same search again (a header's box and a "quick search" both send q to /search)
             searches.add(same)
-            found.append((box, form, landmark))
-            if len(found) == MAX_SEARCH_TOOLS:
+            found.append((box, form, landmark, scope_of(capture, box, form)))
+            if len(found) == 3 * MAX_SEARCH_TOOLS:
                 break
         # the page's own search (in its main content) first: it keeps the plain name ``search``
         found.sort(key=lambda entry: _place(entry[0]))
-        return [self._tool(capture, box, form, landmark, n) for n, (box, form, landmark) in enumerate(found)]
+        kept = _one_per_search(found)[:MAX_SEARCH_TOOLS]
+        scopes = [entry[3] for entry, _ in kept] if len(kept) > 1 else []
+        tools = []
+        for n, (entry, same) in enumerate(kept):
+            tool = self._tool(capture, *entry[:3], n, _told(entry[3], scopes))
+            # the same search's other boxes are this tool's: no form tool lists them again
+            also = (_claim(capture, *other[:3]) for other in same)
+            tools.append(replace(tool, also_claims=tuple(r for r in also if r)))
+        return tools
 
     def _tool(
-        self, capture: PageCapture, box: HtmlElement, form: HtmlElement | None, landmark: HtmlElement | None, n: int
+        self,
+        capture: PageCapture,
+        box: HtmlElement,
+        form: HtmlElement | None,
+        landmark: HtmlElement | None,
+        n: int,
+        told: tuple[str, str] = ("", ""),
     ) -> PageTool:
         label = _label(capture, box)
         if not label and landmark is not None:
@@ -117,13 +132,13 @@ class SearchIntrospector(Introspector):
             )
         else:
             description = (
-                f"Search with {what}{located}: types the query and submits it. "
+                f"Search with {what}{located}{told[1]}: types the query and submits it. "
                 f"Returns the results the page shows. {UNTRUSTED_NOTE}"
             )
         schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
         path = " ".join(p for p in urlsplit(action).path.split("/") if p and not any(c.isdigit() for c in p))
         return PageTool(
-            name=search_name(label),
+            name=search_name(label) if not told[0] or search_name(label) != "search" else f"search_{told[0]}",
             title=_title(label),
             description=description,
             input_schema=schema,
@@ -134,6 +149,39 @@ class SearchIntrospector(Introspector):
             rank=10 + n,
             qualifiers=qualifiers(place_name, heading, where, path),
         )
+
+
+_Found = tuple[HtmlElement, HtmlElement | None, HtmlElement | None, Scope | None]
+
+
+def _one_per_search(found: list[_Found]) -> list[tuple[_Found, list[_Found]]]:
+    """The first (most the page's own) of the boxes that are one search (``same_search``), each with
+    the others of its search."""
+    kept: list[tuple[_Found, list[_Found]]] = []
+    for entry in found:
+        scope = entry[3]
+        same = next((k for k in kept if scope is not None and k[0][3] is not None and same_search(k[0][3], scope)), None)
+        if same is None:
+            kept.append((entry, []))
+        else:
+            same[1].append(entry)
+    return kept
+
+
+def _told(scope: Scope | None, scopes: list[Scope | None]) -> tuple[str, str]:
+    """With several searches on the page, what tells this one apart: the topic its name takes and the
+    words its description says (the list this page shows, or a section of the site)."""
+    if scope is None or not scopes:
+        return "", ""
+    if scope.own:  # named for its topic too when the other searches go elsewhere ("users" beside "pages")
+        alike = any(s is not None and s is not scope and s.topic == scope.topic for s in scopes)
+        return "" if alike else scope.topic, ", over the list this page shows"
+    if not scope.topic:
+        return "", ""
+    words = scope.topic.replace("_", " ")
+    if any(s is not None and s.own and s.topic == scope.topic for s in scopes):
+        return f"all_{scope.topic}", f", over all the site's {words} (not only this page's list)"
+    return scope.topic, f", over the site's {words}"
 
 
 # Words of a search box's label that say only "search here", not what is searched.
