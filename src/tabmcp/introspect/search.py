@@ -92,7 +92,7 @@ class SearchIntrospector(Introspector):
         form: HtmlElement | None,
         landmark: HtmlElement | None,
         n: int,
-        told: tuple[str, str] = ("", ""),
+        told: str = "",
     ) -> PageTool:
         label = _label(capture, box)
         if not label and landmark is not None:
@@ -132,13 +132,13 @@ class SearchIntrospector(Introspector):
             )
         else:
             description = (
-                f"Search with {what}{located}{told[1]}: types the query and submits it. "
+                f"Search with {what}{located}: types the query and submits it. "
                 f"Returns the results the page shows. {UNTRUSTED_NOTE}"
             )
         schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
         path = " ".join(p for p in urlsplit(action).path.split("/") if p and not any(c.isdigit() for c in p))
         return PageTool(
-            name=search_name(label) if not told[0] or search_name(label) != "search" else f"search_{told[0]}",
+            name=search_name(label),
             title=_title(label),
             description=description,
             input_schema=schema,
@@ -147,7 +147,7 @@ class SearchIntrospector(Introspector):
             source=self.name,
             element_ref=_claim(capture, box, form, landmark),
             rank=10 + n,
-            qualifiers=qualifiers(place_name, heading, where, path),
+            qualifiers=qualifiers(told, place_name, heading, where, path),
         )
 
 
@@ -160,7 +160,7 @@ def _one_per_search(found: list[_Found]) -> list[tuple[_Found, list[_Found]]]:
     kept: list[tuple[_Found, list[_Found]]] = []
     for entry in found:
         scope = entry[3]
-        same = next((k for k in kept if scope is not None and k[0][3] is not None and same_search(k[0][3], scope)), None)
+        same = next((k for k in kept if scope and k[0][3] and same_search(k[0][3], scope)), None)
         if same is None:
             kept.append((entry, []))
         else:
@@ -168,20 +168,16 @@ def _one_per_search(found: list[_Found]) -> list[tuple[_Found, list[_Found]]]:
     return kept
 
 
-def _told(scope: Scope | None, scopes: list[Scope | None]) -> tuple[str, str]:
-    """With several searches on the page, what tells this one apart: the topic its name takes and the
-    words its description says (the list this page shows, or a section of the site)."""
-    if scope is None or not scopes:
-        return "", ""
-    if scope.own:  # named for its topic too when the other searches go elsewhere ("users" beside "pages")
-        alike = any(s is not None and s is not scope and s.topic == scope.topic for s in scopes)
-        return "" if alike else scope.topic, ", over the list this page shows"
-    if not scope.topic:
-        return "", ""
-    words = scope.topic.replace("_", " ")
-    if any(s is not None and s.own and s.topic == scope.topic for s in scopes):
-        return f"all_{scope.topic}", f", over all the site's {words} (not only this page's list)"
-    return scope.topic, f", over the site's {words}"
+def _told(scope: Scope | None, scopes: list[Scope | None]) -> str:
+    """With several searches on the page, what tells this one apart when two want one name: what it
+    searches (``pages``, ``users``; ``all_pages`` beside the page's own list of pages). A qualifier,
+    not a description: the tool looks the same on a page where it is alone, so its name is kept."""
+    if scope is None or not scopes or not scope.topic:
+        return ""
+    if any(s is not None and s is not scope and s.own != scope.own and s.topic == scope.topic for s in scopes):
+        # the site's search over what this page lists a part of: "all_pages"; the page's own, where it is
+        return "" if scope.own else f"all_{scope.topic}"
+    return scope.topic
 
 
 # Words of a search box's label that say only "search here", not what is searched.
