@@ -110,3 +110,51 @@ def names(app: str, name: str) -> list[str]:
 ])
 def test_wagtail_lists_one_tool_per_search(name: str, expected: list[str]) -> None:
     assert names("wagtail", name) == expected
+
+
+# ------------------------------------------------------------- a chrome form the page's own form sends again
+
+QUICK = """<header><search><form action="issue" method="get" data-tabmcp-ref="h1">
+  <input type="hidden" name="@sort" value="activity">
+  <input name="@search_text" aria-label="Search" data-tabmcp-ref="h2">
+  <input type="submit" value="Search" data-tabmcp-ref="h3"></form></search></header>"""
+ADVANCED = """<main><h1>Search issues</h1><form action="issue" method="get" data-tabmcp-ref="m1">
+  <label>All text <input name="@search_text" data-tabmcp-ref="m2"></label>
+  <label>Title <input name="title" data-tabmcp-ref="m3"></label>
+  <input type="submit" value="Search" data-tabmcp-ref="m4"></form></main>"""
+
+
+def test_a_quick_search_the_pages_advanced_search_sends_too_is_one_tool() -> None:
+    listed = Registry.discover().page_tools(page(QUICK + ADVANCED, "http://app.test/issue?@template=search"))
+    assert [(t.name, t.element_ref) for t in listed] == [("search", "m1")]  # the form tool, named by its button
+    assert set(listed[0].schema["properties"]) >= {"search_text", "title"}
+
+
+@pytest.mark.parametrize(("body", "why"), [
+    (QUICK + ADVANCED.replace('action="issue"', 'action="user"'), "another place"),
+    (QUICK + ADVANCED.replace('method="get"', 'method="post"'), "another method"),
+    (QUICK + ADVANCED.replace('name="@search_text"', 'name="text"'), "not the quick search's field"),
+    (QUICK.replace("<header>", "<main>").replace("</header>", "</main>") + ADVANCED, "both the page's own"),
+    (QUICK + ADVANCED.replace("<main>", "<div>").replace("</main>", "</div>"), "no main content to tell"),
+])
+def test_forms_that_send_other_things_stay_two_tools(body: str, why: str) -> None:
+    listed = Registry.discover().page_tools(page(body, "http://app.test/issue?@template=search"))
+    assert len(listed) == 2, why
+
+
+def test_a_header_login_on_the_login_page_is_the_login_form_again() -> None:
+    header = """<header><form action="/login" method="post" data-tabmcp-ref="h1">
+      <input name="user" aria-label="User" data-tabmcp-ref="h2"><input type="password" name="pw" aria-label="Password"
+      data-tabmcp-ref="h3"><button data-tabmcp-ref="h4">Log in</button></form></header>"""
+    own = """<main><form action="/login" method="post" data-tabmcp-ref="m1">
+      <label>User <input name="user" data-tabmcp-ref="m2"></label><label>Password <input type="password" name="pw"
+      data-tabmcp-ref="m3"></label><label><input type="checkbox" name="remember" data-tabmcp-ref="m4"> Remember me
+      </label><button data-tabmcp-ref="m5">Log in</button></form></main>"""
+    listed = Registry.discover().page_tools(page(header + own, "http://app.test/login"))
+    assert [t.element_ref for t in listed] == ["m1"]
+
+
+def test_roundup_lists_one_search_on_its_search_page() -> None:
+    capture = saved_captures("roundup")["search"]
+    listed = [t for t in Registry.discover().page_tools(capture) if "search" in t.name]
+    assert len(listed) == 1 and "title" in listed[0].schema["properties"]  # the advanced search, with its fields

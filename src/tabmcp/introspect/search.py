@@ -19,7 +19,7 @@ from lxml.html import HtmlElement
 from tabmcp.introspect.api import Arg, Fmt, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import editable, form_fields, is_declarative, submit_button
 from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
-from tabmcp.introspect.search_scope import Scope, same_search, scope_of
+from tabmcp.introspect.search_scope import Scope, fuller_form, same_search, scope_of
 from tabmcp.introspect.text import UNTRUSTED_NOTE, cap_words, clean, name_words, quoted, without_counters
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
@@ -66,6 +66,8 @@ class SearchIntrospector(Introspector):
             form = capture.form_of(box)
             if form is not None and (is_declarative(form) or capture.is_hidden(form)):
                 continue  # a WebMCP form is the page's own tool
+            if form is not None and fuller_form(capture, form) is not None:
+                continue  # the page's own search form sends this query too, with its filters: its tool
             same = _same_search(capture, box, form)
             if same in searches:
                 continue  # the same search again (a header's box and a "quick search" both send q to /search)

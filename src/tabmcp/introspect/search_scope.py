@@ -5,7 +5,10 @@ the page's (over the list it shows, with its filters). Two boxes that send the s
 place are one search, and so are the site's box sending to the page being shown (its results page)
 and that page's own box refreshing those results. Two boxes sending to different sections of the site
 search different things: their names say which, from the words of where they send (``/admin/users/``
-→ ``users``), ids and words such as "search" or "results" left out.
+→ ``users``), ids and words such as "search" or "results" left out. A form outside the page's main
+content that sends some of the fields a form of the main content sends, to the same place by the same
+method (a header's quick search beside the page's advanced search of the same list), is that form
+again: neither the search nor the form introspector lists it (``fuller_form``).
 """
 
 from __future__ import annotations
@@ -72,6 +75,43 @@ def same_search(a: Scope, b: Scope) -> bool:
     if a.path == b.path or (a.own and b.own):
         return True
     return not a.own and not b.own and bool(a.topic) and a.topic == b.topic
+
+
+# Controls that send no value a person types or picks: not what a form is for.
+_NOT_FIELDS = frozenset({"hidden", "submit", "button", "reset", "image"})
+
+
+def fuller_form(capture: PageCapture, form: HtmlElement) -> HtmlElement | None:
+    """The form of the page's main content that sends this form's fields and more, to the same place
+    by the same method, when this one is outside the main content (the header's, the sidebar's); else
+    None. Pages without a main landmark have no such form: nothing tells the page's own from chrome."""
+    if _in_main(form):
+        return None
+    names = _field_names(capture, form)
+    if not names:
+        return None
+    where = _destination(capture, form)
+    for other in capture.tree.iter("form"):
+        same_place = other is not form and _in_main(other) and _destination(capture, other) == where
+        if same_place and names < _field_names(capture, other):
+            return other
+    return None
+
+
+def _field_names(capture: PageCapture, form: HtmlElement) -> frozenset[str]:
+    return frozenset(
+        name for c in capture.controls_of(form)
+        if (name := c.get("name")) and (c.get("type") or "").strip().lower() not in _NOT_FIELDS
+    )
+
+
+def _destination(capture: PageCapture, form: HtmlElement) -> tuple[str, str, str]:
+    target = urlsplit(urljoin(capture.url, (form.get("action") or "").strip()))
+    return (form.get("method") or "get").strip().lower(), target.netloc, _path(target.path)
+
+
+def _in_main(el: HtmlElement) -> bool:
+    return any(a.tag == "main" or a.get("role") == "main" for a in el.iterancestors())
 
 
 def _path(path: str) -> str:
