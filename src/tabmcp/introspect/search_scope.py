@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
+from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from tabmcp.introspect.text import name_words
@@ -77,6 +78,7 @@ def same_search(a: Scope, b: Scope) -> bool:
     return not a.own and not b.own and bool(a.topic) and a.topic == b.topic
 
 
+_MAIN_FORMS = XPath("//main//form | //@role[.='main']/..//form")
 # Controls that send no value a person types or picks: not what a form is for.
 _NOT_FIELDS = frozenset({"hidden", "submit", "button", "reset", "image"})
 
@@ -85,16 +87,20 @@ def fuller_form(capture: PageCapture, form: HtmlElement) -> HtmlElement | None:
     """The form of the page's main content that sends this form's fields and more, to the same place
     by the same method, when this one is outside the main content (the header's, the sidebar's); else
     None. Pages without a main landmark have no such form: nothing tells the page's own from chrome."""
-    if _in_main(form):
+    main = capture.memo("search_scope.main_forms")
+    if not main:  # worked out once per capture: the main content's forms, by where they send
+        for own in capture.select(_MAIN_FORMS):
+            main[own] = _destination(capture, own)
+        main[None] = None  # a capture whose main content has no form is worked out too
+    if len(main) == 1 or form in main:
         return None
     names = _field_names(capture, form)
     if not names:
         return None
     where = _destination(capture, form)
-    for other in capture.tree.iter("form"):
-        same_place = other is not form and _in_main(other) and _destination(capture, other) == where
-        if same_place and names < _field_names(capture, other):
-            return other
+    for own, sent_to in main.items():
+        if own is not None and sent_to == where and names < _field_names(capture, own):
+            return own
     return None
 
 
@@ -108,10 +114,6 @@ def _field_names(capture: PageCapture, form: HtmlElement) -> frozenset[str]:
 def _destination(capture: PageCapture, form: HtmlElement) -> tuple[str, str, str]:
     target = urlsplit(urljoin(capture.url, (form.get("action") or "").strip()))
     return (form.get("method") or "get").strip().lower(), target.netloc, _path(target.path)
-
-
-def _in_main(el: HtmlElement) -> bool:
-    return any(a.tag == "main" or a.get("role") == "main" for a in el.iterancestors())
 
 
 def _path(path: str) -> str:
