@@ -87,21 +87,30 @@ def fuller_form(capture: PageCapture, form: HtmlElement) -> HtmlElement | None:
     """The form of the page's main content that sends this form's fields and more, to the same place
     by the same method, when this one is outside the main content (the header's, the sidebar's); else
     None. Pages without a main landmark have no such form: nothing tells the page's own from chrome."""
-    main = capture.memo("search_scope.main_forms")
-    if not main:  # worked out once per capture: the main content's forms, by where they send
-        for own in capture.select(_MAIN_FORMS):
-            main[own] = _destination(capture, own)
-        main[None] = None  # a capture whose main content has no form is worked out too
-    if len(main) == 1 or form in main:
+    main = capture.select(_MAIN_FORMS)
+    if not main or form.tag != "form" or _in(capture, form, main):
         return None
     names = _field_names(capture, form)
     if not names:
         return None
     where = _destination(capture, form)
-    for own, sent_to in main.items():
-        if own is not None and sent_to == where and names < _field_names(capture, own):
+    # where each main-content form sends, worked out once per capture and only for a page that asks
+    sent_to = capture.memo("search_scope.sent_to")
+    for own in main:
+        if (own.get("method") or "get").strip().lower() != where[0]:
+            continue  # the method first: a list's row forms post, a search gets
+        if own not in sent_to:
+            sent_to[own] = _destination(capture, own)
+        if sent_to[own] == where and names < _field_names(capture, own):
             return own
     return None
+
+
+def _in(capture: PageCapture, form: HtmlElement, forms: tuple[HtmlElement, ...]) -> bool:
+    found = capture.memo("search_scope.main_set")
+    if not found:
+        found.update(dict.fromkeys(forms, True))
+    return form in found
 
 
 def _field_names(capture: PageCapture, form: HtmlElement) -> frozenset[str]:
