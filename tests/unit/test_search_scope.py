@@ -64,8 +64,9 @@ def test_a_box_over_this_pages_list_and_the_sites_box_are_two_tools_named_for_wh
     url = "http://app.test/admin/users/"
     own, site = scope("/admin/users/results/", url), scope("/admin/pages/search/", url)
     assert own.own and not site.own and not same_search(own, site)
-    # the page's own keeps the plain name; the other is named for where its query goes
-    assert [name for name, _ in tools(SIDEBAR + own_search("/admin/users/results/"), url)] == ["search", "search_pages"]
+    # each named for where its query goes: neither is "the" search of the page
+    assert [name for name, _ in tools(SIDEBAR + own_search("/admin/users/results/"), url)] == [
+        "search_users", "search_pages"]
 
 
 def test_the_sites_box_over_what_this_page_lists_too_says_it_searches_all_of_it() -> None:
@@ -105,7 +106,7 @@ def names(app: str, name: str) -> list[str]:
     ("dashboard", ["search"]),  # "Search all pages" and the sidebar's page search: one
     ("search", ["search"]),  # the sidebar's search on its own results page: one
     ("explorer", ["search", "search_all_pages"]),  # this section's list, and all pages
-    ("users", ["search", "search_pages"]),  # the users list, and the site's pages
+    ("users", ["search_users", "search_pages"]),  # the users list, and the site's pages
     ("edit", ["search"]),  # the sidebar's alone
 ])
 def test_wagtail_lists_one_tool_per_search(name: str, expected: list[str]) -> None:

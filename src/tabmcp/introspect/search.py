@@ -79,9 +79,14 @@ class SearchIntrospector(Introspector):
         found.sort(key=lambda entry: _place(entry[0]))
         kept = _one_per_search(found)[:MAX_SEARCH_TOOLS]
         scopes = [entry[3] for entry, _ in kept] if len(kept) > 1 else []
+        # searches over different sections of the site (the users list, the site's pages): each is named
+        # for what it searches, not only the one whose plain name is taken
+        named = {id(s): s.topic for s in scopes if s is not None and s.topic}
+        topics = named if len(set(named.values())) > 1 else {}
         tools = []
         for n, (entry, same) in enumerate(kept):
-            tool = self._tool(capture, *entry[:3], n, _told(entry[3], scopes))
+            told = _told(entry[3], scopes)
+            tool = self._tool(capture, *entry[:3], n, told, by_topic=told == topics.get(id(entry[3])))
             # the same search's other boxes are this tool's: no form tool lists them again
             also = (_claim(capture, *other[:3]) for other in same)
             tools.append(replace(tool, also_claims=tuple(r for r in also if r)))
@@ -95,6 +100,8 @@ class SearchIntrospector(Introspector):
         landmark: HtmlElement | None,
         n: int,
         told: str = "",
+        *,
+        by_topic: bool = False,
     ) -> PageTool:
         label = _label(capture, box)
         if not label and landmark is not None:
@@ -140,7 +147,7 @@ class SearchIntrospector(Introspector):
         schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
         path = " ".join(p for p in urlsplit(action).path.split("/") if p and not any(c.isdigit() for c in p))
         return PageTool(
-            name=search_name(label),
+            name=f"search_{told}" if by_topic and search_name(label) == "search" else search_name(label),
             title=_title(label),
             description=description,
             input_schema=schema,
