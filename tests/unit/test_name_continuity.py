@@ -1,6 +1,6 @@
 """A tool that looks the same on the next page keeps the name the client knows it by
 (introspect/continuity.py): Wagtail's sidebar search is ``search`` alone on the editor and
-``search_sidebar`` beside the search page's own box; over the saved captures, in both directions."""
+``search_all_pages`` beside the explorer's own box; over the saved captures, in both directions."""
 
 from __future__ import annotations
 
