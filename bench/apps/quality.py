@@ -290,7 +290,11 @@ def widgets_on_show(capture: PageCapture) -> list[tuple[str, HtmlElement]]:
 
 def _widgets(capture: PageCapture, tools: Sequence[PageTool]) -> Iterator[Finding]:
     written = set().union(*argument_refs(tools).values()) if tools else set()
+    # a box of a search another box's tool stands for (``PageTool.also_claims``) is that tool's
+    standing = {ref for tool in tools for ref in tool.also_claims}
     for kind, element in widgets_on_show(capture):
+        if any(a.get(REF_ATTR) in standing for a in (element, *element.iterancestors())):
+            continue
         scope = element.getparent() if element.getparent() is not None else element
         refs = {str(r) for r in scope.xpath(f".//@{REF_ATTR}")}
         if scope.get(REF_ATTR):

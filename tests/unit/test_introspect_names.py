@@ -120,7 +120,7 @@ def test_two_search_boxes_are_told_apart_by_where_they_are_never_by_a_number() -
         </form></header>
       <aside aria-label="Filters"><form action="/books" data-tabmcp-ref="e3">
         <input type="search" name="term" aria-label="Search" data-tabmcp-ref="e4"></form></aside>""")
-    assert [t.name for t in tools] == ["search", "search_filters"]
+    assert [t.name for t in tools] == ["search", "search_books"]  # the filter box sends to /books
     assert len({t.description for t in tools}) == 2
 
 

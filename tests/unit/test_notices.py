@@ -106,14 +106,14 @@ async def test_a_tool_that_looks_the_same_keeps_its_name_and_sends_nothing() -> 
     driver.pages[1] = ("d1:0", BOXES)
     await connected(runtime, 1, focus=1)
     runtime.listed()
-    assert [t.name for t in runtime.state.page_tools] == ["search", "search_filters"]
+    assert [t.name for t in runtime.state.page_tools] == ["search", "search_books"]
     before = len(notified)
 
     header = BOXES.split("<aside")[0] + "</body></html>"
     aside = "<html><body>" + BOXES.split("</header>")[1]
-    driver.pages[1] = ("d1:1", aside)  # alone, the filter box would be "search": it stays search_filters
+    driver.pages[1] = ("d1:1", aside)  # alone, the filter box would be "search": it stays search_books
     await runtime.refresh_page_tools(1)
-    assert [t.name for t in runtime.state.page_tools] == ["search_filters"]
+    assert [t.name for t in runtime.state.page_tools] == ["search_books"]
     assert len(notified) == before
 
     driver.pages[1] = ("d1:2", header)

@@ -164,6 +164,9 @@ class PageTool:
     # Words that tell this tool apart from another wanting the same name, most telling first (the
     # form's heading, the landmark it sits in): the registry adds the first that makes the name unique.
     qualifiers: tuple[str, ...] = ()
+    # Other elements the tool stands for (the boxes of the same search elsewhere on the page): claimed
+    # with ``element_ref`` when the tool is kept, so no later introspector lists them again.
+    also_claims: tuple[str, ...] = ()
     # The pydantic model the schema came from (set from ``input_schema``): calls are validated with it.
     input_model: type[BaseModel] | None = field(default=None, compare=False, repr=False)
 
@@ -175,6 +178,7 @@ class PageTool:
         object.__setattr__(self, "input_schema", dict(schema))
         object.__setattr__(self, "plan", tuple(self.plan))
         object.__setattr__(self, "qualifiers", tuple(self.qualifiers))
+        object.__setattr__(self, "also_claims", tuple(self.also_claims))
 
     @property
     def annotations(self) -> ToolHints:

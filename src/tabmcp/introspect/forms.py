@@ -41,6 +41,7 @@ from tabmcp.introspect.purpose import (
     qualifiers,
 )
 from tabmcp.introspect.rows import ROW_ARG, ROWS_ARG, row_argument, row_boxes, row_forms, row_group, row_of
+from tabmcp.introspect.search_scope import fuller_form
 from tabmcp.introspect.text import (
     DESTRUCTIVE_WORDS,
     UNTRUSTED_NOTE,
@@ -465,6 +466,8 @@ class FormIntrospector(Introspector):
             ref = capture.ref(form)
             if not ref or capture.is_hidden(form) or is_declarative(form):
                 continue
+            if fuller_form(capture, form) is not None:
+                continue  # the main content's form sends the same fields and more: its tool is this one's
             # a closed dialog drawn out of sight: its form is a tool only when the page can open it
             dialog = closed_dialog(form)
             if dialog is not None and not opened_on_page(capture, dialog):

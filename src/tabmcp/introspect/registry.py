@@ -217,7 +217,7 @@ class Registry:
         found: list[tuple[tuple[int, int, int], Introspector, PageTool]] = []
         runs = [(introspector, self._run(introspector, capture)) for introspector in self.ordered()]
         # every claimed element found in one pass over the capture's refs
-        claims.resolve(t.element_ref for _, made in runs for t in made if t.element_ref)
+        claims.resolve(r for _, made in runs for t in made for r in (t.element_ref, *t.also_claims) if r)
         for introspector, made in runs:
             kind = KIND_ORDER.get(introspector.kind, len(KIND_ORDER))
             mine: list[str] = []
@@ -226,6 +226,7 @@ class Registry:
                     if not claims.free(tool.element_ref, kind):
                         continue
                     mine.append(tool.element_ref)
+                    mine.extend(tool.also_claims)
                 found.append(((kind, tool.rank, len(found)), introspector, tool))
             claims.take(mine, kind)
         found.sort(key=lambda entry: entry[0])

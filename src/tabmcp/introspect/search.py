@@ -10,7 +10,7 @@ arguments. The answer is the page's generic summary, whose ``results`` list the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from lxml.etree import XPath
@@ -19,6 +19,7 @@ from lxml.html import HtmlElement
 from tabmcp.introspect.api import Arg, Fmt, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import editable, form_fields, is_declarative, submit_button
 from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
+from tabmcp.introspect.search_scope import Scope, fuller_form, same_search, scope_of
 from tabmcp.introspect.text import UNTRUSTED_NOTE, cap_words, clean, name_words, quoted, without_counters
 from tabmcp.page.capture import PageCapture
 from tabmcp.protocol import Target
@@ -50,7 +51,7 @@ class SearchIntrospector(Introspector):
     kind: str = "generic"
 
     def tools(self, capture: PageCapture) -> list[PageTool]:
-        found: list[tuple[HtmlElement, HtmlElement | None, HtmlElement | None]] = []
+        found: list[_Found] = []
         seen: set[HtmlElement] = set()
         searches: set[tuple[str, ...]] = set()
         candidates = _IN_ORDER(capture.tree, a=list(capture.select(_LANDMARKS)), b=list(capture.select(SEARCH_BOXES)))
@@ -65,19 +66,42 @@ class SearchIntrospector(Introspector):
             form = capture.form_of(box)
             if form is not None and (is_declarative(form) or capture.is_hidden(form)):
                 continue  # a WebMCP form is the page's own tool
+            if form is not None and fuller_form(capture, form) is not None:
+                continue  # the page's own search form sends this query too, with its filters: its tool
             same = _same_search(capture, box, form)
             if same in searches:
                 continue  # the same search again (a header's box and a "quick search" both send q to /search)
             searches.add(same)
-            found.append((box, form, landmark))
-            if len(found) == MAX_SEARCH_TOOLS:
+            found.append((box, form, landmark, scope_of(capture, box, form)))
+            if len(found) == 3 * MAX_SEARCH_TOOLS:
                 break
         # the page's own search (in its main content) first: it keeps the plain name ``search``
         found.sort(key=lambda entry: _place(entry[0]))
-        return [self._tool(capture, box, form, landmark, n) for n, (box, form, landmark) in enumerate(found)]
+        kept = _one_per_search(found)[:MAX_SEARCH_TOOLS]
+        scopes = [entry[3] for entry, _ in kept] if len(kept) > 1 else []
+        # searches over different sections of the site (the users list, the site's pages): each is named
+        # for what it searches, not only the one whose plain name is taken
+        named = {id(s): s.topic for s in scopes if s is not None and s.topic}
+        topics = named if len(set(named.values())) > 1 else {}
+        tools = []
+        for n, (entry, same) in enumerate(kept):
+            told = _told(entry[3], scopes)
+            tool = self._tool(capture, *entry[:3], n, told, by_topic=told == topics.get(id(entry[3])))
+            # the same search's other boxes are this tool's: no form tool lists them again
+            also = (_claim(capture, *other[:3]) for other in same)
+            tools.append(replace(tool, also_claims=tuple(r for r in also if r)))
+        return tools
 
     def _tool(
-        self, capture: PageCapture, box: HtmlElement, form: HtmlElement | None, landmark: HtmlElement | None, n: int
+        self,
+        capture: PageCapture,
+        box: HtmlElement,
+        form: HtmlElement | None,
+        landmark: HtmlElement | None,
+        n: int,
+        told: str = "",
+        *,
+        by_topic: bool = False,
     ) -> PageTool:
         label = _label(capture, box)
         if not label and landmark is not None:
@@ -123,7 +147,7 @@ class SearchIntrospector(Introspector):
         schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
         path = " ".join(p for p in urlsplit(action).path.split("/") if p and not any(c.isdigit() for c in p))
         return PageTool(
-            name=search_name(label),
+            name=f"search_{told}" if by_topic and search_name(label) == "search" else search_name(label),
             title=_title(label),
             description=description,
             input_schema=schema,
@@ -132,8 +156,37 @@ class SearchIntrospector(Introspector):
             source=self.name,
             element_ref=_claim(capture, box, form, landmark),
             rank=10 + n,
-            qualifiers=qualifiers(place_name, heading, where, path),
+            qualifiers=qualifiers(told, place_name, heading, where, path),
         )
+
+
+_Found = tuple[HtmlElement, HtmlElement | None, HtmlElement | None, Scope | None]
+
+
+def _one_per_search(found: list[_Found]) -> list[tuple[_Found, list[_Found]]]:
+    """The first (most the page's own) of the boxes that are one search (``same_search``), each with
+    the others of its search."""
+    kept: list[tuple[_Found, list[_Found]]] = []
+    for entry in found:
+        scope = entry[3]
+        same = next((k for k in kept if scope and k[0][3] and same_search(k[0][3], scope)), None)
+        if same is None:
+            kept.append((entry, []))
+        else:
+            same[1].append(entry)
+    return kept
+
+
+def _told(scope: Scope | None, scopes: list[Scope | None]) -> str:
+    """With several searches on the page, what tells this one apart when two want one name: what it
+    searches (``pages``, ``users``; ``all_pages`` beside the page's own list of pages). A qualifier,
+    not a description: the tool looks the same on a page where it is alone, so its name is kept."""
+    if scope is None or not scopes or not scope.topic:
+        return ""
+    if any(s is not None and s is not scope and s.own != scope.own and s.topic == scope.topic for s in scopes):
+        # the site's search over what this page lists a part of: "all_pages"; the page's own, where it is
+        return "" if scope.own else f"all_{scope.topic}"
+    return scope.topic
 
 
 # Words of a search box's label that say only "search here", not what is searched.
