@@ -60,6 +60,9 @@ def test_the_search_form_filters_by_a_column_without_a_query(page: str) -> None:
     assert written[ref_at(page, f"{FILTERS}//input[@name='_filter_value']")] == "poetry"
     assert ref_at(page, f"{FILTERS}//input[@name='_search']") not in written  # the box keeps what it shows
     assert steps[-1].action == "submit"
+    emptied = resolve_plan(search, {"query": "", "filter_column": "genre"})
+    box = Target(ref=ref_at(page, f"{FILTERS}//input[@name='_search']"))
+    assert (emptied[0].target, emptied[0].value) == (box, "")  # "" empties the box
 
 
 def test_argument_names_leave_out_a_frameworks_leading_underscore() -> None:

@@ -106,9 +106,10 @@ class SearchIntrospector(Introspector):
             if extra.properties and _filters_here(capture, form):
                 # the page's own filter form (a column and a value, a category) narrows its list without a query
                 required = []
+                del query["minLength"]
                 query["description"] = (
-                    f"{query['description']}; left out, the box keeps what it shows and the other arguments "
-                    "filter on their own"
+                    f"{query['description']}; left out, the box keeps what it shows, \"\" empties it: the other "
+                    "arguments filter on their own"
                 )
                 filters = True
             required += extra.required
