@@ -476,7 +476,20 @@
     const classes = `${th.className} ${(sortControl(th) || th).className || ''}`;
     if (/desc/i.test(classes) || /headerSortUp/.test(classes)) return 'descending';
     if (/asc/i.test(classes) || /headerSortDown/.test(classes)) return 'ascending';
-    // an arrow icon or character in the header: up is ascending, as most tables draw it
+    const arrow = arrowOf(th);
+    if (arrow === 'none') return 'none';
+    // an arrow says the list is sorted by this column, but some tables draw the order a click gives:
+    // the address says which when it names the order (`_sort_desc=rating`, `dir=asc`, `ordering=-name`)
+    const here = orderIn(new URL(location.href));
+    if (here) return here;
+    const control = hrefOf(sortControl(th) || th);
+    const next = control ? orderIn(control) : null;
+    if (next === arrow) return arrow === 'ascending' ? 'descending' : 'ascending'; // its link goes there
+    return arrow;
+  }
+
+  /** An arrow icon or character in the header: up is ascending, as most tables draw it. */
+  function arrowOf(th) {
     for (const el of th.querySelectorAll('[class]')) {
       if (!isRendered(el)) continue;
       const names = String(el.className);
@@ -487,6 +500,17 @@
     if (/[▼▾↓⬇]/.test(text)) return 'descending';
     if (/[▲▴↑⬆]/.test(text)) return 'ascending';
     return 'none';
+  }
+
+  /** The sort order an address names, or null: a `…desc…` parameter set, an `asc`/`desc` value, a `-column`. */
+  function orderIn(url) {
+    for (const [key, value] of url.searchParams) {
+      if (/(^|[_-])desc(ending)?($|[_-])/i.test(key) && value !== '' && !/^(0|false|no|off)$/i.test(value)) return 'descending';
+      if (/^(desc|descending)$/i.test(value)) return 'descending';
+      if (/^(asc|ascending)$/i.test(value)) return 'ascending';
+      if (/sort|order/i.test(key) && value.startsWith('-')) return 'descending';
+    }
+    return null;
   }
 
   /** The table whose headers sort it: the first in main, outside navigation, with 2+ rows. */

@@ -47,6 +47,14 @@
     return raw !== '' && !raw.startsWith('#') && !/^javascript:/i.test(raw) && a.target !== '_blank';
   }
 
+  /** A link to a page under this page's path (`/db/books` → `/db/books/11`), on this site. */
+  function below(a) {
+    const here = location.pathname.replace(/\/+$/, '');
+    if (here === '' || a.origin !== location.origin) return false;
+    const path = a.pathname.replace(/\/+$/, '');
+    return path.startsWith(`${here}/`);
+  }
+
   /** Clicked as a whole: a link or button itself, a click handler, or the hand cursor the page gives it. */
   function wholeRow(item) {
     if (item.matches(CLICKABLE) || item.hasAttribute('onclick')) return true;
@@ -61,8 +69,9 @@
 
   /**
    * The element that opens a row, or null: the row itself when it is a link or button; else its
-   * primary link (in its heading, one covering the row, the only place its links go, the first with
-   * words that is no row action); else the row when it is clicked as a whole.
+   * primary link (in its heading, one covering the row, the only place its links go, one under the
+   * list's own address, the first with words that is no row action); else the row when it is clicked
+   * as a whole.
    */
   function rowOpener(item) {
     if (item.matches(CLICKABLE)) return item;
@@ -73,6 +82,10 @@
     const cover = links.find((a) => covers(a, item));
     if (cover) return cover;
     if (links.length && new Set(links.map((a) => a.href)).size === 1) return wordy[0] || links[0];
+    // a link under the list's own address is the row's record, even when it shows only the row's id;
+    // the others go to related records (a table's foreign keys: the row's author, its project)
+    const own = links.filter((a) => below(a) && !ACTION_WORDS.test(textOf(a)));
+    if (own.length) return own.find((a) => wordy.includes(a)) || own[0];
     if (wordy.length) return wordy[0];
     return wholeRow(item) ? item : null;
   }

@@ -69,7 +69,8 @@
         if (child.nodeType === Node.TEXT_NODE) {
           if (shown && !onlySummary) {
             parts.push(child.data);
-            length += child.data.length;
+            // what shows: a template's indentation would spend the budget on spaces collapse drops
+            length += collapse(child.data).length + 1;
           }
           return true;
         }

@@ -159,3 +159,11 @@ def test_no_watch_after_the_summary_and_text_only_once(browser: Browser, open_pa
     # the watch ended with its summary: a second read has nothing to report, and is not navigated
     again = page.call("summary", {"token": watch["token"], "results": False})
     assert again["navigated"] is False and "changed" not in again
+
+
+def test_summary_text_counts_what_shows_not_a_templates_indentation(open_page: OpenPage) -> None:
+    # a record's page whose source is mostly indentation: its values and what follows them are read
+    page = open_page("indented-record.html")
+    text = page.call("summary", {"token": None})["text"]
+    assert "poetry 1975 548 1.5 A mystery story about an orchard, a clock and a mirror." in text
+    assert text.endswith("Links from other tables")

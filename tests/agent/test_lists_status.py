@@ -144,3 +144,15 @@ def test_a_list_longer_than_an_answer_is_read_in_pages_of_a_hundred(open_page: O
     assert last["pages"] == {"page": 30, "next": False, "shown": "rows 2901-3000 of 3000"}
     beyond = browse(page, page=31)
     assert beyond["ok"] is False and beyond["message"] == "page 31 does not exist: the list has 30 pages"
+
+
+def test_an_arrow_that_shows_where_the_header_link_goes(open_page: OpenPage) -> None:
+    # ▼ on the column sorted ascending, its link sorting descending: the link and the address say which
+    page = open_page("lists/records/", query="_sort=rating")
+    assert browse(page, sort="rating", order="ascending")["done"] is True
+    assert browse(page, sort="rating")["done"] is True  # sorted by it already
+    assert query(browse(page, sort="rating", order="descending")["url"])["_sort_desc"] == "rating"
+    # ▲ on the column sorted descending, as the address says
+    page = open_page("lists/records/desc.html", query="_sort_desc=rating")
+    assert browse(page, sort="rating", order="descending")["done"] is True
+    assert query(browse(page, sort="rating", order="ascending")["url"])["_sort"] == "rating"

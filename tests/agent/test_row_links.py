@@ -83,6 +83,17 @@ def test_an_admin_list_opens_by_its_row_header_link(open_page: OpenPage) -> None
     assert len(texts(page, css)) == 20
 
 
+def test_a_table_row_opens_its_own_record_not_a_related_one(open_page: OpenPage) -> None:
+    # each row's own page is under the table's address and its link shows only the id; the author
+    # column's links (words) go to another table's rows
+    page = open_page("lists/records/")
+    css, count = open_marks(page)
+    assert count == 12
+    assert texts(page, css)[:3] == ["1", "2", "3"]
+    out = click_row(page, css, "The Book of Things 7")
+    assert out["ok"] is True and out["navigation"]["url"].endswith("/lists/records/7")
+
+
 def test_results_written_as_linked_titles(open_page: OpenPage) -> None:
     page = open_page("lists/title-results.html")
     css, count = open_marks(page)

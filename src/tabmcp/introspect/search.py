@@ -5,13 +5,14 @@ element), an ``<input type=search>`` or ``role=searchbox``, and the common ``nam
 tool fills the query and submits the box's form (``requestSubmit``), or presses Enter when there
 is no form. It claims the form (or the landmark around it), so the generic form introspector,
 which runs after it, does not list the same form again; other fields of the form become optional
-arguments. The answer is the page's generic summary, whose ``results`` list the hits.
+arguments, and on a GET form sent to the page it is on (the page's own filter form: a filter row, a
+category) the query is optional too. The answer is the page's generic summary, whose ``results`` list the hits.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from lxml.etree import XPath
 from lxml.html import HtmlElement
@@ -116,6 +117,7 @@ class SearchIntrospector(Introspector):
         plan = [PlanStep("fill", target=Target(ref=capture.ref(box)), value=Arg("query"))]
         properties: dict[str, dict[str, object]] = {"query": query}
         required = ["query"]
+        filters = False
         action = ""
         live = is_live(capture, box, form)
         if live:
@@ -125,6 +127,15 @@ class SearchIntrospector(Introspector):
         elif form is not None and capture.ref(form):
             extra = form_fields(capture, form, skip=frozenset({box}), taken={"query"})
             properties.update(extra.properties)
+            if extra.properties and _filters_here(capture, form):
+                # the page's own filter form (a column and a value, a category) narrows its list without a query
+                required = []
+                del query["minLength"]
+                query["description"] = (
+                    f"{query['description']}; left out, the box keeps what it shows, \"\" empties it: the other "
+                    "arguments filter on their own"
+                )
+                filters = True
             required += extra.required
             plan += extra.plan
             plan.append(PlanStep("submit", target=Target(ref=capture.ref(form))))
@@ -138,6 +149,11 @@ class SearchIntrospector(Introspector):
                 f"Search with {what}{located}: types the query; the page shows its results as it is typed. "
                 "Returns those results (title, url); with result, opens the one that shows that text. "
                 f"{UNTRUSTED_NOTE}"
+            )
+        elif filters:
+            description = (
+                f"Search with {what}{located} and the filters of its form: types the query, sets the fields "
+                f"given and submits them. Returns the results the page shows. {UNTRUSTED_NOTE}"
             )
         else:
             description = (
@@ -262,6 +278,14 @@ def _same_search(capture: PageCapture, box: HtmlElement, form: HtmlElement | Non
         return ("box", _label(capture, box).lower() or str(id(box)))
     action = urlsplit(form.get("action") or capture.url)
     return ("form", (form.get("method") or "get").lower(), action.netloc, action.path, box.get("name") or str(id(box)))
+
+
+def _filters_here(capture: PageCapture, form: HtmlElement) -> bool:
+    """A GET form sent to the page it is on: it filters the page's own list (a site's search box sends
+    the query to its search page)."""
+    if (form.get("method") or "get").strip().lower() != "get":
+        return False
+    return urlsplit(urljoin(capture.url, form.get("action") or "")).path == urlsplit(capture.url).path
 
 
 _PLACES = {"": 0, "header": 1, "dialog": 1, "sidebar": 2, "navigation": 2, "footer": 3}

@@ -142,9 +142,10 @@ def valid_name(wanted: str) -> str:
 
 def param_name(raw: str, taken: set[str]) -> str:
     """An argument name clients accept (``^[A-Za-z0-9_.-]{1,64}$``), unique among ``taken``:
-    ``user[email]`` → ``user_email``. Names that already fit are kept as they are."""
+    ``user[email]`` → ``user_email``, ``_sort`` → ``sort``. Other names that fit are kept as they are."""
     name = raw if PARAM_NAME.match(raw) else re.sub(r"[^A-Za-z0-9_.-]+", "_", raw).strip("_")[:64]
-    name = name or "value"
+    # a leading underscore marks a framework's own parameters (``_filter_column``, ``_sort``): no word
+    name = name.strip("_") or "value"
     candidate, n = name, 2
     while candidate in taken:
         suffix = f"_{n}"
