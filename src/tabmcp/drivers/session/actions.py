@@ -17,6 +17,7 @@ from tabmcp.drivers.session.limits import (
     NAVIGATION_GRACE_S,
     NAVIGATION_START_S,
     NAVIGATION_TIMEOUT_S,
+    WENT_AWAY_S,
 )
 from tabmcp.drivers.session.navigation import NavigationWatcher, first_start, navigated_meanwhile, navigation_error
 
@@ -58,7 +59,7 @@ async def act(session: SessionCore, tab_id: int, frame: p.Act) -> dict[str, Any]
         except DriverError as exc:
             # the action itself navigated the frame before the agent could answer: that is success
             went = exc.code == p.ErrorCode.NOT_SCRIPTABLE
-            if not went or not await navigated_meanwhile([top, in_frame], NAVIGATION_GRACE_S):
+            if not went or not await navigated_meanwhile([top, in_frame], WENT_AWAY_S):
                 raise
             answer = {"ok": True, "dialogs": []}
         navigated = await settle_action(session, answer, top, in_frame, frame.waitUntil, frame)

@@ -15,6 +15,9 @@ NAVIGATION_TIMEOUT_MS = 15_000
 NAVIGATION_TIMEOUT_S = NAVIGATION_TIMEOUT_MS / 1000
 NAVIGATION_GRACE_S = 0.4  # a trusted input that may navigate: how long the browser has to report a start
 NAVIGATION_START_S = 2.0  # a navigation the agent announced: how long it may take to start
+# a call whose document went away before its agent answered: how long its navigation's news may
+# take (it travels another connection than the answer; only a call that failed anyway waits it out)
+WENT_AWAY_S = 2.0
 REPLACED_NAVIGATION_S = 0.5  # after an aborted goto: time for the navigation that replaced it to show
 FOLLOW_ON_S = 2.0  # a navigation the page started as it loaded: how long its outcome may take
 LOADING_WAIT_S = 10.0  # a request on a loading tab waits this long for its load first

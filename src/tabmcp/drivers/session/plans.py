@@ -25,6 +25,7 @@ from tabmcp.drivers.session.limits import (
     UNWATCH_S,
     WAIT_TIMEOUT_MS,
     WEBMCP_TIMEOUT_MS,
+    WENT_AWAY_S,
 )
 from tabmcp.drivers.session.navigation import NavigationWatcher, navigated_meanwhile, navigation_error
 from tabmcp.drivers.session.tabs import navigate
@@ -201,17 +202,23 @@ async def _run_step(session: SessionCore, step: p.Step, index: int, run: Run) ->
         elif step.action == "results":
             outcome = await _results_step(session, step, run) or ok
         else:
-            try:
-                outcome = await session.tab(run.tab_id).agent.call("act", _action_for(step))
-            except DriverError as exc:
-                if not await _went_away(exc, run):
-                    raise
-                outcome = _went_away_outcome()
+            outcome = await _act(session, step, run)
     except DriverError as exc:
         raise DriverError(exc.code, f"{prefix} {exc.message}") from None
     if outcome.get("ok") is False:
         raise DriverError(str(outcome.get("code") or p.ErrorCode.INTERNAL), f"{prefix} {outcome.get('message')}")
     return outcome
+
+
+async def _act(session: SessionCore, step: p.Step, run: Run) -> dict[str, Any]:
+    """The agent's ``act`` for a step; an action whose own navigation took its document before the
+    agent answered is done, with that navigation."""
+    try:
+        return await session.tab(run.tab_id).agent.call("act", _action_for(step))
+    except DriverError as exc:
+        if not await _went_away(exc, run):
+            raise
+        return _went_away_outcome()
 
 
 def _went_away_outcome() -> dict[str, Any]:
@@ -223,7 +230,7 @@ async def _went_away(exc: DriverError, run: Run) -> bool:
     """The agent gave no answer because a cross-document navigation took its document."""
     if exc.code != p.ErrorCode.NOT_SCRIPTABLE:
         return False
-    return await navigated_meanwhile([run.watcher], NAVIGATION_GRACE_S) and not run.watcher.same_document
+    return await navigated_meanwhile([run.watcher], WENT_AWAY_S) and not run.watcher.same_document
 
 
 async def _webmcp_step(session: SessionCore, step: p.Step, run: Run) -> dict[str, Any]:
@@ -294,7 +301,7 @@ async def _results_step(session: SessionCore, step: p.Step, run: Run) -> dict[st
         # the page's own summary (the list it shows) answers
         run.has_extract = any(s == "extract" for s in run.actions)
         press = p.Step(action="press", target=step.target, key=step.key)
-        return await session.tab(run.tab_id).agent.call("act", _action_for(press))
+        return await _act(session, press, run)
     if not isinstance(answer.get("open"), str):
         rows = answer.get("rows") if isinstance(answer.get("rows"), list) else []
         found: dict[str, Any] = {"results": rows}
@@ -307,7 +314,7 @@ async def _results_step(session: SessionCore, step: p.Step, run: Run) -> dict[st
         return None
     # the page the result opens answers the call, not the list it was chosen from
     click = p.Step(action="click", target=p.Target(ref=answer["open"]))
-    return await session.tab(run.tab_id).agent.call("act", _action_for(click))
+    return await _act(session, click, run)
 
 
 async def _navigate_step(session: SessionCore, tab_id: int, step: p.Step) -> None:
