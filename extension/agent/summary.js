@@ -33,7 +33,11 @@
   const EXTRACT_LIMIT_MAX = 100;
   const WATCH_MAX_MS = 10 * 60 * 1000; // a watch nobody reads (the plan failed) stops by itself
   const WATCH_MAX_NODES = 2000;
-  const SETTLE_MAX_MS = 1500; // the longest a summary waits for the page to settle
+  const SETTLE_MAX_MS = 1500; // the longest a summary waits for a page whose frames keep changing (a clock)
+  // The longest it waits for the work the call started (a debounced search, its request, the render):
+  // a page answering slowly (a loaded machine, a slow server) is still answering.
+  const SETTLE_WORK_MAX_MS = 3000;
+  const SETTLE_RENDER_MS = 500; // after work that ended past the frames' bound: frames to render it in
   // Attribute changes that show or hide something (a dialog opens, a panel is revealed).
   const WATCH_ATTRIBUTES = ['hidden', 'open', 'style', 'class', 'aria-hidden'];
   const WATCH_OPTIONS = {
@@ -268,15 +272,19 @@
   /**
    * Until the work the call started is done: no counted request or timer of the page pending,
    * then a frame that changed nothing. A page that changed at once settles after one frame; one that
-   * fetches and renders, after the render. SETTLE_MAX_MS at most (a clock ticking every frame, a
-   * request that never ends).
+   * fetches and renders, after the render. Frames that keep changing with nothing pending end it
+   * at SETTLE_MAX_MS (a clock ticking every frame); pending work at SETTLE_WORK_MAX_MS (a request that
+   * never ends), work that ends in time getting frames to render its answer.
    */
   async function settleWatch(watch) {
-    const deadline = performance.now() + SETTLE_MAX_MS;
+    const start = performance.now();
+    const workDeadline = start + SETTLE_WORK_MAX_MS;
+    let deadline = start + SETTLE_MAX_MS;
     for (;;) {
       recordChanges(watch, watch.observer.takeRecords());
       if (pageWork.pending) {
-        if (!await pageWorkDone(deadline)) return;
+        if (!await pageWorkDone(workDeadline)) return;
+        deadline = Math.max(deadline, Math.min(workDeadline, performance.now() + SETTLE_RENDER_MS));
         continue;
       }
       const seen = watch.changes;

@@ -2,7 +2,8 @@
 and one opened by the text it shows. `tabmcp serve` over stdio on both drivers; the page
 (tests/fixtures/pages/widgets/search.html) searches a lunr index installed from npm (``make widgets``), in a
 form that sends nothing, beside a box that names the listbox it fills; with ``#classic`` the same form is
-sent (nothing shows as the query is typed) and the page lists what the query finds."""
+sent (nothing shows as the query is typed) and the page lists what the query finds. A webmail's filter
+box without a form (widgets/filter-list.html) answers with its list once the page's slow answer came."""
 
 from __future__ import annotations
 
@@ -111,3 +112,21 @@ async def test_an_autocomplete_library_that_names_its_listbox_once_open(
         assert found["page"]["url"].endswith("autocomplete.html")  # type: ignore[index]  # nothing was sent
         opened = await call(client, guides, {"query": "band", "result": "Bandwidth limits"})
         assert opened["page"]["url"].endswith("search.html?doc=bandwidth")  # type: ignore[index]
+
+
+async def test_a_list_filtered_as_typed_without_a_form(server_log: object, tmp_path: Path, pages: SiteServer) -> None:
+    # a webmail's filter box (tests/fixtures/pages/widgets/filter-list.html): no form, a debounced
+    # request answered about 2 s after typing (the list "Loading…" until then), button rows, and the
+    # first row of the list as it stood opened as the query changes: the answer waits for the list
+    async with serve(server_log, ws_port="0", user_data_dir=str(tmp_path / "profile")) as client:
+        await client.call_ok("connect_browser", {"launch": True})
+        await client.call_ok("open_tab", {"url": pages.url("widgets/filter-list.html")})
+        mail = await search_tool(client, "Search mail")
+        found = await call(client, mail, {"query": "contract draft"})
+        changed = str(found["changed"])
+        assert "3 of 6 emails" in changed and "Loading" not in changed, found
+        for subject in ("Contract draft v1042", "Contract draft v1030", "Contract draft v1018"):
+            assert subject in changed, found
+        assert "Lunch on Friday?" not in changed, found
+        # the page opened a message of its own as the query was typed: the answer says where it is
+        assert found["page"]["url"].endswith("#/email/m1")  # type: ignore[index]
