@@ -264,7 +264,8 @@ async def cms(m: Meter, url: str) -> dict[str, Any]:
     await log_in(m, d.CMS_USER, d.CMS_PASSWORD)
     search = need(m, "search the pages", ("search",), (("query", "search"),))
     listed = await m.call(search.name, {search.args[0]: d.CMS_QUERY})
-    rows = [r for r in results(listed) if r.split(" | ")[0] == d.CMS_STORY]
+    # the title cell may show more after the title (Wagtail's search lists each page's parent under it)
+    rows = [r for r in results(listed) if f'{r.split(" | ")[0]} '.startswith(f"{d.CMS_STORY} ")]
     draft = next((i for i, r in enumerate(rows) if "draft" in r), None)
     if draft is None:
         raise TaskFailed(f"no {d.CMS_STORY!r} with a draft listed:\n{listed[:1500]}")
