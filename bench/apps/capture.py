@@ -8,13 +8,27 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from playwright.sync_api import Page
+
 from bench.apps.base import ROOT, App, KeyPage
-from bench.apps.browser import lab
+from bench.apps.browser import Lab, lab
 from bench.apps.runner import running
 from tabmcp.page.capture import PageCapture
 
 FIXTURES = ROOT / "tests" / "fixtures" / "apps"
 FIXED_BASE = "http://127.0.0.1:8000/"
+
+
+def settled_capture(lab_: Lab, page: Page, label: str) -> PageCapture:
+    """The page agent's capture of ``page`` once it loaded and its late scripts drew; the page is
+    closed. A truncated capture is refused (``label`` names the page)."""
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(400)  # a capture tool, not a test: let late scripts draw
+    cap = lab_.capture(page)
+    page.close()
+    if cap.truncated:
+        raise RuntimeError(f"{label}: the capture was truncated")
+    return cap
 
 
 def live_captures(app: App) -> Iterator[tuple[KeyPage, PageCapture]]:
@@ -33,12 +47,7 @@ def live_captures(app: App) -> Iterator[tuple[KeyPage, PageCapture]]:
             page.wait_for_load_state("load")
             for act in key.actions:
                 act(page, base)
-            page.wait_for_load_state("load")
-            page.wait_for_timeout(400)  # a capture tool, not a test: let late scripts draw
-            cap = lab_.capture(page)
-            page.close()
-            if cap.truncated:
-                raise RuntimeError(f"{app.name}/{key.name}: the capture was truncated")
+            cap = settled_capture(lab_, page, f"{app.name}/{key.name}")
             yield key, PageCapture(url=fixed(cap.url, live.base), title=cap.title, html=fixed(cap.html, live.base))
 
 
