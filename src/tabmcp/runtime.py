@@ -514,7 +514,9 @@ class Runtime:
             except DriverError as exc:
                 log.warning("tab %s could not be focused again after the relink: %s", tab.id, exc.message)
                 return
-            self._enforce_policy(tab)
+            now = self.state.tabs.get(tab.id)  # where the tab is after the focus, not before it
+            if now is not None:
+                self._enforce_policy(now)
 
     # ------------------------------------------------------------- navigation policy
 
@@ -529,7 +531,11 @@ class Runtime:
 
     async def stop_tab(self, tab_id: int, url: str, verdict: Verdict, *, by_tool: bool = False) -> None:
         """Send a tab showing a page the policy refuses to about:blank. A stop the runtime decides on
-        leaves a note for the next tool result; a tool's own stop (``by_tool``) reports it itself."""
+        leaves a note for the next tool result; a tool's own stop (``by_tool``) reports it itself. The
+        runtime's own stop runs a moment after it was decided: a tab that has gone on meanwhile to a
+        page the policy allows (the user or the page took it there) is left where it is."""
+        if not by_tool and await self._moved_on(tab_id, url):
+            return
         if not self.policy_watch.claim_stop(tab_id, url, verdict, by_tool=by_tool):
             return
         log.warning("tab %s is at %s, which the navigation policy refuses: sending it to about:blank", tab_id, url)
@@ -537,6 +543,19 @@ class Runtime:
             await self.driver.navigate(tab_id, url="about:blank", timeout_ms=STOP_TIMEOUT_MS)
         except DriverError as exc:
             log.warning("tab %s could not be sent to about:blank: %s", tab_id, exc.message)
+
+    async def _moved_on(self, tab_id: int, url: str) -> bool:
+        """Whether the tab has left the refused ``url`` for a page the policy allows, or closed. Asked of
+        the browser, not of the state: the tab's events may still be on their way."""
+        try:
+            now = await self.driver.tab_info(tab_id)
+        except DriverError as exc:
+            log.info("tab %s not sent away from %s: %s", tab_id, url, exc.message)
+            return True
+        if now.url != url and self.policy.check(now.url).allowed:
+            log.info("tab %s left %s for %s before it was sent away: left there", tab_id, url, now.url)
+            return True
+        return False
 
     def take_policy_notes(self) -> list[str]:
         """What the navigation policy did since the last tool result (each note is given once)."""

@@ -124,6 +124,11 @@ class Driver(Protocol):
 
     async def focus_tab(self, tab_id: int) -> Tab: ...
 
+    async def tab_info(self, tab_id: int) -> Tab:
+        """The tab as the browser lists it now (its events may still be on their way); NO_TAB when
+        it is gone."""
+        ...
+
     async def show_controlled(self, tabs: Sequence[tuple[int, str]]) -> None:
         """Tell the browser which tabs its clients control now (tab id, the client's tab-group title), so
         the user sees it (the extension's popup, its tab group). Best effort; a driver with no UI of its

@@ -279,6 +279,9 @@ class DriverView:
     async def focus_tab(self, tab_id: int) -> s.Tab:
         return await self.hub.driver.focus_tab(self._check(tab_id))
 
+    async def tab_info(self, tab_id: int) -> s.Tab:
+        return await self.hub.driver.tab_info(self._check(tab_id))
+
     async def controls(self, tab_id: int | None) -> None:
         """This workspace's focused tab is now ``tab_id`` (None: none). A workspace says only what it
         controls itself; the hub tells the browser about every workspace's (``DriverHub.controls``)."""

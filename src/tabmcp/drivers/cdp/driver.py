@@ -602,6 +602,9 @@ class CdpDriver(PageRequests):
         await self._guarded(self._focus(tab_id))
         return self._tab(tab_id).tab()
 
+    async def tab_info(self, tab_id: int) -> s.Tab:
+        return await self._guarded(self.host.tab_info(tab_id))
+
     def _shown_now(self, tab_id: int) -> None:
         self._shown.pop(tab_id, None)
         self._shown[tab_id] = None

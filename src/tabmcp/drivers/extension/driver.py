@@ -114,6 +114,9 @@ class ExtensionDriver(PageRequests):
         reply = await self.bridge.request(p.FocusTab(tabId=tab_id))
         return tab_from_wire(p.TabInfo.model_validate(_data(reply, "tab")))
 
+    async def tab_info(self, tab_id: int) -> s.Tab:
+        return await self.host.tab_info(tab_id)
+
     async def show_controlled(self, tabs: Sequence[tuple[int, str]]) -> None:
         await self.bridge.notify(p.Controlled(tabs=[p.ControlledTab(tabId=t, group=g) for t, g in tabs]))
 
