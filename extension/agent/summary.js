@@ -361,13 +361,19 @@
   }
 
   /**
-   * A shown same-origin frame whose page is not in yet: its document still loading, or (during a
-   * watch) a source the plan gave it (a new frame, a new src) that has not loaded since.
+   * A shown same-origin frame whose page is not in yet: its document still loading (one in place with
+   * nothing parsed into it yet, between a slow response's commit and its first bytes, included), or
+   * (during a watch) a source the plan gave it (a new frame, a new src) that has not loaded since.
    */
   function frameLoading(frame, watch) {
-    const doc = frameDocument(frame);
+    let doc;
+    try {
+      doc = frame.contentDocument;
+    } catch {
+      return false; // a cross-origin frame: not waited for, its text stays out
+    }
     if (!doc) return false;
-    if (doc.readyState !== 'complete') return true;
+    if (!doc.documentElement || doc.readyState !== 'complete') return true;
     if (!watch || watch.loaded.has(frame)) return false;
     const source = frameSource(frame);
     return source !== '' && source !== watch.sources.get(frame);
@@ -456,7 +462,7 @@
     if (changed) out.changed = changed;
     out.text = root ? renderedText(root, SUMMARY_TEXT_MAX) : '';
     if (watch || navigated) {
-      await framesLoaded(watch, performance.now() + SETTLE_MAX_MS);
+      await framesLoaded(watch, performance.now() + SETTLE_WORK_MAX_MS); // a frame's load is the call's work too
       const frames = framesNow(watch);
       if (frames.length) out.frames = frames;
     }

@@ -167,3 +167,13 @@ def test_summary_text_counts_what_shows_not_a_templates_indentation(open_page: O
     text = page.call("summary", {"token": None})["text"]
     assert "poetry 1975 548 1.5 A mystery story about an orchard, a clock and a mirror." in text
     assert text.endswith("Links from other tables")
+
+
+def test_summary_waits_for_a_frame_whose_document_has_no_content_yet(open_page: OpenPage) -> None:
+    """A frame's new document can be in place before anything is parsed into it (a slow response, a
+    document opened to be written): the summary waits for it to load rather than skip it as empty."""
+    page = open_page("frame-written.html")
+    watch = page.call("watchChanges")
+    page.page.click("#open")
+    summary = page.call("summary", {"token": watch["token"], "results": False})
+    assert summary.get("frames") == ["The message body, written late."], summary
