@@ -55,6 +55,22 @@ PAGES: dict[str, str] = {
 <div style="display: none"><iframe src="inner.html?who=hidden"></iframe></div>
 """,
     "inner.html": INNER,
+    # a rich-text editor's way: an iframe made by script, its document written with open()/write()
+    # after the agent started in its blank document (the rewrite erases every listener of its window)
+    "written.html": """<!doctype html><title>Written frame</title>
+<button id="make">Make editor</button>
+<script>
+  document.getElementById('make').addEventListener('click', () => {
+    const frame = document.createElement('iframe');
+    document.body.appendChild(frame);
+    frame.contentWindow.document.body.textContent = 'blank';  // the blank document is in use first
+    const doc = frame.contentWindow.document;
+    doc.open();
+    doc.write('<textarea placeholder="Body text"></textarea>');
+    doc.close();
+  });
+</script>
+""",
     "trusted.html": """<!doctype html><title>Trusted</title>
 <button id="guard">Guarded</button>
 <p id="result">nothing yet</p>
@@ -281,6 +297,20 @@ async def test_acting_on_frame_refs(env: Env) -> None:
     after = await env.driver.snapshot(tab)
     assert one(after, "heading", "Inner clicked same")["ref"].startswith("f1")
     assert one(after, "textbox", "cross field")["value"] == "over the border"
+    await env.driver.close_tab(tab)
+
+
+async def test_a_frame_whose_document_was_written_by_script_is_in_the_snapshot(env: Env) -> None:
+    tab = await env.open("written.html")
+    await env.driver.snapshot(tab)
+    await env.driver.act(tab, {"action": "click", "target": {"css": "#make"}})
+    snap = await env.driver.snapshot(tab)
+    body = one(snap, "textbox", "Body text")
+    assert body["ref"].startswith("f1")  # spliced after its iframe's row, not left out as unmatched
+    names = [n["ref"] for n in snap["nodes"]]
+    assert names.index(one(snap, "iframe", "")["ref"]) < names.index(body["ref"])
+    await env.driver.act(tab, {"action": "fill", "target": {"ref": body["ref"]}, "text": "Eggs and milk"})
+    assert one(await env.driver.snapshot(tab), "textbox", "Body text")["value"] == "Eggs and milk"
     await env.driver.close_tab(tab)
 
 
