@@ -61,3 +61,9 @@ def test_the_sidebars_close_buttons_are_not_the_tiddlers() -> None:
 def test_one_open_tiddler_keeps_a_plain_button() -> None:
     edit = tools_of("story_one")["edit_this_tiddler"]
     assert edit.schema["properties"] == {}
+
+
+def test_the_tag_pills_are_in_the_capture_with_their_refs() -> None:
+    """A tag pill is a ``<span aria-expanded>`` with no role: the page agent captures it as a control."""
+    pills = captured("tags").tree.xpath(f"//span[@aria-expanded][@{REF_ATTR}]")
+    assert {"City", "Fruit", "Stone Fruit"} <= {p.get("data-tabmcp-name") for p in pills}
