@@ -37,6 +37,7 @@
   const CAPTURE_INTERACTIVE_SELECTOR = [
     'a[href]', 'button', 'input', 'select', 'textarea', 'form', 'label', 'summary', '[role]',
     '[tabindex]', '[contenteditable=""]', '[contenteditable="true"]', '[contenteditable="plaintext-only"]',
+    '[aria-expanded]',
   ].join(',');
 
   const CHECKABLE_ROLES = new Set(['checkbox', 'switch', 'radio', 'menuitemcheckbox', 'menuitemradio']);

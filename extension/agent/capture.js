@@ -482,7 +482,7 @@
     // without running the selector
     if (tag === 'a') return el.hasAttribute('href') || el.matches(CAPTURE_INTERACTIVE_SELECTOR);
     if (!el.hasAttributes() || (!el.hasAttribute('role') && !el.hasAttribute('tabindex')
-      && !el.hasAttribute('contenteditable'))) return false;
+      && !el.hasAttribute('contenteditable') && !el.hasAttribute('aria-expanded'))) return false;
     return el.matches(CAPTURE_INTERACTIVE_SELECTOR);
   }
 

@@ -82,7 +82,7 @@
   }
 
   // An element without these attributes has its tag's role and is interactive by its tag alone.
-  const MARKED_SELECTOR = '[role],[aria-hidden],[contenteditable],[tabindex]';
+  const MARKED_SELECTOR = '[role],[aria-hidden],[contenteditable],[tabindex],[aria-expanded]';
 
   /** marked: el may carry MARKED_SELECTOR attributes (false lets the common case skip reading them). */
   function implicitRole(el, tag = el.localName, marked = true) {
@@ -134,7 +134,12 @@
       }
       case 'textarea': return 'textbox';
       case 'tr': return 'row';
-      default: return marked && isContentEditableHost(el) ? 'textbox' : '';
+      default:
+        if (!marked) return '';
+        if (isContentEditableHost(el)) return 'textbox';
+        // a popup's trigger drawn without a role (a tag pill: <span aria-expanded>) is clicked as a
+        // button; aria-expanded belongs to no generic element
+        return el.hasAttribute('aria-expanded') ? 'button' : '';
     }
   }
 

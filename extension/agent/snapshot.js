@@ -9,7 +9,7 @@
     NAME_MAX, IS_TOP, SKIPPED_TAGS, INLINE_TAGS, LABELABLE_TAGS, FORM_CONTROL_TAGS, collapse, cut, DOC_ID, refFor,
     forEachChild, flatParent, deepActiveElement, isRendered, isVisible, PRUNED, VISIBLE, ZERO_SIZE, renderState,
     visibilityOf, MARKED_SELECTOR, roleOf, isInteractive, accName, valueOf, statesOf, renderedText, failure,
-    AgentError, hiddenReason,
+    AgentError, hiddenReason, openRoots,
   } = shared;
   // Defined by a later file: called through `shared` (by then every file has run).
   const resolveTarget = (target) => shared.resolveTarget(target);
@@ -53,7 +53,7 @@
       walkChildren(document.documentElement, 0, state);
     }
     if (full) flushText(state);
-    return { url: location.href, title: document.title, docId: DOC_ID, parentToken, nodes: state.rows };
+    return { url: location.href, title: document.title, docId: DOC_ID, parentToken: parentTokenOf(), nodes: state.rows };
   }
 
   /** The element a region starts at; one that does not render at all is an error, not an empty region. */
@@ -305,15 +305,52 @@
     }
   }
 
-  addEventListener('message', (event) => {
+  // A frame's document learns its token from a message; a parent that rewrites the frame's document
+  // (document.open()/write(): the iframe of a rich-text editor) erases every listener of its window,
+  // ours too. A tokenless frame therefore listens again (the same function: a no-op when it still
+  // listens) and asks its parent, which answers with the token of the iframe that holds it.
+  function onFrameMessage(event) {
     const data = event.data;
-    if (!data || typeof data !== 'object' || data.__tabmcp !== 'frame') return;
+    if (!data || typeof data !== 'object') return;
+    if (data.__tabmcp === 'frame-ask') {
+      answerTokenAsk(event);
+      return;
+    }
+    if (data.__tabmcp !== 'frame') return;
     if (IS_TOP || event.source !== window.parent) return;
     if (typeof data.token === 'string' && data.token.length <= 64) parentToken = data.token;
     event.stopImmediatePropagation();
-  }, true);
+  }
+
+  /** A child frame asked for its token: post it to the iframe element whose window sent the ask. */
+  function answerTokenAsk(event) {
+    event.stopImmediatePropagation();
+    if (!event.source) return;
+    for (const root of [document, ...openRoots()]) {
+      for (const iframe of root.querySelectorAll('iframe, frame')) {
+        if (iframe.contentWindow === event.source) {
+          frameTokenOf(iframe);
+          return;
+        }
+      }
+    }
+  }
+
+  function parentTokenOf() {
+    if (parentToken === null && !IS_TOP) {
+      addEventListener('message', onFrameMessage, true);
+      try {
+        window.parent.postMessage({ __tabmcp: 'frame-ask' }, '*');
+      } catch {
+        // a parent that cannot be reached: the frame stays unmatched
+      }
+    }
+    return parentToken;
+  }
+
+  addEventListener('message', onFrameMessage, true);
 
   Object.assign(shared, {
-    snapshot, frameTokenOf, parentTokenOf: () => parentToken,
+    snapshot, frameTokenOf, parentTokenOf,
   });
 })();

@@ -116,6 +116,7 @@
 
   const ROW_SELECTOR = 'tr, [role=row], li, [role=listitem], article, [role=article]';
   const CELL_SELECTOR = 'td, th, [role=cell], [role=gridcell], [role=rowheader], a, label';
+  const HEADING_SELECTOR = 'h1, h2, h3, h4, h5, h6, [role=heading]';
   const NEAR_MAX = 5;
   const ROW_TEXT_MAX = 80;
 
@@ -145,16 +146,21 @@
   }
 
   /**
-   * The matches whose row shows `text` (case and spaces ignored): those with a cell or link that
-   * says exactly that first, else those whose row contains it (or each of its " | "-separated cells). `near`: when none does, the texts of
+   * The matches whose row shows `text` (case and spaces ignored): those with a heading that says
+   * exactly that first, then those with a cell or link that does, else those whose row contains it (or each of its " | "-separated cells). `near`: when none does, the texts of
    * the rows most like it (most words in common), for an error the model can act on.
    */
   function byRow(matches, text) {
     const needle = collapse(text).toLowerCase();
     const rowOf = rowsOf(matches);
     const rows = matches.map((el) => ({ el, row: rowOf.get(el) }));
-    const exact = rows.filter(({ row }) => [row, ...row.querySelectorAll(CELL_SELECTOR)]
-      .some((cell) => collapse(cell.textContent || '').toLowerCase() === needle));
+    const says = (cells) => [...cells]
+      .some((cell) => collapse(cell.textContent || '').toLowerCase() === needle);
+    // a row whose own title says it first: an article that links to another ("See also Lemon")
+    // is not the "Lemon" article
+    const titled = rows.filter(({ row }) => says(row.querySelectorAll(HEADING_SELECTOR)));
+    const exact = titled.length ? titled
+      : rows.filter(({ row }) => says([row, ...row.querySelectorAll(CELL_SELECTOR)]));
     // a row's cells as a list answer gives them ("Dune | Frank Herbert | 1965"): each part in the row
     const parts = needle.split('|').map((part) => part.trim()).filter(Boolean);
     const shows = (row) => {

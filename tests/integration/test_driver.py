@@ -55,6 +55,22 @@ PAGES: dict[str, str] = {
 <div style="display: none"><iframe src="inner.html?who=hidden"></iframe></div>
 """,
     "inner.html": INNER,
+    # a rich-text editor's way: an iframe made by script, its document written with open()/write()
+    # after the agent started in its blank document (the rewrite erases every listener of its window)
+    "written.html": """<!doctype html><title>Written frame</title>
+<button id="make">Make editor</button>
+<script>
+  document.getElementById('make').addEventListener('click', () => {
+    const frame = document.createElement('iframe');
+    document.body.appendChild(frame);
+    frame.contentWindow.document.body.textContent = 'blank';  // the blank document is in use first
+    const doc = frame.contentWindow.document;
+    doc.open();
+    doc.write('<textarea placeholder="Body text"></textarea>');
+    doc.close();
+  });
+</script>
+""",
     "trusted.html": """<!doctype html><title>Trusted</title>
 <button id="guard">Guarded</button>
 <p id="result">nothing yet</p>
@@ -70,6 +86,17 @@ PAGES: dict[str, str] = {
 </script>
 <div style="height: 40px"></div>
 <iframe id="cross" src="http://localhost:{port}/inner.html?who=cross" width="360" height="160"></iframe>
+""",
+    # a popup's trigger drawn as a span with aria-expanded and no role (a wiki's tag pill)
+    "pill.html": """<!doctype html><title>Pill</title>
+<p>Tags: <span id="pill" aria-expanded="false">Fruit</span> <span id="plain">Plain text</span></p>
+<ul id="tagged" hidden><li><a href="#Apple">Apple</a></li><li><a href="#Kiwi">Kiwi</a></li></ul>
+<script>
+  document.getElementById('pill').addEventListener('click', (event) => {
+    event.currentTarget.setAttribute('aria-expanded', 'true');
+    document.getElementById('tagged').hidden = false;
+  });
+</script>
 """,
     "nav1.html": """<!doctype html><title>Nav 1</title>
 <a href="nav2.html">Next page</a> <a href="#section">Jump</a>
@@ -281,6 +308,33 @@ async def test_acting_on_frame_refs(env: Env) -> None:
     after = await env.driver.snapshot(tab)
     assert one(after, "heading", "Inner clicked same")["ref"].startswith("f1")
     assert one(after, "textbox", "cross field")["value"] == "over the border"
+    await env.driver.close_tab(tab)
+
+
+async def test_a_frame_whose_document_was_written_by_script_is_in_the_snapshot(env: Env) -> None:
+    tab = await env.open("written.html")
+    await env.driver.snapshot(tab)
+    await env.driver.act(tab, {"action": "click", "target": {"css": "#make"}})
+    snap = await env.driver.snapshot(tab)
+    body = one(snap, "textbox", "Body text")
+    assert body["ref"].startswith("f1")  # spliced after its iframe's row, not left out as unmatched
+    names = [n["ref"] for n in snap["nodes"]]
+    assert names.index(one(snap, "iframe", "")["ref"]) < names.index(body["ref"])
+    await env.driver.act(tab, {"action": "fill", "target": {"ref": body["ref"]}, "text": "Eggs and milk"})
+    assert one(await env.driver.snapshot(tab), "textbox", "Body text")["value"] == "Eggs and milk"
+    await env.driver.close_tab(tab)
+
+
+async def test_a_popup_trigger_without_a_role_is_a_button(env: Env) -> None:
+    tab = await env.open("pill.html")
+    snap = await env.driver.snapshot(tab)
+    pill = one(snap, "button", "Fruit")
+    assert "collapsed" in pill["states"]
+    assert not rows(snap, "button", "Plain text")
+    await env.driver.act(tab, {"action": "click", "target": {"ref": pill["ref"]}})
+    after = await env.driver.snapshot(tab)
+    assert "expanded" in one(after, "button", "Fruit")["states"]
+    assert one(after, "link", "Kiwi")
     await env.driver.close_tab(tab)
 
 

@@ -153,3 +153,37 @@ def test_actions_rank_after_search_and_forms() -> None:
         ("save_settings", "forms"),
         ("compose", "actions"),
     ]
+
+
+def test_a_button_each_item_has_is_one_tool_that_takes_the_item() -> None:
+    notes = "".join(
+        f'<div role="article"><span><button aria-label="Edit this note" data-tabmcp-ref="e{i}">✎</button>'
+        f'<button aria-label="close" title="Close this note" data-tabmcp-ref="c{i}">×</button></span>'
+        f"<h2>Note {i}</h2></div>"
+        for i in range(3)
+    )
+    sidebar = '<aside><button aria-label="close" title="Close this note" data-tabmcp-ref="s1">×</button></aside>'
+    tools = {t.name: t for t in ActionsIntrospector().tools(capture(sidebar + notes))}
+    assert set(tools) == {"edit_this_note", "close_this_note"}  # "close" named by its title
+    edit = tools["edit_this_note"]
+    assert edit.input_schema["required"] == ["item"]
+    assert resolve_plan(edit, {"item": "Note 1"}) == [
+        Step(action="click", target=Target(css='[role="article"] button[aria-label="Edit this note"]', row="Note 1"))
+    ]
+    # the sidebar's "close" is in no item: the selector leaves it out
+    assert tools["close_this_note"].plan[0].target.selector == '[role="article"] button[aria-label="close"]'
+
+
+def test_a_shared_name_is_an_item_tool_only_when_each_item_holds_one_such_button() -> None:
+    twice = "".join(
+        f'<li><button aria-label="Edit entry" data-tabmcp-ref="a{i}"></button><h3>Entry {i}</h3>'
+        f'<p><button aria-label="Edit entry" data-tabmcp-ref="b{i}"></button></p></li>'
+        for i in range(2)
+    )
+    assert action_names(f"<ul>{twice}</ul>") == []  # two in one item: which one is not known
+    by_text = "".join(f'<li><h3>Entry {i}</h3><button data-tabmcp-ref="t{i}">Reply</button></li>' for i in range(2))
+    assert action_names(f"<ul>{by_text}</ul>") == []  # no attribute tells the button apart in CSS
+    titled = "".join(
+        f'<li><h3>Entry {i}</h3><button title="Reply" data-tabmcp-ref="r{i}">↩</button></li>' for i in range(2)
+    )
+    assert action_names(f"<ul>{titled}</ul>") == ["reply"]

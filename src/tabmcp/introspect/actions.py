@@ -4,8 +4,13 @@ A page's toolbar ("Archive", "Mark as read", "Star") is what a user clicks most,
 outside forms, so the form introspector never sees it. Only buttons a model can tell apart by
 name are listed: 2 to 40 characters of real words (not "x", "...", "More", or an icon), visible and
 enabled, not inside a form, a search landmark, a menu, or one row or cell of a table or grid, not
-beside a search box, and not a name several buttons share ("Reply" under every message). Menu
-toggles (``aria-haspopup``) are left out, dialog openers need a name of at least two words.
+beside a search box. A name several buttons share ("Reply" under every message) says which one
+only with the item it sits in: where each is the one button of that name in its own list item or
+article (a wiki's "Edit" on each open page), they are one tool whose ``item`` argument names the
+item by its heading or a text it shows, matched when the tool runs (``RowText``, rows.py); other
+shared names are left out. A name that says nothing ("close") gives way to the button's ``title``
+when that does ("Close this tiddler"). Menu toggles (``aria-haspopup``) are left out, dialog
+openers need a name of at least two words.
 Destructive ones (delete, remove, discard…) are marked so. At most ``MAX_ACTIONS``, ranked after
 the search and form tools.
 """
@@ -19,12 +24,13 @@ from dataclasses import dataclass
 from lxml.etree import XPath
 from lxml.html import HtmlElement
 
-from tabmcp.introspect.api import Choice, Introspector, PageTool, PlanStep, ToolHints
+from tabmcp.introspect.api import Choice, Introspector, PageTool, PlanStep, RowText, ToolHints
 from tabmcp.introspect.chrome import ViewSwitcher, chrome_label, editor_controls, view_switchers
 from tabmcp.introspect.dialogs import closed_dialog, named_ids
 from tabmcp.introspect.forms import operable
 from tabmcp.introspect.lists import LIST_ATTR
 from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
+from tabmcp.introspect.rows import attribute_selector, row_of
 from tabmcp.introspect.search import SEARCH_BOXES
 from tabmcp.introspect.text import (
     DESTRUCTIVE_WORDS,
@@ -71,6 +77,7 @@ VAGUE = frozenset({
     "click here", "button", "go",
 })
 MAX_ACTIONS = 10
+ITEM_ARG = "item"  # the item whose own button an item action clicks
 _KEY = re.compile(r"(^|[-_])(id|key|uid|uuid)$")  # data-email-id, data-key, data-row-uid
 MIN_KEYED_SIBLINGS = 2  # other items beside this one with their own keys
 MIN_NAME, MAX_NAME = 2, 40
@@ -103,14 +110,17 @@ class ActionsIntrospector(Introspector):
             label = self._label(capture, button, beside_search)
             if label and (name := name_words(label)):
                 found.append((button, label, name))
-        # A name on several buttons ("Reply" under each message) does not say which one: skipped.
+        # A name on several buttons ("Reply" under each message) says which one only with its item.
         counts = Counter(name for _, _, name in found)
+        items = {name: item for name in counts if counts[name] > 1 and (item := item_buttons(found, name))}
         tools: list[PageTool] = [self._switcher_tool(capture, s, n) for n, s in enumerate(switchers)]
         for button, label, name in found:
             if len(tools) >= MAX_ACTIONS:
                 break
             if counts[name] == 1:
                 tools.append(self._tool(capture, button, label, name, len(tools)))
+            elif name in items and button is items[name][0]:
+                tools.append(self._item_tool(capture, button, label, name, items[name][1], len(tools)))
         return tools
 
     def _label(self, capture: PageCapture, button: HtmlElement, beside_search: set[HtmlElement | None]) -> str:
@@ -123,6 +133,8 @@ class ActionsIntrospector(Introspector):
             return ""  # the "Search" button beside a search box: search(query) covers it
         # (not inside a form, a search landmark, a menu or a list item: _BUTTONS left those out)
         label = stable_label(capture.accessible_name(button))
+        if not clear_name(label) and clear_name(titled := stable_label(clean(button.get("title") or ""))):
+            label = titled  # "close" titled "Close this tiddler"
         if not clear_name(label) or chrome_label(label, button):
             return ""  # says nothing, or changes the page's layout or look: not a task
         if button.get("aria-haspopup") in _MENU_POPUPS or "dropdown" in (
@@ -158,6 +170,36 @@ class ActionsIntrospector(Introspector):
             rank=50 + n,
         )
 
+    def _item_tool(
+        self, capture: PageCapture, button: HtmlElement, label: str, name: str, selector: str, n: int
+    ) -> PageTool:
+        destructive = bool(DESTRUCTIVE_WORDS.search(label))
+        warning = "Destructive: " if destructive else ""
+        place = landmark_of(button)
+        return PageTool(
+            name=name,
+            title=cap_words(label, 60),
+            qualifiers=qualifiers(landmark_name(capture, place), landmark_word(place)),
+            description=(
+                f"{warning}Click the {quoted(label)} button of one item of the page (each item shown has its own). "
+                f"Returns what changed on the page. {UNTRUSTED_NOTE}"
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {ITEM_ARG: {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The item, by its title as the page shows it (its heading) or a text shown in it",
+                }},
+                "required": [ITEM_ARG],
+                "additionalProperties": False,
+            },
+            plan=(PlanStep("click", target=RowText(ITEM_ARG, selector)),),
+            hints=ToolHints(read_only=False, destructive=destructive, idempotent=False),
+            source=self.name,
+            element_ref=capture.ref(button),
+            rank=50 + n,
+        )
 
     def _switcher_tool(self, capture: PageCapture, switcher: ViewSwitcher, n: int) -> PageTool:
         """One tool for a group of buttons that each show one view: the view is an argument whose
@@ -208,6 +250,47 @@ def _form_dialog_ids(capture: PageCapture) -> frozenset[str]:
 def _opens(button: HtmlElement, dialog_ids: frozenset[str]) -> bool:
     """Whether the button names one of those dialogs (``dialogs.named_ids``)."""
     return bool(named_ids(button) & dialog_ids)
+
+
+def item_buttons(found: list[tuple[HtmlElement, str, str]], name: str) -> tuple[HtmlElement, str] | None:
+    """(the first, the CSS selector of them all) when the buttons named ``name`` that sit in list
+    items or articles are one per item, at least two, and a selector tells them from the items' other
+    buttons; else None. Those outside any item (the same "close" in a sidebar) are not the tool's."""
+    buttons = [b for b, _, n in found if n == name and row_of(b) is not None]
+    rows = [row_of(b) for b in buttons]
+    if len(buttons) < 2 or len(set(rows)) != len(rows):
+        return None
+    row_part = _alike(rows)
+    button_part = _alike(buttons)
+    mark = next(
+        (attribute_selector(attr, value) for attr in ("aria-label", "title")
+         if (value := buttons[0].get(attr)) and all(b.get(attr) == value for b in buttons)),
+        "",
+    )
+    if not (row_part and button_part and mark):
+        return None
+    selector = f"{row_part} {button_part}{mark}"
+    # each item holds this one button of that mark: the page agent finds one match per item
+    for row in rows:
+        marked = [b for b in row.iter(buttons[0].tag) if _matches(b, button_part, mark, buttons[0])]
+        if len(marked) != 1:
+            return None
+    return buttons[0], selector
+
+
+def _alike(elements: list[HtmlElement]) -> str:
+    """A CSS selector part every element matches by its role or tag: ``[role="article"]``, ``li``."""
+    roles = {el.get("role") for el in elements}
+    if len(roles) == 1 and (role := roles.pop()):
+        return attribute_selector("role", role)
+    tags = {el.tag for el in elements}
+    return tags.pop() if len(tags) == 1 and not roles - {None} else ""
+
+
+def _matches(el: HtmlElement, part: str, mark: str, like: HtmlElement) -> bool:
+    attr = "aria-label" if mark.startswith("[aria-label") else "title"
+    same_kind = el.get("role") == like.get("role") if part.startswith("[role") else el.tag == like.tag
+    return same_kind and el.get(attr) == like.get(attr)
 
 
 def keyed_item(button: HtmlElement) -> bool:
