@@ -1,0 +1,58 @@
+"""The introspector registry on saved captures of Django's admin (tests/fixtures/apps/djadmin, made by
+its make_captures.py): a changelist whose one form runs an action on the rows ticked and saves a
+column edited in place, and change/add forms titled by the page's heading with a group of rows added
+inline (its own heading below the form's first fields)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from bench.apps.capture import saved_captures
+from bench.apps.report import page_tools
+
+from tabmcp.introspect.api import PageTool
+from tabmcp.introspect.registry import Registry
+from tabmcp.page.capture import PageCapture
+
+CHANGELISTS = ["products", "products_search", "products_filtered", "products_sorted"]
+
+
+@cache
+def captured(page: str) -> PageCapture:
+    return saved_captures("djadmin")[page]
+
+
+@cache
+def tools_of(page: str) -> dict[str, PageTool]:
+    return {t.name: t for t in page_tools(captured(page), Registry.discover())}
+
+
+@pytest.mark.parametrize("page", CHANGELISTS)
+def test_the_action_form_takes_the_action_and_the_rows_not_each_rows_edited_cell(page: str) -> None:
+    action = tools_of(page)["run_selected_action"]
+    properties = action.schema["properties"]
+    assert set(properties) == {"action", "rows"}  # not form-0-stock … form-49-stock
+    assert {"delete_selected", "make_inactive"} <= set(properties["action"]["enum"])
+    assert action.schema["required"] == ["action"]
+
+
+@pytest.mark.parametrize(("page", "name"), [("product_change", "change_product"), ("product_add", "add_product")])
+def test_a_form_is_named_by_the_page_heading_not_by_its_inline_groups(page: str, name: str) -> None:
+    tools = tools_of(page)
+    assert "reviews" not in tools  # the heading of the rows added inline, below the form's fields
+    form = tools[name]
+    properties = form.schema["properties"]
+    assert {"name", "supplier", "category", "price", "review_set-0-author"} <= set(properties)
+    assert properties["category"]["enum"] == ["tools", "garden", "kitchen", "toys"]
+
+
+def test_the_login_form() -> None:
+    log_in = tools_of("login")["log_in"]
+    assert log_in.schema["required"] == ["username", "password"]
+
+
+@pytest.mark.parametrize("page", CHANGELISTS)
+def test_the_changelist_is_browsed_by_its_sortable_columns(page: str) -> None:
+    browse = tools_of(page)["browse_list"]
+    assert {"NAME", "PRICE", "ADDED"} <= set(browse.schema["properties"]["sort"]["enum"])
