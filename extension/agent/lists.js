@@ -119,13 +119,27 @@
     return found && inControls >= letters(item.textContent);
   }
 
+  /** A table row that shows its record with one column or a few editable in place (a quantity
+   * beside a name, a price and a date): a result still. A row whose cells are mostly fields is a
+   * form's layout (rows of an inline formset). */
+  function editableRow(item) {
+    const cells = item.localName === 'tr' ? [...item.cells] : [];
+    let fields = 0;
+    let text = 0;
+    for (const cell of cells) {
+      if (cell.querySelector(RESULT_ITEM_FIELDS)) fields += 1;
+      else if (collapse(cell.textContent)) text += 1;
+    }
+    return fields > 0 && text >= 2 * fields;
+  }
+
   function scoreItems(items) {
     let count = 0;
     let score = 0;
     for (const item of items) {
       if (count >= RESULT_SCORE_ITEMS) break;
       if (!isRendered(item) || controlsOnly(item)) continue;
-      if (item.querySelector(RESULT_ITEM_FIELDS)) return 0;
+      if (item.querySelector(RESULT_ITEM_FIELDS) && !editableRow(item)) return 0;
       count += 1;
       score += Math.min(collapse(item.textContent.slice(0, 4 * RESULT_TEXT_MAX)).length, RESULT_TEXT_MAX);
     }
@@ -240,6 +254,17 @@
     return names;
   }
 
+  /** A cell's text; a cell editable in place shows its field's value (a select: the chosen option's). */
+  function cellText(cell) {
+    const text = renderedText(cell, CELL_TEXT_MAX);
+    if (text) return text;
+    const fields = cell.querySelectorAll(RESULT_ITEM_FIELDS);
+    if (fields.length !== 1) return '';
+    const field = fields[0];
+    if (field.localName === 'select') return field.selectedOptions.length ? collapse(field.selectedOptions[0].text) : '';
+    return collapse(field.value || '');
+  }
+
   /**
    * The rows of the main list from `skip` on: objects keyed by column name for a table (columns
    * empty in every row left out), the item's text otherwise. `{rows, total}`: total counts the
@@ -253,7 +278,7 @@
       const rows = shown.map((item) => cut(renderedText(item, RESULT_TEXT_MAX), RESULT_TEXT_MAX)).filter(Boolean);
       return { rows, total: rendered.length };
     }
-    const cells = shown.map((row) => cellsOf(row).map((cell) => cut(renderedText(cell, CELL_TEXT_MAX), CELL_TEXT_MAX)));
+    const cells = shown.map((row) => cellsOf(row).map((cell) => cut(cellText(cell), CELL_TEXT_MAX)));
     const width = Math.max(0, ...cells.map((c) => c.length));
     const names = columnNames(table, width);
     const used = names.map((_, i) => cells.some((row) => row[i]));

@@ -2,7 +2,8 @@
 sortable column headers (links that re-order, ``aria-sort``), numbered pages and a next link
 (``?page=``), a page-size select, a search box, and an add form that answers with a field error
 next to the field or redirects to the list with a success banner; and a feed of 30 posts that a
-"Load more" button fetches ten at a time."""
+"Load more" button fetches ten at a time; a stock list whose quantity column is edited in place
+beside a table of rows to add, each only fields."""
 
 from __future__ import annotations
 
@@ -116,6 +117,28 @@ def notes_page(params: dict[str, str]) -> str:
 <section>{cards}</section></main></body></html>"""
 
 
+STOCK = [("Copper kettle", "kitchen", 12), ("Steel rake", "garden", 40), ("Bamboo spoon", "kitchen", 7),
+         ("Folding saw", "tools", 3)]
+
+
+def stock_page(params: dict[str, str]) -> str:
+    query = params.get("q", "").lower()
+    rows = "".join(
+        f"<tr><td><input type=checkbox name=_selected value={n}></td><th><a href='/stock/{n}'>{name}</a></th>"
+        f"<td>{kind}</td><td><input type=number name=form-{n}-quantity value={qty}></td></tr>"
+        for n, (name, kind, qty) in enumerate(STOCK) if query in name.lower()
+    )
+    blank = ("<tr><td><input name=new-{0}-name></td><td><input name=new-{0}-kind></td>"
+             "<td><input type=number name=new-{0}-qty></td></tr>")
+    return f"""<!doctype html><html><head><meta charset=utf-8><title>Stock</title></head><body><main>
+<h1>Stock</h1><form method=get action=/stock/ role=search><input type=search name=q aria-label='Search stock'>
+<button>Search</button></form>
+<form method=post action=/stock/><table><thead><tr><th></th><th>Item</th><th>Kind</th><th>Quantity</th></tr></thead>
+<tbody>{rows}</tbody></table><button name=_save>Save</button>
+<h2>Add items</h2><table><thead><tr><th>Name</th><th>Kind</th><th>Quantity</th></tr></thead>
+<tbody>{blank.format(0)}{blank.format(1)}{blank.format(2)}</tbody></table></form></main></body></html>"""
+
+
 class _Handler(BaseHTTPRequestHandler):
     users: list[tuple[str, str, str]]
 
@@ -143,6 +166,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, notes_page(params))
         elif parts.path == "/feed/":
             self._send(200, FEED_PAGE)
+        elif parts.path == "/stock/":
+            self._send(200, stock_page(params))
         elif parts.path == "/feed/more":
             after = int(params.get("after") or 0)
             items = [f"Post number {n}" for n in range(after + 1, min(after + 10, 30) + 1)]

@@ -117,3 +117,18 @@ async def test_a_run_of_buttons_is_no_list_of_results(app: ListApp, server_log: 
         [search] = [name for name, t in tools.items() if list(t.input_schema["properties"]) == ["query"]]
         found = await client.call_ok(search, {"query": "the"})
         assert found["results"] == ["Call the plumber", "Book the train", "Renew the passport"]
+
+
+async def test_a_table_with_a_column_edited_in_place_is_the_list(app: ListApp, server_log: object) -> None:
+    """Rows that show their record with one cell editable in place (a quantity) are the results, that
+    cell read as its field's value; the rows to add below them, only fields, are a form's layout."""
+    async with serve(server_log, ws_port="0") as client:
+        await opened(client, app.url("/stock/"))
+        tools = {t.name: t for t in await client.tools()}
+        [search] = [name for name, t in tools.items() if list(t.input_schema["properties"]) == ["query"]]
+        found = await client.call_ok(search, {"query": "o"})
+        assert found["results"] == [
+            {"Item": "Copper kettle", "Kind": "kitchen", "Quantity": "12"},
+            {"Item": "Bamboo spoon", "Kind": "kitchen", "Quantity": "7"},
+            {"Item": "Folding saw", "Kind": "tools", "Quantity": "3"},
+        ]
