@@ -1,9 +1,9 @@
 """A small server-rendered list app, the way admin sites are built: 45 users in a table with
 sortable column headers (links that re-order, ``aria-sort``), numbered pages and a next link
-(``?page=``), a page-size select, a search box, and an add form that answers with a field error
-next to the field or redirects to the list with a success banner; and a feed of 30 posts that a
-"Load more" button fetches ten at a time; a stock list whose quantity column is edited in place
-beside a table of rows to add, each only fields."""
+(``?page=``), a page-size select, a search box, a sidebar of links filtering by role, and an add
+form that answers with a field error next to the field or redirects to the list with a success
+banner; a feed of 30 posts that a "Load more" button fetches ten at a time; a stock list whose
+quantity column is edited in place beside a table of rows to add, each only fields."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def list_page(params: dict[str, str], users: list[tuple[str, str, str]]) -> str:
     sort = params.get("sort", "")
     key = sort.lstrip("-")
     rows = [u for u in users if params.get("q", "").lower() in u[0].lower() + u[1]]
+    rows = [u for u in rows if params.get("role") in (None, "", u[2])]
     if key in dict(COLUMNS):
         rows.sort(key=lambda u: u[[c for c, _ in COLUMNS].index(key)], reverse=sort.startswith("-"))
     size = int(params.get("per_page") or 20)
@@ -55,6 +56,8 @@ def list_page(params: dict[str, str], users: list[tuple[str, str, str]]) -> str:
     if params.get("added"):
         added = html.escape(params["added"])
         banner = f'<ul class="messagelist"><li class="success">The user “{added}” was added.</li></ul>'
+    roles = "".join(f'<li><a href="{_query(params, role=r, page=None)}">{r or "All"}</a></li>'
+                    for r in ("", "admin", "staff"))
     sizes = "".join(f"<option{' selected' if int(s) == size else ''}>{s}</option>" for s in ("20", "50"))
     return f"""<!doctype html><html><head><title>Users</title></head><body>
 <header><a href="/">Home</a></header><main>{banner}<h1>Users</h1>
@@ -62,6 +65,7 @@ def list_page(params: dict[str, str], users: list[tuple[str, str, str]]) -> str:
  value="{html.escape(params.get('q', ''))}"><button>Search</button></form>
 <table id=users><thead><tr><th></th>{''.join(heads)}</tr></thead><tbody>{body}</tbody></table>
 <p>{len(rows)} users</p>
+<aside><h2>By role</h2><ul class=filter>{roles}</ul></aside>
 <nav class=pagination aria-label=Pages><ul>{links}</ul></nav>
 <form method=get action="/users/"><input type=hidden name=sort value="{sort}">
 <label>Per page <select name=per_page onchange="this.form.submit()">{sizes}</select></label></form>

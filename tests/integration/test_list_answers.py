@@ -132,3 +132,20 @@ async def test_a_table_with_a_column_edited_in_place_is_the_list(app: ListApp, s
             {"Item": "Bamboo spoon", "Kind": "kitchen", "Quantity": "7"},
             {"Item": "Folding saw", "Kind": "tools", "Quantity": "3"},
         ]
+
+
+async def test_filter_links_narrow_the_list_across_reloads(app: ListApp, server_log: object) -> None:
+    """A sidebar of links that reload the list with another query is one filter argument; a call
+    following a link after a search keeps the search (the link carries it) and reads the rows."""
+    async with serve(server_log, ws_port="0") as client:
+        await opened(client, app.url("/users/?q=User+1"))
+        tools = {t.name: t for t in await client.tools()}
+        role = tools["filter_list"].input_schema["properties"]["role"]
+        assert role["enum"] == ["All", "admin", "staff"] and '"All"' in role["description"]
+        admins = await client.call_ok("filter_list", {"role": "admin"})
+        assert names(admins) == ["User 10", "User 15"]
+        assert "role=admin" in admins["page"]["url"] and "q=User" in admins["page"]["url"]
+        everyone = await client.call_ok("filter_list", {"role": "All"})
+        assert names(everyone) == [f"User {n}" for n in range(10, 20)]
+        wrong = await client.call("filter_list", {"role": "guest"})
+        assert wrong.is_error

@@ -56,3 +56,31 @@ def test_the_login_form() -> None:
 def test_the_changelist_is_browsed_by_its_sortable_columns(page: str) -> None:
     browse = tools_of(page)["browse_list"]
     assert {"NAME", "PRICE", "ADDED"} <= set(browse.schema["properties"]["sort"]["enum"])
+
+
+@pytest.mark.parametrize("page", CHANGELISTS)
+def test_the_filter_sidebar_is_one_argument_per_group(page: str) -> None:
+    tool = tools_of(page)["filter_list"]
+    properties = tool.schema["properties"]
+    assert {"supplier", "category", "active", "added"} <= set(properties)
+    assert properties["supplier"]["enum"][:3] == ["All", "Acme", "Borealis"]
+    assert properties["added"]["enum"] == ["Any date", "Today", "Past 7 days", "This month", "This year"]
+    assert not tool.schema.get("required")
+    # each link is found by its text inside its group when the call runs: the links before it reload the page
+    targets = {step.target.arg: step.target.selector for step in tool.plan}  # type: ignore[union-attr]
+    assert targets["supplier"] == "details[data-filter-title='supplier'] a[href]"
+    assert [s.action for s in tool.plan] == ["click"] * len(properties)
+
+
+def test_the_group_the_page_is_filtered_by_says_which_link_it_shows() -> None:
+    properties = tools_of("products_filtered")["filter_list"].schema["properties"]
+    assert '"Borealis"' in properties["supplier"]["description"]
+    assert '"All"' in properties["category"]["description"]
+    # the date drill-down above the list (months of the year chosen), named by the parameter its links set
+    drill = [p for name, p in properties.items() if name.startswith("added_")]
+    assert drill and "March 2024" in drill[0]["enum"] and "‹ All dates" in drill[0]["enum"]
+
+
+@pytest.mark.parametrize("page", ["index", "login", "product_change", "product_add", "product_delete"])
+def test_no_filter_tool_without_a_list_to_filter(page: str) -> None:
+    assert "filter_list" not in tools_of(page)
