@@ -308,6 +308,16 @@
     return url ? [...url.searchParams.keys()].filter((k) => PAGE_PARAM.test(k)) : [];
   }
 
+  /** A link to another page of this list sets no query parameter but the page's (and its size) to a
+   * value the page does not have: numbers that set another one are filters (a date drill-down's
+   * years in a nav). One it leaves out (a page's own token) is no matter. */
+  function onlyPageChanges(url) {
+    if (!url) return true;
+    const here = new URL(location.href).searchParams;
+    return [...new Set(url.searchParams.keys())].every((k) => PAGE_PARAM.test(k) || PER_PAGE_PARAM.test(k)
+      || url.searchParams.getAll(k).join('\n') === here.getAll(k).join('\n'));
+  }
+
   function pagerHinted(el) {
     for (let node = el, depth = 0; node && depth < 4; node = node.parentElement, depth += 1) {
       const label = `${typeof node.className === 'string' ? node.className : ''} ${node.id} ${node.getAttribute('aria-label') || ''}`;
@@ -392,7 +402,7 @@
       const url = hrefOf(el);
       if (dir && (url ? pageParams(url).length > 0 || pagerHinted(el) || el.getAttribute('rel') : pagerHinted(el))) {
         links.push({ el, dir, url });
-      } else if (!dir && (pageParams(url).length > 0 || pagerHinted(el))) {
+      } else if (!dir && (pageParams(url).length > 0 || pagerHinted(el)) && onlyPageChanges(url)) {
         links.push({ el, number: Number(text), url });
       }
     }
@@ -412,7 +422,8 @@
   function fit(points) {
     for (const [, url] of points) {
       for (const param of pageParams(url)) {
-        const pairs = points.map(([n, u]) => [n, Number(u.searchParams.get(param))]).filter(([, v]) => Number.isInteger(v));
+        const pairs = points.filter(([, u]) => u.searchParams.has(param))
+          .map(([n, u]) => [n, Number(u.searchParams.get(param))]).filter(([, v]) => Number.isInteger(v));
         const distinct = pairs.filter(([n], i) => pairs.findIndex(([m]) => m === n) === i);
         let a = 1;
         if (distinct.length >= 2) {

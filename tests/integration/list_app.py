@@ -1,6 +1,7 @@
 """A small server-rendered list app, the way admin sites are built: 45 users in a table with
 sortable column headers (links that re-order, ``aria-sort``), numbered pages and a next link
-(``?page=``), a page-size select, a search box, a sidebar of links filtering by role, and an add
+(``?page=``), a page-size select, a search box, a sidebar of links filtering by role, years to
+drill into above the table (numbered links that are no pages), and an add
 form that answers with a field error next to the field or redirects to the list with a success
 banner; a feed of 30 posts that a "Load more" button fetches ten at a time; a stock list whose
 quantity column is edited in place beside a table of rows to add, each only fields."""
@@ -63,6 +64,8 @@ def list_page(params: dict[str, str], users: list[tuple[str, str, str]]) -> str:
 <header><a href="/">Home</a></header><main>{banner}<h1>Users</h1>
 <form method=get action="/users/" role=search><input type=search name=q aria-label="Search users"
  value="{html.escape(params.get('q', ''))}"><button>Search</button></form>
+<nav class=years aria-label="Joined in"><a href="{_query(params, year="2023", page=None)}">2023</a>
+<a href="{_query(params, year="2024", page=None)}">2024</a></nav>
 <table id=users><thead><tr><th></th>{''.join(heads)}</tr></thead><tbody>{body}</tbody></table>
 <p>{len(rows)} users</p>
 <aside><h2>By role</h2><ul class=filter>{roles}</ul></aside>

@@ -142,6 +142,8 @@ async def test_filter_links_narrow_the_list_across_reloads(app: ListApp, server_
         tools = {t.name: t for t in await client.tools()}
         role = tools["filter_list"].input_schema["properties"]["role"]
         assert role["enum"] == ["All", "admin", "staff"] and '"All"' in role["description"]
+        # the years above the table are numbers in a nav, yet set no page: a filter, not the pager
+        assert tools["filter_list"].input_schema["properties"]["joined_in"]["enum"] == ["2023", "2024"]
         admins = await client.call_ok("filter_list", {"role": "admin"})
         assert names(admins) == ["User 10", "User 15"]
         assert "role=admin" in admins["page"]["url"] and "q=User" in admins["page"]["url"]

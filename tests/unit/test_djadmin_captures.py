@@ -56,6 +56,7 @@ def test_the_login_form() -> None:
 def test_the_changelist_is_browsed_by_its_sortable_columns(page: str) -> None:
     browse = tools_of(page)["browse_list"]
     assert {"NAME", "PRICE", "ADDED"} <= set(browse.schema["properties"]["sort"]["enum"])
+    assert "open_row" in tools_of(page)  # the rows, found with their edited column, open the record
 
 
 @pytest.mark.parametrize("page", CHANGELISTS)
@@ -77,8 +78,15 @@ def test_the_group_the_page_is_filtered_by_says_which_link_it_shows() -> None:
     assert '"Borealis"' in properties["supplier"]["description"]
     assert '"All"' in properties["category"]["description"]
     # the date drill-down above the list (months of the year chosen), named by the parameter its links set
-    drill = [p for name, p in properties.items() if name.startswith("added_")]
-    assert drill and "March 2024" in drill[0]["enum"] and "‹ All dates" in drill[0]["enum"]
+    assert {"March 2024", "‹ All dates"} <= set(properties["added_month"]["enum"])
+
+
+def test_the_years_above_the_list_are_a_filter_not_its_pages() -> None:
+    tools = tools_of("products")
+    assert tools["filter_list"].schema["properties"]["added_year"]["enum"] == ["2023", "2024", "2025"]
+    # the pager is the paginator's ?p= links: the years (numbers in a nav setting added__year) are no pages
+    marked = captured("products").tree.xpath("//a[@data-tabmcp-list='pager']")
+    assert [a.get("href") for a in marked] == ["?p=2", "?p=3", "?p=4", "?p=5", "?p=6"]
 
 
 @pytest.mark.parametrize("page", ["index", "login", "product_change", "product_add", "product_delete"])

@@ -199,7 +199,10 @@ class LinkFiltersIntrospector(Introspector):
         # the groups the page names take their names first: one named by its parameter gets the suffix
         named = {id(g): n for g in groups if (n := name_words(_BY.sub("", g.label)))}
         for group in sorted(groups, key=lambda g: id(g) not in named):
+            # its parameters' shared word, else (a group the page names has it) the first parameter in words
             key = _key_name(group.keys)
+            if key in named.values() or not key:
+                key = name_words(group.keys[0].replace("__", "_"))
             named.setdefault(id(group), param_name(key, set(named.values())) if key else "")
         for group in groups:
             others = {a for g in groups if g is not group for a in g.links}
