@@ -567,7 +567,9 @@ class FormIntrospector(Introspector):
         hints = ToolHints(
             read_only=method == "get",
             idempotent=method == "get",
-            destructive=bool(DESTRUCTIVE_WORDS.search(f"{submit} {label} {urlsplit(action).path}")),
+            destructive=bool(
+                DESTRUCTIVE_WORDS.search(f"{submit} {label} {urlsplit(action).path} {_hidden_verbs(form)}")
+            ),
         )
         where = landmark_word(landmark)
         described = f" {quoted(title)}" if title else ""
@@ -681,6 +683,22 @@ def submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | None
         if kind in ("submit", "image"):
             return el
     return None
+
+
+# Hidden fields that name what a posted form does: a confirmation's "Yes, I'm sure" posts
+# ``action=delete_selected``; a framework's ``_method=DELETE`` stands for the HTTP verb.
+_VERB_FIELDS = re.compile(r"^_?(action|method|op|operation|do|cmd|command|task)$", re.I)
+
+
+def _hidden_verbs(form: HtmlElement) -> str:
+    """The values of the form's hidden fields that name what it does, as words (``delete_selected`` →
+    "delete selected")."""
+    values = (
+        (el.get("value") or "").replace("_", " ").replace("-", " ")
+        for el in form.iter("input")
+        if (el.get("type") or "").lower() == "hidden" and _VERB_FIELDS.match(el.get("name") or "")
+    )
+    return " ".join(values)
 
 
 def _has_button(capture: PageCapture, form: HtmlElement) -> bool:
