@@ -254,10 +254,13 @@
     return names;
   }
 
-  /** A cell's text; a cell editable in place shows its field's value (a select: the chosen option's). */
+  /** A cell's text; a cell editable in place shows its field's value (a select: the chosen option's);
+   * a cell showing only an icon (a yes/no column's ✓ image) reads as the icon's alternative text. */
   function cellText(cell) {
     const text = renderedText(cell, CELL_TEXT_MAX);
     if (text) return text;
+    const icons = [...cell.querySelectorAll('img[alt]')].filter((img) => collapse(img.alt) && isRendered(img));
+    if (icons.length === 1) return collapse(icons[0].alt);
     const fields = cell.querySelectorAll(RESULT_ITEM_FIELDS);
     if (fields.length !== 1) return '';
     const field = fields[0];

@@ -132,7 +132,8 @@ def stock_page(params: dict[str, str]) -> str:
     query = params.get("q", "").lower()
     rows = "".join(
         f"<tr><td><input type=checkbox name=_selected value={n}></td><th><a href='/stock/{n}'>{name}</a></th>"
-        f"<td>{kind}</td><td><input type=number name=form-{n}-quantity value={qty}></td></tr>"
+        f"<td>{kind}</td><td><input type=number name=form-{n}-quantity value={qty}></td>"
+        f"<td><img src='/icon-{qty > 5}.svg' alt='{'Yes' if qty > 5 else 'No'}'></td></tr>"
         for n, (name, kind, qty) in enumerate(STOCK) if query in name.lower()
     )
     blank = ("<tr><td><input name=new-{0}-name></td><td><input name=new-{0}-kind></td>"
@@ -140,7 +141,8 @@ def stock_page(params: dict[str, str]) -> str:
     return f"""<!doctype html><html><head><meta charset=utf-8><title>Stock</title></head><body><main>
 <h1>Stock</h1><form method=get action=/stock/ role=search><input type=search name=q aria-label='Search stock'>
 <button>Search</button></form>
-<form method=post action=/stock/><table><thead><tr><th></th><th>Item</th><th>Kind</th><th>Quantity</th></tr></thead>
+<form method=post action=/stock/><table><thead><tr><th></th><th>Item</th><th>Kind</th><th>Quantity</th>
+<th>In stock</th></tr></thead>
 <tbody>{rows}</tbody></table><button name=_save>Save</button>
 <h2>Add items</h2><table><thead><tr><th>Name</th><th>Kind</th><th>Quantity</th></tr></thead>
 <tbody>{blank.format(0)}{blank.format(1)}{blank.format(2)}</tbody></table></form></main></body></html>"""
