@@ -119,13 +119,27 @@
     return found && inControls >= letters(item.textContent);
   }
 
+  /** A table row that shows its record with one column or a few editable in place (a quantity
+   * beside a name, a price and a date): a result still. A row whose cells are mostly fields is a
+   * form's layout (rows of an inline formset). */
+  function editableRow(item) {
+    const cells = item.localName === 'tr' ? [...item.cells] : [];
+    let fields = 0;
+    let text = 0;
+    for (const cell of cells) {
+      if (cell.querySelector(RESULT_ITEM_FIELDS)) fields += 1;
+      else if (collapse(cell.textContent)) text += 1;
+    }
+    return fields > 0 && text >= 2 * fields;
+  }
+
   function scoreItems(items) {
     let count = 0;
     let score = 0;
     for (const item of items) {
       if (count >= RESULT_SCORE_ITEMS) break;
       if (!isRendered(item) || controlsOnly(item)) continue;
-      if (item.querySelector(RESULT_ITEM_FIELDS)) return 0;
+      if (item.querySelector(RESULT_ITEM_FIELDS) && !editableRow(item)) return 0;
       count += 1;
       score += Math.min(collapse(item.textContent.slice(0, 4 * RESULT_TEXT_MAX)).length, RESULT_TEXT_MAX);
     }
@@ -240,6 +254,20 @@
     return names;
   }
 
+  /** A cell's text; a cell editable in place shows its field's value (a select: the chosen option's);
+   * a cell showing only an icon (a yes/no column's ✓ image) reads as the icon's alternative text. */
+  function cellText(cell) {
+    const text = renderedText(cell, CELL_TEXT_MAX);
+    if (text) return text;
+    const icons = [...cell.querySelectorAll('img[alt]')].filter((img) => collapse(img.alt) && isRendered(img));
+    if (icons.length === 1) return collapse(icons[0].alt);
+    const fields = cell.querySelectorAll(RESULT_ITEM_FIELDS);
+    if (fields.length !== 1) return '';
+    const field = fields[0];
+    if (field.localName === 'select') return field.selectedOptions.length ? collapse(field.selectedOptions[0].text) : '';
+    return collapse(field.value || '');
+  }
+
   /**
    * The rows of the main list from `skip` on: objects keyed by column name for a table (columns
    * empty in every row left out), the item's text otherwise. `{rows, total}`: total counts the
@@ -253,7 +281,7 @@
       const rows = shown.map((item) => cut(renderedText(item, RESULT_TEXT_MAX), RESULT_TEXT_MAX)).filter(Boolean);
       return { rows, total: rendered.length };
     }
-    const cells = shown.map((row) => cellsOf(row).map((cell) => cut(renderedText(cell, CELL_TEXT_MAX), CELL_TEXT_MAX)));
+    const cells = shown.map((row) => cellsOf(row).map((cell) => cut(cellText(cell), CELL_TEXT_MAX)));
     const width = Math.max(0, ...cells.map((c) => c.length));
     const names = columnNames(table, width);
     const used = names.map((_, i) => cells.some((row) => row[i]));
@@ -281,6 +309,16 @@
 
   function pageParams(url) {
     return url ? [...url.searchParams.keys()].filter((k) => PAGE_PARAM.test(k)) : [];
+  }
+
+  /** A link to another page of this list sets no query parameter but the page's (and its size) to a
+   * value the page does not have: numbers that set another one are filters (a date drill-down's
+   * years in a nav). One it leaves out (a page's own token) is no matter. */
+  function onlyPageChanges(url) {
+    if (!url) return true;
+    const here = new URL(location.href).searchParams;
+    return [...new Set(url.searchParams.keys())].every((k) => PAGE_PARAM.test(k) || PER_PAGE_PARAM.test(k)
+      || url.searchParams.getAll(k).join('\n') === here.getAll(k).join('\n'));
   }
 
   function pagerHinted(el) {
@@ -367,7 +405,7 @@
       const url = hrefOf(el);
       if (dir && (url ? pageParams(url).length > 0 || pagerHinted(el) || el.getAttribute('rel') : pagerHinted(el))) {
         links.push({ el, dir, url });
-      } else if (!dir && (pageParams(url).length > 0 || pagerHinted(el))) {
+      } else if (!dir && (pageParams(url).length > 0 || pagerHinted(el)) && onlyPageChanges(url)) {
         links.push({ el, number: Number(text), url });
       }
     }
@@ -387,7 +425,8 @@
   function fit(points) {
     for (const [, url] of points) {
       for (const param of pageParams(url)) {
-        const pairs = points.map(([n, u]) => [n, Number(u.searchParams.get(param))]).filter(([, v]) => Number.isInteger(v));
+        const pairs = points.filter(([, u]) => u.searchParams.has(param))
+          .map(([n, u]) => [n, Number(u.searchParams.get(param))]).filter(([, v]) => Number.isInteger(v));
         const distinct = pairs.filter(([n], i) => pairs.findIndex(([m]) => m === n) === i);
         let a = 1;
         if (distinct.length >= 2) {

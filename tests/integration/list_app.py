@@ -1,8 +1,10 @@
 """A small server-rendered list app, the way admin sites are built: 45 users in a table with
 sortable column headers (links that re-order, ``aria-sort``), numbered pages and a next link
-(``?page=``), a page-size select, a search box, and an add form that answers with a field error
-next to the field or redirects to the list with a success banner; and a feed of 30 posts that a
-"Load more" button fetches ten at a time."""
+(``?page=``), a page-size select, a search box, a sidebar of links filtering by role, years to
+drill into above the table (numbered links that are no pages), and an add
+form that answers with a field error next to the field or redirects to the list with a success
+banner; a feed of 30 posts that a "Load more" button fetches ten at a time; a stock list whose
+quantity column is edited in place beside a table of rows to add, each only fields."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ def list_page(params: dict[str, str], users: list[tuple[str, str, str]]) -> str:
     sort = params.get("sort", "")
     key = sort.lstrip("-")
     rows = [u for u in users if params.get("q", "").lower() in u[0].lower() + u[1]]
+    rows = [u for u in rows if params.get("role") in (None, "", u[2])]
     if key in dict(COLUMNS):
         rows.sort(key=lambda u: u[[c for c, _ in COLUMNS].index(key)], reverse=sort.startswith("-"))
     size = int(params.get("per_page") or 20)
@@ -54,13 +57,18 @@ def list_page(params: dict[str, str], users: list[tuple[str, str, str]]) -> str:
     if params.get("added"):
         added = html.escape(params["added"])
         banner = f'<ul class="messagelist"><li class="success">The user “{added}” was added.</li></ul>'
+    roles = "".join(f'<li><a href="{_query(params, role=r, page=None)}">{r or "All"}</a></li>'
+                    for r in ("", "admin", "staff"))
     sizes = "".join(f"<option{' selected' if int(s) == size else ''}>{s}</option>" for s in ("20", "50"))
     return f"""<!doctype html><html><head><title>Users</title></head><body>
 <header><a href="/">Home</a></header><main>{banner}<h1>Users</h1>
 <form method=get action="/users/" role=search><input type=search name=q aria-label="Search users"
  value="{html.escape(params.get('q', ''))}"><button>Search</button></form>
+<nav class=years aria-label="Joined in"><a href="{_query(params, year="2023", page=None)}">2023</a>
+<a href="{_query(params, year="2024", page=None)}">2024</a></nav>
 <table id=users><thead><tr><th></th>{''.join(heads)}</tr></thead><tbody>{body}</tbody></table>
 <p>{len(rows)} users</p>
+<aside><h2>By role</h2><ul class=filter>{roles}</ul></aside>
 <nav class=pagination aria-label=Pages><ul>{links}</ul></nav>
 <form method=get action="/users/"><input type=hidden name=sort value="{sort}">
 <label>Per page <select name=per_page onchange="this.form.submit()">{sizes}</select></label></form>
@@ -116,6 +124,30 @@ def notes_page(params: dict[str, str]) -> str:
 <section>{cards}</section></main></body></html>"""
 
 
+STOCK = [("Copper kettle", "kitchen", 12), ("Steel rake", "garden", 40), ("Bamboo spoon", "kitchen", 7),
+         ("Folding saw", "tools", 3)]
+
+
+def stock_page(params: dict[str, str]) -> str:
+    query = params.get("q", "").lower()
+    rows = "".join(
+        f"<tr><td><input type=checkbox name=_selected value={n}></td><th><a href='/stock/{n}'>{name}</a></th>"
+        f"<td>{kind}</td><td><input type=number name=form-{n}-quantity value={qty}></td>"
+        f"<td><img src='/icon-{qty > 5}.svg' alt='{'Yes' if qty > 5 else 'No'}'></td></tr>"
+        for n, (name, kind, qty) in enumerate(STOCK) if query in name.lower()
+    )
+    blank = ("<tr><td><input name=new-{0}-name></td><td><input name=new-{0}-kind></td>"
+             "<td><input type=number name=new-{0}-qty></td></tr>")
+    return f"""<!doctype html><html><head><meta charset=utf-8><title>Stock</title></head><body><main>
+<h1>Stock</h1><form method=get action=/stock/ role=search><input type=search name=q aria-label='Search stock'>
+<button>Search</button></form>
+<form method=post action=/stock/><table><thead><tr><th></th><th>Item</th><th>Kind</th><th>Quantity</th>
+<th>In stock</th></tr></thead>
+<tbody>{rows}</tbody></table><button name=_save>Save</button>
+<h2>Add items</h2><table><thead><tr><th>Name</th><th>Kind</th><th>Quantity</th></tr></thead>
+<tbody>{blank.format(0)}{blank.format(1)}{blank.format(2)}</tbody></table></form></main></body></html>"""
+
+
 class _Handler(BaseHTTPRequestHandler):
     users: list[tuple[str, str, str]]
 
@@ -143,6 +175,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, notes_page(params))
         elif parts.path == "/feed/":
             self._send(200, FEED_PAGE)
+        elif parts.path == "/stock/":
+            self._send(200, stock_page(params))
         elif parts.path == "/feed/more":
             after = int(params.get("after") or 0)
             items = [f"Post number {n}" for n in range(after + 1, min(after + 10, 30) + 1)]

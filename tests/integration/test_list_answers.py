@@ -117,3 +117,37 @@ async def test_a_run_of_buttons_is_no_list_of_results(app: ListApp, server_log: 
         [search] = [name for name, t in tools.items() if list(t.input_schema["properties"]) == ["query"]]
         found = await client.call_ok(search, {"query": "the"})
         assert found["results"] == ["Call the plumber", "Book the train", "Renew the passport"]
+
+
+async def test_a_table_with_a_column_edited_in_place_is_the_list(app: ListApp, server_log: object) -> None:
+    """Rows that show their record with one cell editable in place (a quantity) are the results, that
+    cell read as its field's value; the rows to add below them, only fields, are a form's layout."""
+    async with serve(server_log, ws_port="0") as client:
+        await opened(client, app.url("/stock/"))
+        tools = {t.name: t for t in await client.tools()}
+        [search] = [name for name, t in tools.items() if list(t.input_schema["properties"]) == ["query"]]
+        found = await client.call_ok(search, {"query": "o"})
+        assert found["results"] == [  # a yes/no column drawn as icons reads as their alternative text
+            {"Item": "Copper kettle", "Kind": "kitchen", "Quantity": "12", "In stock": "Yes"},
+            {"Item": "Bamboo spoon", "Kind": "kitchen", "Quantity": "7", "In stock": "Yes"},
+            {"Item": "Folding saw", "Kind": "tools", "Quantity": "3", "In stock": "No"},
+        ]
+
+
+async def test_filter_links_narrow_the_list_across_reloads(app: ListApp, server_log: object) -> None:
+    """A sidebar of links that reload the list with another query is one filter argument; a call
+    following a link after a search keeps the search (the link carries it) and reads the rows."""
+    async with serve(server_log, ws_port="0") as client:
+        await opened(client, app.url("/users/?q=User+1"))
+        tools = {t.name: t for t in await client.tools()}
+        role = tools["filter_list"].input_schema["properties"]["role"]
+        assert role["enum"] == ["All", "admin", "staff"] and '"All"' in role["description"]
+        # the years above the table are numbers in a nav, yet set no page: a filter, not the pager
+        assert tools["filter_list"].input_schema["properties"]["joined_in"]["enum"] == ["2023", "2024"]
+        admins = await client.call_ok("filter_list", {"role": "admin"})
+        assert names(admins) == ["User 10", "User 15"]
+        assert "role=admin" in admins["page"]["url"] and "q=User" in admins["page"]["url"]
+        everyone = await client.call_ok("filter_list", {"role": "All"})
+        assert names(everyone) == [f"User {n}" for n in range(10, 20)]
+        wrong = await client.call("filter_list", {"role": "guest"})
+        assert wrong.is_error

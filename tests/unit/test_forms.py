@@ -619,3 +619,20 @@ def test_no_editor_is_lent_where_the_link_is_not_plain() -> None:
     tools = {t.element_ref: t for t in FormIntrospector().tools(capture(own))}
     assert "content" not in tools["f1"].schema["properties"]
     assert any(getattr(s.target, "ref", None) == "e6" for s in tools["f3"].plan)
+
+
+def test_a_confirmation_posting_a_destructive_action_in_a_hidden_field_is_destructive() -> None:
+    """Django's bulk-delete confirmation ("Yes, I'm sure", ``action=delete_selected``) and a
+    framework's ``_method=delete``: the verb is in a hidden field, not on the button."""
+    for hidden in ("<input type='hidden' name='action' value='delete_selected'/>",
+                   "<input type='hidden' name='_method' value='DELETE'/>"):
+        html = (
+            "<html data-tabmcp-capture='compact'><body><main><h1>Are you sure?</h1>"
+            f"<form method='post' data-tabmcp-ref='e1'>{hidden}"
+            "<input type='submit' value='Yes, I’m sure' data-tabmcp-ref='e2'/></form></main></body></html>"
+        )
+        [tool] = FormIntrospector().tools(PageCapture(url="http://app.test/things/", title="Confirm", html=html))
+        assert tool.hints.destructive, hidden
+    kept = html.replace("_method", "next").replace("DELETE", "/trash/")  # another hidden field: no verb
+    [tool] = FormIntrospector().tools(PageCapture(url="http://app.test/things/", title="Confirm", html=kept))
+    assert not tool.hints.destructive

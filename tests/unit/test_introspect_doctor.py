@@ -66,6 +66,7 @@ def test_doctor_lists_the_builtins_and_passes(capsys: pytest.CaptureFixture[str]
         ["generic", "rows", "built-in", "*"],
         ["generic", "lists", "built-in", "*"],
         ["generic", "row_links", "built-in", "*"],
+        ["generic", "link_filters", "built-in", "*"],
         ["generic", "actions", "built-in", "*"],
     ]
     assert all(row[0] == "site" and row[2].startswith("introspectors.") for row in rows if row[2] != "built-in")

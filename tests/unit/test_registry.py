@@ -18,6 +18,7 @@ from tabmcp.introspect import registry as registry_module
 from tabmcp.introspect.actions import ActionsIntrospector
 from tabmcp.introspect.api import MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep
 from tabmcp.introspect.forms import FormIntrospector
+from tabmcp.introspect.link_filters import LinkFiltersIntrospector
 from tabmcp.introspect.lists import ListIntrospector
 from tabmcp.introspect.registry import MAX_TOOLS_PER_INTROSPECTOR, Registry, unique_name
 from tabmcp.introspect.row_links import RowLinksIntrospector
@@ -31,7 +32,7 @@ from tabmcp.tools.catalog import CATALOG
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 CORE_NAMES = {t.name for t in CATALOG}
-BUILTIN_NAMES = ["webmcp", "search", "forms", "rows", "lists", "row_links", "actions"]
+BUILTIN_NAMES = ["webmcp", "search", "forms", "rows", "lists", "row_links", "link_filters", "actions"]
 
 GOOD_PLUGIN = """
 from tabmcp.introspect.api import Introspector, PageTool, PlanStep
@@ -193,9 +194,10 @@ def test_the_builtins_run_page_then_generic_with_search_before_forms() -> None:
         RowsIntrospector,
         ListIntrospector,
         RowLinksIntrospector,
+        LinkFiltersIntrospector,
         ActionsIntrospector,
     ]
-    assert [i.kind for i in builtins] == ["page", "generic", "generic", "generic", "generic", "generic", "generic"]
+    assert [i.kind for i in builtins] == ["page", *["generic"] * 7]
 
 
 @pytest.mark.parametrize("file_name", sorted(BROKEN_AT_LOAD))

@@ -40,7 +40,16 @@ from tabmcp.introspect.purpose import (
     landmark_word,
     qualifiers,
 )
-from tabmcp.introspect.rows import ROW_ARG, ROWS_ARG, row_argument, row_boxes, row_forms, row_group, row_of
+from tabmcp.introspect.rows import (
+    ROW_ARG,
+    ROWS_ARG,
+    edited_in_place,
+    row_argument,
+    row_boxes,
+    row_forms,
+    row_group,
+    row_of,
+)
 from tabmcp.introspect.search_scope import fuller_form
 from tabmcp.introspect.text import (
     DESTRUCTIVE_WORDS,
@@ -141,9 +150,19 @@ def form_fields(
         elif groups[raw][0] == kind:
             groups[raw][1].append(control)
         # else: another kind under a name already seen; the first kind wins
+    selectors = {raw: row_boxes(form, raw, group) for raw, (kind, group) in groups.items() if kind == "checkbox"}
+    selected_rows = {row_of(c) for raw, (_, group) in groups.items() if selectors.get(raw) for c in group}
+    # judged by the table's rows in full: the capture keeps only the fields of its later rows
+    tables = {next(r.iterancestors("table"), None) for r in selected_rows if r is not None and edited_in_place(r)}
+    shown_records = {r for r in selected_rows if r is not None and next(r.iterancestors("table"), None) in tables}
     for raw, (kind, controls) in groups.items():
+        if not selectors.get(raw) and shown_records and all(row_of(c) in shown_records for c in controls):
+            # a cell edited in place in a row of results the form selects by their text
+            # ("form-17-stock"): one argument per row shown, that no one can tell apart, would crowd
+            # out the action's own; submitted, the cell keeps the value the page shows
+            continue
         name = param_name(raw, taken)
-        if kind == "checkbox" and (selector := row_boxes(form, raw, controls)):
+        if kind == "checkbox" and (selector := selectors.get(raw)):
             name = ROWS_ARG if ROWS_ARG not in taken else name
             schema, steps = row_group(name, selector)
         elif kind == "radio":
@@ -548,7 +567,9 @@ class FormIntrospector(Introspector):
         hints = ToolHints(
             read_only=method == "get",
             idempotent=method == "get",
-            destructive=bool(DESTRUCTIVE_WORDS.search(f"{submit} {label} {urlsplit(action).path}")),
+            destructive=bool(
+                DESTRUCTIVE_WORDS.search(f"{submit} {label} {urlsplit(action).path} {_hidden_verbs(form)}")
+            ),
         )
         where = landmark_word(landmark)
         described = f" {quoted(title)}" if title else ""
@@ -662,6 +683,22 @@ def submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | None
         if kind in ("submit", "image"):
             return el
     return None
+
+
+# Hidden fields that name what a posted form does: a confirmation's "Yes, I'm sure" posts
+# ``action=delete_selected``; a framework's ``_method=DELETE`` stands for the HTTP verb.
+_VERB_FIELDS = re.compile(r"^_?(action|method|op|operation|do|cmd|command|task)$", re.I)
+
+
+def _hidden_verbs(form: HtmlElement) -> str:
+    """The values of the form's hidden fields that name what it does, as words (``delete_selected`` →
+    "delete selected")."""
+    values = (
+        (el.get("value") or "").replace("_", " ").replace("-", " ")
+        for el in form.iter("input")
+        if (el.get("type") or "").lower() == "hidden" and _VERB_FIELDS.match(el.get("name") or "")
+    )
+    return " ".join(values)
 
 
 def _has_button(capture: PageCapture, form: HtmlElement) -> bool:

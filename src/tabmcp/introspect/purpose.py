@@ -140,9 +140,19 @@ class _Scan:
         return held
 
 
+# What a person fills in: a heading after one of these titles a part of the form, not the form.
+_FIELD_TAGS = ("input", "select", "textarea")
+
+
 def heading_inside(el: HtmlElement) -> str:
-    """The first heading or legend inside ``el`` (a form's own title)."""
-    for h in el.iter(*HEADINGS, "legend"):
+    """The first heading or legend inside ``el`` before its first shown field (a form's own title).
+    A heading below fields titles a part of the form (a group of rows added inline, a section):
+    it would name the whole form after that part."""
+    for h in el.iter(*HEADINGS, "legend", *_FIELD_TAGS):
+        if h.tag in _FIELD_TAGS:
+            if h.tag != "input" or (h.get("type") or "").lower() != "hidden":
+                return ""
+            continue
         text = clean(label_text(h), MAX_TEXT)
         if text:
             return text

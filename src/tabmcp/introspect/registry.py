@@ -31,6 +31,7 @@ from lxml.html import HtmlElement
 from tabmcp.introspect.actions import ActionsIntrospector
 from tabmcp.introspect.api import KIND_ORDER, MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep, ToolHints
 from tabmcp.introspect.forms import FormIntrospector
+from tabmcp.introspect.link_filters import LinkFiltersIntrospector
 from tabmcp.introspect.lists import ListIntrospector
 from tabmcp.introspect.row_links import RowLinksIntrospector
 from tabmcp.introspect.rows import RowsIntrospector
@@ -74,6 +75,7 @@ def builtin_introspectors() -> list[Introspector]:
         RowsIntrospector(),
         ListIntrospector(),
         RowLinksIntrospector(),
+        LinkFiltersIntrospector(),
         ActionsIntrospector(),
     ]
 

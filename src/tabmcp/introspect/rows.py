@@ -39,6 +39,32 @@ def row_of(el: HtmlElement) -> HtmlElement | None:
     return None
 
 
+_NOT_TYPED = frozenset({"hidden", "checkbox", "radio", "submit", "button", "reset", "image"})
+
+
+def _typed_into(cell: HtmlElement) -> bool:
+    """The cell holds a field to type into or choose from (not a tick box, a button or a hidden value)."""
+    return any(
+        el.tag != "input" or (el.get("type") or "text").strip().lower() not in _NOT_TYPED
+        for el in cell.iter("input", "select", "textarea")
+    )
+
+
+def edited_in_place(row: HtmlElement) -> bool:
+    """A table row that shows its record, with a column or a few edited in place (a quantity beside a
+    name, a price and a date): at least twice as many cells of text as cells with fields. A row of
+    mostly fields is a form's layout (a row of an inline formset), its fields the form's own."""
+    if row.tag != "tr":
+        return False
+    fields = text = 0
+    for cell in row.iterchildren("td", "th"):
+        if _typed_into(cell):
+            fields += 1
+        elif (cell.text_content() or "").strip():
+            text += 1
+    return fields > 0 and text >= 2 * fields
+
+
 def in_data_table(row: HtmlElement) -> bool:
     """A body row of a table whose columns are named (``thead`` or ``th scope=col``): a data table,
     not a layout table holding a form."""
