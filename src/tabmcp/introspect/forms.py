@@ -654,14 +654,21 @@ def _thing(text: str) -> str:
 
 
 def submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | None:
+    """The button that does what the form is for: its first submit button, past the ones that only
+    look before or turn back ("Preview" before "Create ticket"), which the plan's submit does not press."""
     buttons = list(form.iter("button", "input"))
     if form.get("id"):
         buttons += [b for b in capture.index.form_owned.get(form.get("id"), []) if b.tag in ("button", "input")]
-    for el in buttons:
-        kind = (el.get("type") or ("submit" if el.tag == "button" else "text")).lower()
-        if kind in ("submit", "image"):
-            return el
-    return None
+    submits = [
+        el for el in buttons
+        if (el.get("type") or ("submit" if el.tag == "button" else "text")).lower() in ("submit", "image")
+    ]
+    committing = [el for el in submits if not _SECONDARY_SUBMIT.match(capture.accessible_name(el))]
+    return (committing or submits or [None])[0]
+
+
+# Submit buttons that show or undo rather than do: a form that also has another is named after that one.
+_SECONDARY_SUBMIT = re.compile(r"\s*(preview|review|cancel|back|reset|discard)\b", re.IGNORECASE)
 
 
 def _has_button(capture: PageCapture, form: HtmlElement) -> bool:
