@@ -81,6 +81,7 @@ FORMAT_HINTS = {
 WIDGET_ATTR = "data-tabmcp-widget"
 FIELD_ATTR = "data-tabmcp-field"
 SERVED_ATTR = "data-tabmcp-served"  # a required field (or a radio) the page served filled in
+FOLDED_ATTR = "data-tabmcp-folded"  # a field in a folded section: the agent unfolds it to fill it
 WIDGET_KINDS = {"combobox": "combobox", "editor": "editor", "date": "datepicker"}
 WIDGET_SCHEMAS: dict[str, dict[str, Any]] = {
     "editor": {"type": "string"},
@@ -205,8 +206,10 @@ def _fillable(capture: PageCapture, control: HtmlElement, kind: str) -> bool:
 
 
 def operable(capture: PageCapture, element: HtmlElement) -> bool:
-    """A control a plan can drive: it has a ref, is rendered, and is not disabled."""
-    return bool(capture.ref(element)) and not capture.is_hidden(element) and not disabled(element)
+    """A control a plan can drive: it has a ref, is rendered (or in a section the agent unfolds before
+    filling it), and is not disabled."""
+    shown = not capture.is_hidden(element) or element.get(FOLDED_ATTR) == "1"
+    return bool(capture.ref(element)) and shown and not disabled(element)
 
 
 def editable(capture: PageCapture, control: HtmlElement) -> bool:
