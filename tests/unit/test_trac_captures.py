@@ -145,3 +145,13 @@ def test_the_query_still_browses_and_filters() -> None:
     assert {"Priority", "Summary"} <= set(tools["browse_list"].schema["properties"]["sort"]["enum"])
     filters = writer_of("query_component", "//form//select[@name='0_component']")
     assert "backend" in filters.schema["properties"]["0_component"]["enum"]
+
+
+@pytest.mark.parametrize("page", ["ticket", "ticket_modify"])
+def test_a_form_under_the_items_heading_is_not_named_after_the_item(page: str) -> None:
+    # on /ticket/4 the heading above the comment-order form is the ticket's summary, which the
+    # page's title holds: a name from it would change from ticket to ticket
+    tool = writer_of(page, "//form//input[@name='trac-comments-order'][1]")
+    summary = captured(page).title.split("(")[1].split(")")[0]
+    assert summary.lower().replace(" ", "_") not in tool.name
+    assert tool.name == "prefs"

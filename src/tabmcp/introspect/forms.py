@@ -542,7 +542,8 @@ class FormIntrospector(Introspector):
             return None  # a page-look switch (a colour scheme): how the page looks, not a task
         label = form_label(capture, form)
         landmark = landmark_of(form)
-        heading = _not_an_item(heading_above(form, within=landmark, capture=capture), submit, capture.url)
+        above = heading_above(form, within=landmark, capture=capture)
+        heading = _not_an_item(above, submit, capture.url, capture.title)
         method = (form.get("method") or "get").strip().lower()
         action = urljoin(capture.url, form.get("action") or "")
         name, title = form_purpose(
@@ -688,14 +689,19 @@ def _path_words(action: str) -> str:
     return "" if any(c.isdigit() for c in last) else last.replace("-", " ").replace("_", " ")
 
 
-def _not_an_item(heading: str, submit: str, url: str) -> str:
+def _not_an_item(heading: str, submit: str, url: str, title: str = "") -> str:
     """The heading, or "" when it names the item the page is about: it is a part of the page's
-    address ("Hello world" on /posts/hello-world), or the button's verb with one ("Save Travel" on
-    /Handbook/Travel/edit). The item's name would make the tool change from item to item."""
+    address ("Hello world" on /posts/hello-world), the button's verb with one ("Save Travel" on
+    /Handbook/Travel/edit), or, on an address ending in an id (/ticket/4), a part of the page's
+    title ("#4 (Timeout leaks empty input) - Demo"). The item's name would make the tool change
+    from item to item."""
     segments = [" ".join(re.split(r"[-_+\s]+", unquote(p).lower())).strip() for p in urlsplit(url).path.split("/")]
     path = {p for p in segments if p} | {w for p in segments for w in p.split()}
     words, verb = heading.lower().split(), submit.lower().split()[:1]
     if " ".join(words) in path:
+        return ""
+    ids = [p for p in segments if p]
+    if words and ids and ids[-1].isdigit() and " ".join(words) in " ".join(title.lower().split()):
         return ""
     if len(words) < 2 or words[:1] != verb:
         return heading
