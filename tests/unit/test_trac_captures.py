@@ -155,3 +155,13 @@ def test_a_form_under_the_items_heading_is_not_named_after_the_item(page: str) -
     summary = captured(page).title.split("(")[1].split(")")[0]
     assert summary.lower().replace(" ", "_") not in tool.name
     assert tool.name == "prefs"
+
+
+def test_an_empty_valued_option_that_is_a_choice_stays_in_the_enum() -> None:
+    # a filter's operator: "is" (value "") and "is not" ("!"); a model switching back needs "is"
+    filters = writer_of("query_component", "//form//select[@name='0_component_mode']")
+    mode = filters.schema["properties"]["0_component_mode"]
+    assert mode["enum"] == ["", "!"]
+    assert mode["description"] == '"": is, !: is not'
+    written = written_refs(filters, {"0_component_mode": ""})
+    assert written[ref_at("query_component", "//select[@name='0_component_mode']")] == ""

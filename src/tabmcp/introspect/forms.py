@@ -316,7 +316,8 @@ def _select_schema(control: HtmlElement) -> tuple[dict[str, Any], str]:
         for o in control.iter("option")
         if o.get("disabled") is None
     ]
-    real = [(v, t) for v, t in options if v != ""] or options
+    # an empty value is a prompt ("Select…", "---------") unless its label is a choice ("is", "Any")
+    real = [(v, t) for v, t in options if v != "" or _empty_choice(t)] or options
     # the enum is sent back as is (select by value), so it holds page text only when that is plain,
     # short text; otherwise the options are described, quoted and cleaned, and picked by label
     if len(real) > MAX_OPTIONS or any(clean(v, MAX_VALUE) != v for v, _ in real):
@@ -325,10 +326,22 @@ def _select_schema(control: HtmlElement) -> tuple[dict[str, Any], str]:
     if by_label := _labels_for_ids(real):
         return {"type": "string", "enum": by_label}, ""
     values = list(dict.fromkeys(v for v, _ in real))
-    return {"type": "string", "enum": values}, _value_labels(real)
+    hint = _value_labels([(v, t) for v, t in real if v != ""])
+    empty = next((clean(t, 40) for v, t in real if v == "" and t), "")
+    if empty and len(real) > 1:
+        hint = f'"": {empty}, {hint}' if hint else f'"": {empty}'
+    return {"type": "string", "enum": values}, hint
 
 
 _ID = re.compile(r"-?\d+(?:,-?\d+)*")
+# What an empty option says when it only asks for a choice (or has no letters: "---------", "—").
+_PROMPT = re.compile(r"\W*(select|choose|pick|please|none selected|no selection)\b|\W*$", re.IGNORECASE)
+
+
+def _empty_choice(label: str) -> bool:
+    """An option with an empty value that a person picks as a choice: its label says one ("is",
+    "Any", "All"), not a prompt to choose."""
+    return not _PROMPT.match(" ".join(label.split()))
 
 
 def _labels_for_ids(options: list[tuple[str, str]]) -> list[str]:
