@@ -410,6 +410,19 @@ def test_an_empty_option_is_kept_when_its_label_is_a_choice_not_a_prompt() -> No
     assert props["size"]["enum"] == ["s", "m"]
 
 
+def test_the_plan_submits_with_the_commit_button_when_it_has_a_name() -> None:
+    named = only_tool(capture("""<form action="/t/4" method="post" data-tabmcp-ref="f1">
+      <textarea name="comment" aria-label="Comment" data-tabmcp-ref="e1"></textarea>
+      <input type="submit" name="preview" value="Preview" data-tabmcp-ref="e2">
+      <input type="submit" name="submit" value="Submit changes" data-tabmcp-ref="e3"></form>"""))
+    assert named.name == "submit_changes"
+    assert named.plan[-1] == PlanStep("submit", target=Target(ref="e3"))
+    unnamed = only_tool(capture("""<form action="/t/4" method="post" data-tabmcp-ref="f1">
+      <textarea name="comment" aria-label="Comment" data-tabmcp-ref="e1"></textarea>
+      <button data-tabmcp-ref="e2">Send comment</button></form>"""))
+    assert unnamed.plan[-1] == PlanStep("submit", target=Target(ref="f1"))  # nothing to send: the form
+
+
 def test_a_long_select_is_described_not_enumerated() -> None:
     options = "".join(f'<option value="c{i}">Country {i}</option>' for i in range(120))
     props = props_of(f'<select name="country" aria-label="Country" data-tabmcp-ref="e1">{options}</select>')

@@ -165,3 +165,12 @@ def test_an_empty_valued_option_that_is_a_choice_stays_in_the_enum() -> None:
     assert mode["description"] == '"": is, !: is not'
     written = written_refs(filters, {"0_component_mode": ""})
     assert written[ref_at("query_component", "//select[@name='0_component_mode']")] == ""
+
+
+@pytest.mark.parametrize(("page", "button"), [("ticket", "submit"), ("newticket", "submit"), ("wiki_edit", "save")])
+def test_the_form_is_submitted_with_its_named_commit_button(page: str, button: str) -> None:
+    # Trac saves a ticket's changes only when `submit` comes with the form (without it: a preview)
+    tool = writer_of(page, "//form//*[@name='comment' or @name='field_summary' or @name='text']")
+    last = tool.plan[-1]
+    assert last.action == "submit" and isinstance(last.target, Target)
+    assert last.target.ref == ref_at(page, f"//form//input[@type='submit'][@name='{button}']")

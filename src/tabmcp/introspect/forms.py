@@ -545,7 +545,7 @@ class FormIntrospector(Introspector):
             )
             fields.properties[name] = schema
             fields.plan.extend(steps)
-        fields.plan.append(PlanStep("submit", target=Target(ref=ref)))
+        fields.plan.append(PlanStep("submit", target=Target(ref=_submitter_ref(capture, form) or ref)))
         submit = submit_text(capture, form)
         if not fields.properties and not _has_button(capture, form):
             return None  # nothing to fill and nothing to press: a form the page's scripts fill first
@@ -686,6 +686,17 @@ def submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | None
 
 # Submit buttons that show or undo rather than do: a form that also has another is named after that one.
 _SECONDARY_SUBMIT = re.compile(r"\s*(preview|review|cancel|back|reset|discard)\b", re.IGNORECASE)
+
+
+def _submitter_ref(capture: PageCapture, form: HtmlElement) -> str | None:
+    """The commit button the plan submits with, when it has a name: its name and value go with the
+    form as a click sends them, and a server may tell buttons apart by them (a ticket's changes are
+    saved on ``submit``, previewed without it). A button without a name sends nothing: the form is
+    submitted as it is."""
+    button = submit_button(capture, form)
+    if button is None or not button.get("name") or not capture.ref(button):
+        return None
+    return capture.ref(button)
 
 
 def _has_button(capture: PageCapture, form: HtmlElement) -> bool:
