@@ -1,8 +1,9 @@
 """The generic form introspector: every visible HTML ``<form>`` becomes one tool.
 
-Parameters are the form's named, visible, enabled, editable controls (``form_fields``, shared with
-the search and WebMCP introspectors); the plan fills them and submits the form the way a user
-would (``requestSubmit``), so hidden fields such as CSRF tokens go along untouched. The plan ends
+Parameters are the form's named, visible (or folded: the agent unfolds them), enabled, editable
+controls (``form_fields``, shared with the search and WebMCP introspectors); the plan fills them
+and submits the form the way a user would (``requestSubmit``, with its named commit button as
+the submitter), so hidden fields such as CSRF tokens go along untouched. The plan ends
 with the submit and no ``extract``: the answer is the page's generic summary (URL, title, what
 changed, the main result list).
 """
