@@ -112,10 +112,23 @@
    * link, with the terms of the definition lists beside it (one per day) as one list; a list of
    * properties ("Owner", "Status") links none of its terms. */
   function linkedTerms(dl) {
+    const termsOf = (list) => {
+      const terms = [...list.children].filter((c) => c.localName === 'dt');
+      return 2 * terms.filter((dt) => dt.querySelector('a[href]')).length > terms.length ? terms : null;
+    };
+    if (!termsOf(dl)) return null;
     const lists = dl.parentElement ? [...dl.parentElement.children].filter((c) => c.localName === 'dl') : [dl];
-    const terms = lists.flatMap((list) => [...list.children].filter((c) => c.localName === 'dt'));
-    const linked = terms.filter((dt) => dt.querySelector('a[href]')).length;
-    return 2 * linked > terms.length ? terms : null;
+    return lists.flatMap((list) => termsOf(list) || []);
+  }
+
+  /** The heading right above the definition list a term opens (a timeline's day), for its first
+   * term only: the rows under it say when, the heading once. */
+  function termsHeading(item) {
+    if (item.localName !== 'dt' || !item.parentElement) return '';
+    const list = item.parentElement;
+    if (list.querySelector(':scope > dt') !== item) return '';
+    const head = list.previousElementSibling;
+    return head && /^h[1-6]$/.test(head.localName) ? cut(words(head), HEADER_MAX) : '';
   }
 
   function inNavBlock(el) {
@@ -279,7 +292,11 @@
     const shown = rendered.slice(skip, skip + ROWS_MAX);
     const table = tableOf(list);
     if (!table) {
-      const rows = shown.map((item) => cut(renderedText(item, RESULT_TEXT_MAX), RESULT_TEXT_MAX)).filter(Boolean);
+      const rows = shown.map((item) => {
+        const text = cut(renderedText(item, RESULT_TEXT_MAX), RESULT_TEXT_MAX);
+        const heading = text ? termsHeading(item) : '';
+        return heading ? `${heading} ${text}` : text;
+      }).filter(Boolean);
       return { rows, total: rendered.length };
     }
     const cells = shown.map((row) => cellsOf(row).map((cell) => cut(renderedText(cell, CELL_TEXT_MAX), CELL_TEXT_MAX)));
