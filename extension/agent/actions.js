@@ -12,7 +12,7 @@
     isEditable, setNativeValue, fireInput, fireBeforeInput, fireChange, editControl, insertEdit, insertText,
     execEdit, selectAllIn, caretToEnd, focusElement, parseKey, fireKey, pressKey, isCheckLike, isSubmitButton,
     submitForm, ownInput, insertLineBreak, replaceInEditor, caretToEndKeys, editingTarget, pointerSurface,
-    isRichEditor, comboboxOf, choose, datePickerFor, pickDate,
+    isRichEditor, comboboxOf, choose, datePickerFor, pickDate, foldToggleOf,
   } = shared;
   // Defined by a later file: called through `shared` (by then every file has run).
   const flushConsole = () => shared.flushConsole();
@@ -110,12 +110,22 @@
     return {};
   }
 
+  /** A field in a folded section is reached as a person reaches it: the section's toggle is clicked
+   * first (dom.js, foldToggleOf); the field is then waited for as any other. */
+  async function unfoldFor(el, arg) {
+    const toggle = foldToggleOf(el);
+    if (!toggle) return;
+    const point = await waitActionable(toggle, { enabled: true, pointer: true }, timeoutOf(arg), 'unfold the section of a field with');
+    pointerClick(point.hit, point.x, point.y, 1);
+  }
+
   // An editor's key taker may be hidden (a code editor's textarea): its visible surface is checked.
   async function editableTarget(arg, verb) {
     const el = editingTarget(resolveTarget(arg.target));
     if (!isEditable(el)) {
       throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot ${verb} ${describe(el)}: it is not a text field`);
     }
+    await unfoldFor(el, arg);
     await waitActionable(pointerSurface(el), { enabled: true, enabledOf: el, editable: true }, timeoutOf(arg), verb);
     return el;
   }
@@ -199,6 +209,7 @@
     if (!(el instanceof HTMLSelectElement)) {
       throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot select in ${describe(el)}: it is not a <select> or a combobox (click its options instead)`);
     }
+    await unfoldFor(el, arg);
     await waitActionable(el, { enabled: true }, timeoutOf(arg), 'select in');
     const options = [...el.options];
     const chosen = wanted.map((value) => {
@@ -239,6 +250,7 @@
     if (!wanted && (role === 'radio' || role === 'menuitemradio')) {
       throw new AgentError('ELEMENT_NOT_INTERACTABLE', `Cannot uncheck ${describe(el)}: a radio is unchecked by checking another one`);
     }
+    await unfoldFor(el, arg);
     // a visually hidden native checkbox is clicked through its label, as a user would
     let target = el;
     if (native && !isVisible(el) && el.labels) target = [...el.labels].find(isVisible) || el;

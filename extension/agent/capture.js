@@ -8,7 +8,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     CAPTURE_INTERACTIVE_SELECTOR, refFor, pageVersion, currentWebmcpTools, accName, withLabelIndex, roleOf, cut,
-    SHADOW_HOST_TAGS, INLINE_TAGS, widgetOf, shownByEditor,
+    SHADOW_HOST_TAGS, INLINE_TAGS, widgetOf, shownByEditor, foldToggleOf,
   } = shared;
 
   const DEFAULT_MAX_CHARS = 1000000;
@@ -81,6 +81,7 @@
   const OWN_ATTRIBUTES = [
     'data-tabmcp-ref', 'data-tabmcp-hidden', 'data-tabmcp-name', 'data-tabmcp-items', 'data-tabmcp-capture', 'style',
     'data-tabmcp-widget', 'data-tabmcp-field', 'data-tabmcp-multiple', 'data-tabmcp-list', 'data-tabmcp-served',
+    'data-tabmcp-folded',
   ];
   // Per attribute name: whether it is written (a page's own, and an XML name).
   const attributeNames = new Map(OWN_ATTRIBUTES.map((name) => [name, false]));
@@ -410,9 +411,12 @@
         if (widget.field) text += ` data-tabmcp-field='${escapeAttribute(widget.field)}'`;
         if (widget.multiple) text += " data-tabmcp-multiple='1'";
       }
-      if (isHiddenForCapture(el) && !(widget && (widget.standsIn || shownByEditor(el)))) {
-        text += " data-tabmcp-hidden='1'";
-      } else if (tag !== 'label') { // a label is named by its text, which the server reads
+      const hidden = isHiddenForCapture(el) && !(widget && (widget.standsIn || shownByEditor(el)));
+      // a field in a folded section is filled as a person fills it, the section unfolded first
+      // (actions.js): it is named as a shown one
+      const folded = hidden && foldToggleOf(el) !== null;
+      if (hidden) text += folded ? " data-tabmcp-hidden='1' data-tabmcp-folded='1'" : " data-tabmcp-hidden='1'";
+      if ((!hidden || folded) && tag !== 'label') { // a label is named by its text, which the server reads
         let name = cut(accName(el, roleOf(el), false), NAME_MAX);
         // a library may move the <select>'s label to the combobox it put in its place; an editor's key
         // taker is named by the textarea it stands for

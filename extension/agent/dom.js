@@ -273,9 +273,63 @@
     return 'it is not visible (zero size)';
   }
 
+  // ---- folded sections: a part of a form hidden until a person clicks its heading's toggle
+
+  const FOLD_HEADS = 'summary, legend, h1, h2, h3, h4, h5, h6, [role=heading]';
+  const FOLD_TOGGLES = 'a, button, [role=button], summary';
+  const FOLD_DEPTH = 12; // ancestors looked at above a hidden field (a table's cell in a fieldset in the part)
+  const FOLDED_FIELDS = 'input:not([type=hidden]), select, textarea';
+
+  /** A link that stays on the page (`#…`, no href, javascript:): a toggle, not a way elsewhere. */
+  function inPageLink(a) {
+    const raw = (a.getAttribute('href') || '').trim();
+    return raw === '' || raw.startsWith('#') || /^javascript:/i.test(raw);
+  }
+
+  /** The toggle of a heading or legend right above a folded part: the heading itself when it is one,
+   * else the link or button in it. A submit button or a link elsewhere is no toggle. */
+  function headToggle(head) {
+    if (!head.matches(FOLD_HEADS) && !head.hasAttribute('aria-expanded')) return null;
+    const toggle = head.matches(FOLD_TOGGLES) ? head : head.querySelector(FOLD_TOGGLES);
+    if (!toggle || toggle.getAttribute('aria-expanded') === 'true' || !isVisible(toggle)) return null;
+    if (toggle.localName === 'a' && !inPageLink(toggle)) return null;
+    if (toggle instanceof HTMLButtonElement && toggle.type === 'submit' && toggle.form) return null;
+    return toggle;
+  }
+
+  /**
+   * The visible control that unfolds the section a hidden form field is in, or null: a closed
+   * <details>'s summary; the toggle in the heading or legend right above the hidden part, in the
+   * field's nearest shown ancestor (a fieldset whose legend's link folds it); a control that says
+   * it is collapsed (aria-expanded=false) and controls a part holding the field.
+   */
+  function foldToggleOf(el) {
+    if (!el.matches(FOLDED_FIELDS) || isRendered(el)) return null;
+    const details = el.closest('details:not([open])');
+    if (details) {
+      const summary = details.querySelector(':scope > summary');
+      return summary && isVisible(summary) ? summary : null;
+    }
+    let part = el;
+    for (let node = el.parentElement, depth = 0; node && depth < FOLD_DEPTH; part = node, node = node.parentElement, depth += 1) {
+      if (!isRendered(node)) continue;
+      const head = part.previousElementSibling;
+      const toggle = head ? headToggle(head) : null;
+      if (toggle) return toggle;
+      break; // the nearest shown ancestor holds no toggle right above the hidden part
+    }
+    for (const control of document.querySelectorAll('[aria-expanded=false][aria-controls]')) {
+      const ids = (control.getAttribute('aria-controls') || '').split(/\s+/).filter(Boolean);
+      if (ids.some((id) => { const part = document.getElementById(id); return part && part.contains(el); }) && isVisible(control)) {
+        return control;
+      }
+    }
+    return null;
+  }
+
   Object.assign(shared, {
     refFor, elementForRef, SHADOW_HOST_TAGS, closedHosts, noteRoot, connectedRoots, openRoots, shadowRootOf, forEachChild, flatParent,
     composedContains, deepActiveElement, deepElementFromPoint, collectShadowRoots, isRendered, isVisible, PRUNED,
-    VISIBLE, ZERO_SIZE, CONTENTS, renderState, visibilityOf, hiddenReason,
+    VISIBLE, ZERO_SIZE, CONTENTS, renderState, visibilityOf, hiddenReason, foldToggleOf,
   });
 })();

@@ -34,7 +34,8 @@
   const PAGE_PARAM = { test: (key) => PAGE_PARAM_NAME.test(bare(key)) };
   const OFFSET_PARAM = { test: (key) => OFFSET_PARAM_NAME.test(bare(key)) };
   const PER_PAGE_PARAM = { test: (key) => PER_PAGE_PARAM_NAME.test(bare(key)) };
-  const PER_PAGE_LABEL = /per page|page size|rows|entries|results|items|show/i;
+  // Whole words only: a name like `editrows` (an editor's height) is no page size.
+  const PER_PAGE_LABEL = /(^|[^a-z])(per page|page size|rows|entries|results|items|show)([^a-z]|$)/i;
   const NEXT_WORDS = /^(next|next page|older|older posts|older entries|more results)$/i;
   const PREV_WORDS = /^(prev|previous|previous page|newer|newer posts|newer entries)$/i;
   const LOAD_MORE = /^(load|show|see|view) (\d+ )?more\b|^more results$/i;
@@ -43,7 +44,11 @@
   const SORT_DOWN = /(^|[\s_-])(down|desc|descending|sort-down|caret-down)($|[\s_-])/i;
   const ARROWS = /[«»‹›←→<>▲▼△▽↑↓⇅⬆⬇…]/g;
   const CURRENT_CLASS = /(^|[\s_-])(active|current|selected|this-page|is-current)($|[\s_-])/i;
-  const RESULT_LIST_SELECTOR = '[role=feed], [role=list], [role=grid], [role=table], table, ul, ol';
+  const RESULT_LIST_SELECTOR = '[role=feed], [role=list], [role=grid], [role=table], table, ul, ol, dl';
+  // Classes that make a block navigation whatever its tags (a menu bar of links in a div): a list in
+  // it, or in its child, is no result list.
+  const NAV_BLOCK_CLASS = /^(nav|navbar|navigation|menu|menubar|breadcrumbs?)([-_].*)?$/i;
+  const NAV_BLOCK_DEPTH = 3; // the list, its parent and its grandparent
   // Header cells, tested one by one for what makes them sort (sortable): a selector with descendant
   // combinators (`th a[href]`) walks up from every link of the page instead.
   const HEADER_CELLS = 'th, [role=columnheader]';
@@ -94,10 +99,44 @@
     }
     if (tag === 'table') {
       const rows = el.tBodies.length ? [...el.tBodies].flatMap((body) => [...body.rows]) : [...el.rows];
-      return rows.filter((row) => [...row.cells].some((cell) => cell.localName === 'td'));
+      // a row of two header cells or more pairs labels with values: a record's sheet of fields, not a result
+      return rows.filter((row) => [...row.cells].some((cell) => cell.localName === 'td')
+        && [...row.cells].filter((cell) => cell.localName === 'th').length < 2);
     }
     if (tag === 'ul' || tag === 'ol') return children.filter((c) => c.localName === 'li');
+    if (tag === 'dl') return linkedTerms(el);
     return null;
+  }
+
+  /** A definition list of results (a search's hits, a timeline's events): its terms when most hold a
+   * link, with the terms of the definition lists beside it (one per day) as one list; a list of
+   * properties ("Owner", "Status") links none of its terms. */
+  function linkedTerms(dl) {
+    const termsOf = (list) => {
+      const terms = [...list.children].filter((c) => c.localName === 'dt');
+      return 2 * terms.filter((dt) => dt.querySelector('a[href]')).length > terms.length ? terms : null;
+    };
+    if (!termsOf(dl)) return null;
+    const lists = dl.parentElement ? [...dl.parentElement.children].filter((c) => c.localName === 'dl') : [dl];
+    return lists.flatMap((list) => termsOf(list) || []);
+  }
+
+  /** The heading right above the definition list a term opens (a timeline's day), for its first
+   * term only: the rows under it say when, the heading once. */
+  function termsHeading(item) {
+    if (item.localName !== 'dt' || !item.parentElement) return '';
+    const list = item.parentElement;
+    if (list.querySelector(':scope > dt') !== item) return '';
+    const head = list.previousElementSibling;
+    return head && /^h[1-6]$/.test(head.localName) ? cut(words(head), HEADER_MAX) : '';
+  }
+
+  function inNavBlock(el) {
+    for (let node = el, depth = 0; node && depth < NAV_BLOCK_DEPTH; node = node.parentElement, depth += 1) {
+      const names = typeof node.className === 'string' ? node.className.trim().split(/\s+/) : [];
+      if (names.some((name) => NAV_BLOCK_CLASS.test(name))) return true;
+    }
+    return false;
   }
 
   // What a control shows of itself: a button's name, the tooltip that names it.
@@ -203,11 +242,14 @@
       }
     };
     for (const el of scope.querySelectorAll(RESULT_LIST_SELECTOR)) {
-      if (el.closest(RESULT_EXCLUDED)) continue;
+      if (el.closest(RESULT_EXCLUDED) || inNavBlock(el)) continue;
       const items = listItems(el);
       if (items && items.length >= 2) consider(items, el);
     }
-    for (const run of siblingRuns(scope)) if (!run[0].parentElement.closest(RESULT_EXCLUDED)) consider(run, run[0].parentElement);
+    for (const run of siblingRuns(scope)) {
+      const parent = run[0].parentElement;
+      if (!parent.closest(RESULT_EXCLUDED) && !inNavBlock(parent)) consider(run, parent);
+    }
     return best;
   }
 
@@ -278,7 +320,11 @@
     const shown = rendered.slice(skip, skip + ROWS_MAX);
     const table = tableOf(list);
     if (!table) {
-      const rows = shown.map((item) => cut(renderedText(item, RESULT_TEXT_MAX), RESULT_TEXT_MAX)).filter(Boolean);
+      const rows = shown.map((item) => {
+        const text = cut(renderedText(item, RESULT_TEXT_MAX), RESULT_TEXT_MAX);
+        const heading = text ? termsHeading(item) : '';
+        return heading ? `${heading} ${text}` : text;
+      }).filter(Boolean);
       return { rows, total: rendered.length };
     }
     const cells = shown.map((row) => cellsOf(row).map((cell) => cut(cellText(cell), CELL_TEXT_MAX)));

@@ -156,3 +156,18 @@ def test_an_arrow_that_shows_where_the_header_link_goes(open_page: OpenPage) -> 
     page = open_page("lists/records/desc.html", query="_sort_desc=rating")
     assert browse(page, sort="rating", order="descending")["done"] is True
     assert query(browse(page, sort="rating", order="ascending")["url"])["_sort"] == "rating"
+
+
+def test_results_in_definition_lists_by_day_not_the_menu_bar(open_page: OpenPage) -> None:
+    # a menu bar of links in a div.nav, a sheet of label/value pairs, an editor's height select, a
+    # dl of properties without links: none is the list; the events of the days' lists are, in order,
+    # each day's heading before its first event
+    page = open_page("lists/days.html")
+    out = summary(page)
+    assert out["results"] == [
+        "11/26/26: Today 18:33 Ticket #43 (Import trims spaces) created by ana",
+        "18:20 Ticket #42 (Import skips the header) updated by ben",
+        "11/25/26: Yesterday 09:10 Minutes edited by ana",
+    ]
+    assert "perpage" not in marks(page)
+    assert browse(page, per_page=12)["code"] == "ELEMENT_NOT_FOUND"

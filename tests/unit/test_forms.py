@@ -395,6 +395,34 @@ def test_select_drops_the_placeholder_and_disabled_options_and_explains_labels()
     assert props["cabin"] == {"type": "string", "enum": ["Y", "J"], "description": "Cabin (Y: Economy, J: Business)"}
 
 
+def test_an_empty_option_is_kept_when_its_label_is_a_choice_not_a_prompt() -> None:
+    props = props_of("""<select name="mode" aria-label="Mode" data-tabmcp-ref="e1">
+      <option value="">is</option><option value="!">is not</option></select>
+      <select name="who" aria-label="Who" data-tabmcp-ref="e2">
+      <option value="">Any</option><option value="a">Ana</option><option value="b">Ben</option></select>
+      <select name="kind" aria-label="Kind" data-tabmcp-ref="e3">
+      <option value="">---------</option><option value="x">X</option><option value="y">Y</option></select>
+      <select name="size" aria-label="Size" data-tabmcp-ref="e4">
+      <option value="">Select a size</option><option value="s">S</option><option value="m">M</option></select>""")
+    assert props["mode"] == {"type": "string", "enum": ["", "!"], "description": 'Mode ("": is, !: is not)'}
+    assert props["who"]["enum"] == ["", "a", "b"] and props["who"]["description"].startswith('Who ("": Any, a: Ana')
+    assert props["kind"]["enum"] == ["x", "y"]  # a line of dashes only asks for a choice
+    assert props["size"]["enum"] == ["s", "m"]
+
+
+def test_the_plan_submits_with_the_commit_button_when_it_has_a_name() -> None:
+    named = only_tool(capture("""<form action="/t/4" method="post" data-tabmcp-ref="f1">
+      <textarea name="comment" aria-label="Comment" data-tabmcp-ref="e1"></textarea>
+      <input type="submit" name="preview" value="Preview" data-tabmcp-ref="e2">
+      <input type="submit" name="submit" value="Submit changes" data-tabmcp-ref="e3"></form>"""))
+    assert named.name == "submit_changes"
+    assert named.plan[-1] == PlanStep("submit", target=Target(ref="e3"))
+    unnamed = only_tool(capture("""<form action="/t/4" method="post" data-tabmcp-ref="f1">
+      <textarea name="comment" aria-label="Comment" data-tabmcp-ref="e1"></textarea>
+      <button data-tabmcp-ref="e2">Send comment</button></form>"""))
+    assert unnamed.plan[-1] == PlanStep("submit", target=Target(ref="f1"))  # nothing to send: the form
+
+
 def test_a_long_select_is_described_not_enumerated() -> None:
     options = "".join(f'<option value="c{i}">Country {i}</option>' for i in range(120))
     props = props_of(f'<select name="country" aria-label="Country" data-tabmcp-ref="e1">{options}</select>')

@@ -1,8 +1,9 @@
 """The generic form introspector: every visible HTML ``<form>`` becomes one tool.
 
-Parameters are the form's named, visible, enabled, editable controls (``form_fields``, shared with
-the search and WebMCP introspectors); the plan fills them and submits the form the way a user
-would (``requestSubmit``), so hidden fields such as CSRF tokens go along untouched. The plan ends
+Parameters are the form's named, visible (or folded: the agent unfolds them), enabled, editable
+controls (``form_fields``, shared with the search and WebMCP introspectors); the plan fills them
+and submits the form the way a user would (``requestSubmit``, with its named commit button as
+the submitter), so hidden fields such as CSRF tokens go along untouched. The plan ends
 with the submit and no ``extract``: the answer is the page's generic summary (URL, title, what
 changed, the main result list).
 """
@@ -90,6 +91,7 @@ FORMAT_HINTS = {
 WIDGET_ATTR = "data-tabmcp-widget"
 FIELD_ATTR = "data-tabmcp-field"
 SERVED_ATTR = "data-tabmcp-served"  # a required field (or a radio) the page served filled in
+FOLDED_ATTR = "data-tabmcp-folded"  # a field in a folded section: the agent unfolds it to fill it
 WIDGET_KINDS = {"combobox": "combobox", "editor": "editor", "date": "datepicker"}
 WIDGET_SCHEMAS: dict[str, dict[str, Any]] = {
     "editor": {"type": "string"},
@@ -224,8 +226,10 @@ def _fillable(capture: PageCapture, control: HtmlElement, kind: str) -> bool:
 
 
 def operable(capture: PageCapture, element: HtmlElement) -> bool:
-    """A control a plan can drive: it has a ref, is rendered, and is not disabled."""
-    return bool(capture.ref(element)) and not capture.is_hidden(element) and not disabled(element)
+    """A control a plan can drive: it has a ref, is rendered (or in a section the agent unfolds before
+    filling it), and is not disabled."""
+    shown = not capture.is_hidden(element) or element.get(FOLDED_ATTR) == "1"
+    return bool(capture.ref(element)) and shown and not disabled(element)
 
 
 def editable(capture: PageCapture, control: HtmlElement) -> bool:
@@ -332,7 +336,8 @@ def _select_schema(control: HtmlElement) -> tuple[dict[str, Any], str]:
         for o in control.iter("option")
         if o.get("disabled") is None
     ]
-    real = [(v, t) for v, t in options if v != ""] or options
+    # an empty value is a prompt ("Select…", "---------") unless its label is a choice ("is", "Any")
+    real = [(v, t) for v, t in options if v != "" or _empty_choice(t)] or options
     # the enum is sent back as is (select by value), so it holds page text only when that is plain,
     # short text; otherwise the options are described, quoted and cleaned, and picked by label
     if len(real) > MAX_OPTIONS or any(clean(v, MAX_VALUE) != v for v, _ in real):
@@ -341,10 +346,22 @@ def _select_schema(control: HtmlElement) -> tuple[dict[str, Any], str]:
     if by_label := _labels_for_ids(real):
         return {"type": "string", "enum": by_label}, ""
     values = list(dict.fromkeys(v for v, _ in real))
-    return {"type": "string", "enum": values}, _value_labels(real)
+    hint = _value_labels([(v, t) for v, t in real if v != ""])
+    empty = next((clean(t, 40) for v, t in real if v == "" and t), "")
+    if empty and len(real) > 1:
+        hint = f'"": {empty}, {hint}' if hint else f'"": {empty}'
+    return {"type": "string", "enum": values}, hint
 
 
 _ID = re.compile(r"-?\d+(?:,-?\d+)*")
+# What an empty option says when it only asks for a choice (or has no letters: "---------", "—").
+_PROMPT = re.compile(r"\W*(select|choose|pick|please|none selected|no selection)\b|\W*$", re.IGNORECASE)
+
+
+def _empty_choice(label: str) -> bool:
+    """An option with an empty value that a person picks as a choice: its label says one ("is",
+    "Any", "All"), not a prompt to choose."""
+    return not _PROMPT.match(" ".join(label.split()))
 
 
 def _labels_for_ids(options: list[tuple[str, str]]) -> list[str]:
@@ -548,7 +565,7 @@ class FormIntrospector(Introspector):
             )
             fields.properties[name] = schema
             fields.plan.extend(steps)
-        fields.plan.append(PlanStep("submit", target=Target(ref=ref)))
+        fields.plan.append(PlanStep("submit", target=Target(ref=_submitter_ref(capture, form) or ref)))
         submit = submit_text(capture, form)
         if not fields.properties and not _has_button(capture, form):
             return None  # nothing to fill and nothing to press: a form the page's scripts fill first
@@ -558,7 +575,8 @@ class FormIntrospector(Introspector):
             return None  # a page-look switch (a colour scheme): how the page looks, not a task
         label = form_label(capture, form)
         landmark = landmark_of(form)
-        heading = _not_an_item(heading_above(form, within=landmark, capture=capture), submit, capture.url)
+        above = heading_above(form, within=landmark, capture=capture)
+        heading = _not_an_item(above, submit, capture.url, capture.title)
         method = (form.get("method") or "get").strip().lower()
         action = urljoin(capture.url, form.get("action") or "")
         name, title = form_purpose(
@@ -675,14 +693,32 @@ def _thing(text: str) -> str:
 
 
 def submit_button(capture: PageCapture, form: HtmlElement) -> HtmlElement | None:
+    """The button that does what the form is for: its first submit button, past the ones that only
+    look before or turn back ("Preview" before "Create ticket"), which the plan's submit does not press."""
     buttons = list(form.iter("button", "input"))
     if form.get("id"):
         buttons += [b for b in capture.index.form_owned.get(form.get("id"), []) if b.tag in ("button", "input")]
-    for el in buttons:
-        kind = (el.get("type") or ("submit" if el.tag == "button" else "text")).lower()
-        if kind in ("submit", "image"):
-            return el
-    return None
+    submits = [
+        el for el in buttons
+        if (el.get("type") or ("submit" if el.tag == "button" else "text")).lower() in ("submit", "image")
+    ]
+    committing = [el for el in submits if not _SECONDARY_SUBMIT.match(capture.accessible_name(el))]
+    return (committing or submits or [None])[0]
+
+
+# Submit buttons that show or undo rather than do: a form that also has another is named after that one.
+_SECONDARY_SUBMIT = re.compile(r"\s*(preview|review|cancel|back|reset|discard)\b", re.IGNORECASE)
+
+
+def _submitter_ref(capture: PageCapture, form: HtmlElement) -> str | None:
+    """The commit button the plan submits with, when it has a name: its name and value go with the
+    form as a click sends them, and a server may tell buttons apart by them (a ticket's changes are
+    saved on ``submit``, previewed without it). A button without a name sends nothing: the form is
+    submitted as it is."""
+    button = submit_button(capture, form)
+    if button is None or not button.get("name") or not capture.ref(button):
+        return None
+    return capture.ref(button)
 
 
 # Hidden fields that name what a posted form does: a confirmation's "Yes, I'm sure" posts
@@ -715,14 +751,19 @@ def _path_words(action: str) -> str:
     return "" if any(c.isdigit() for c in last) else last.replace("-", " ").replace("_", " ")
 
 
-def _not_an_item(heading: str, submit: str, url: str) -> str:
+def _not_an_item(heading: str, submit: str, url: str, title: str = "") -> str:
     """The heading, or "" when it names the item the page is about: it is a part of the page's
-    address ("Hello world" on /posts/hello-world), or the button's verb with one ("Save Travel" on
-    /Handbook/Travel/edit). The item's name would make the tool change from item to item."""
+    address ("Hello world" on /posts/hello-world), the button's verb with one ("Save Travel" on
+    /Handbook/Travel/edit), or, on an address ending in an id (/ticket/4), a part of the page's
+    title ("#4 (Timeout leaks empty input) - Demo"). The item's name would make the tool change
+    from item to item."""
     segments = [" ".join(re.split(r"[-_+\s]+", unquote(p).lower())).strip() for p in urlsplit(url).path.split("/")]
     path = {p for p in segments if p} | {w for p in segments for w in p.split()}
     words, verb = heading.lower().split(), submit.lower().split()[:1]
     if " ".join(words) in path:
+        return ""
+    ids = [p for p in segments if p]
+    if words and ids and ids[-1].isdigit() and " ".join(words) in " ".join(title.lower().split()):
         return ""
     if len(words) < 2 or words[:1] != verb:
         return heading
