@@ -18,7 +18,8 @@ from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import Arg, Fmt, Introspector, PageTool, PlanStep, ToolHints
-from tabmcp.introspect.forms import editable, form_fields, is_declarative, submit_button
+from tabmcp.introspect.form_names import submit_button
+from tabmcp.introspect.forms import editable, form_fields, is_declarative
 from tabmcp.introspect.purpose import heading_above, landmark_name, landmark_of, landmark_word, qualifiers
 from tabmcp.introspect.search_scope import Scope, fuller_form, same_search, scope_of
 from tabmcp.introspect.text import UNTRUSTED_NOTE, cap_words, clean, name_words, quoted, without_counters

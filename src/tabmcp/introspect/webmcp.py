@@ -29,7 +29,8 @@ from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from tabmcp.introspect.api import MAX_DESCRIPTION, MAX_TITLE, Introspector, PageTool, PlanStep, ToolHints, call_webmcp
-from tabmcp.introspect.forms import form_fields, form_label, is_declarative, submit_text
+from tabmcp.introspect.form_names import form_label, submit_text
+from tabmcp.introspect.forms import form_fields, is_declarative
 from tabmcp.introspect.schema import sanitize_schema
 from tabmcp.introspect.text import DESTRUCTIVE_WORDS, UNTRUSTED_PREFIX, clean, tool_name
 from tabmcp.page.capture import PageCapture
