@@ -66,6 +66,17 @@ def capture_app(app: App) -> list[str]:
     return list(index)
 
 
+def write_fixtures(folder: Path, base: str, captured: list[tuple[str, PageCapture, str]]) -> None:
+    """Writes the captures of an app a fixture script started at ``base`` (the port fixed), as
+    ``capture_app`` does for the corpus: each (name, capture, about) as NAME.html, and pages.json."""
+    index: dict[str, dict[str, str]] = {}
+    for name, cap, about in captured:
+        (folder / f"{name}.html").write_text(fixed(cap.html, base) + "\n", encoding="utf-8")
+        index[name] = {"url": fixed(cap.url, base), "title": cap.title, "about": about}
+        print(f"{folder.name}/{name}: {len(cap.html):,} chars", file=sys.stderr)
+    (folder / "pages.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def fixed(text: str, base: str) -> str:
     return text.replace(base, FIXED_BASE).replace(base.rstrip("/"), FIXED_BASE.rstrip("/"))
 

@@ -11,7 +11,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +76,27 @@ def running(app: App) -> Iterator[Running]:
             wait_ready(proc, live.url(app.ready_path), log_path)
             app.after_start(live.base, ports)
             yield live
+        finally:
+            stop(proc)
+
+
+@contextmanager
+def serving(command: Callable[[int], list[str]], ready_path: str = "/", cwd: Path | None = None) -> Iterator[str]:
+    """A server outside the corpus (an app whose fixture script starts it) on a free loopback port:
+    ``command(port)`` started in its own process group, its base URL (ending in ``/``) once
+    ``ready_path`` answers; stopped with every process it started on leaving."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="tabmcp-serving-") as scratch:
+        log_path = Path(scratch) / "server.log"
+        with log_path.open("wb") as log:
+            proc = subprocess.Popen(
+                command(port), cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        base = f"http://127.0.0.1:{port}/"
+        try:
+            wait_ready(proc, base + ready_path.lstrip("/"), log_path)
+            yield base
         finally:
             stop(proc)
 
