@@ -6,44 +6,21 @@ by a column, one row, a query's result."""
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
-from bench.apps.capture import saved_captures
-from bench.apps.quality import argument_refs
-from bench.apps.report import page_tools
+from tests.unit.saved_app import SavedApp
 
-from tabmcp.introspect.api import PageTool, resolve_plan
-from tabmcp.introspect.registry import Registry
-from tabmcp.page.capture import REF_ATTR, PageCapture
+from tabmcp.introspect.api import resolve_plan
 from tabmcp.protocol import Target
+
+APP = SavedApp("datasette")
+captured, tools_of, ref_at, writer_of = APP.captured, APP.tools_of, APP.ref_at, APP.writer_of
 
 FILTERS = "//form[.//select[@name='_filter_column']]"
 LIST_PAGES = ["books", "books_search", "books_sorted", "books_sorted_desc", "books_filtered"]
 
 
-@cache
-def captured(page: str) -> PageCapture:
-    return saved_captures("datasette")[page]
 
 
-@cache
-def tools_of(page: str) -> dict[str, PageTool]:
-    return {t.name: t for t in page_tools(captured(page), Registry.discover())}
-
-
-def writer_of(page: str, xpath: str) -> PageTool:
-    """The one tool that writes the element at ``xpath`` from an argument."""
-    refs = {str(e.get(REF_ATTR)) for e in captured(page).tree.xpath(xpath)}
-    assert refs, f"{page}: nothing at {xpath}"
-    written = argument_refs(list(tools_of(page).values()))
-    (tool,) = [t for t in tools_of(page).values() if written[t.name] & refs]
-    return tool
-
-
-def ref_at(page: str, xpath: str) -> str:
-    (el,) = captured(page).tree.xpath(xpath)
-    return str(el.get(REF_ATTR))
 
 
 @pytest.mark.parametrize("page", ["books", "books_search"])

@@ -5,27 +5,15 @@ inline (its own heading below the form's first fields)."""
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
-from bench.apps.capture import saved_captures
-from bench.apps.report import page_tools
+from tests.unit.saved_app import SavedApp
 
-from tabmcp.introspect.api import PageTool
-from tabmcp.introspect.registry import Registry
-from tabmcp.page.capture import PageCapture
+APP = SavedApp("djadmin")
+captured, tools_of = APP.captured, APP.tools_of
 
 CHANGELISTS = ["products", "products_search", "products_filtered", "products_sorted"]
 
 
-@cache
-def captured(page: str) -> PageCapture:
-    return saved_captures("djadmin")[page]
-
-
-@cache
-def tools_of(page: str) -> dict[str, PageTool]:
-    return {t.name: t for t in page_tools(captured(page), Registry.discover())}
 
 
 @pytest.mark.parametrize("page", CHANGELISTS)

@@ -6,28 +6,19 @@ asks there: edit this tiddler, close that one."""
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
-from bench.apps.capture import saved_captures
-from bench.apps.report import page_tools
+from tests.unit.saved_app import SavedApp
 
 from tabmcp.introspect.api import PageTool, RowText, resolve_plan
-from tabmcp.introspect.registry import Registry
-from tabmcp.page.capture import REF_ATTR, PageCapture
+from tabmcp.page.capture import REF_ATTR
 from tabmcp.protocol import Target
+
+APP = SavedApp("tiddlywiki")
+captured, tools_of = APP.captured, APP.tools_of
 
 ARTICLES = "//*[@role='article']"
 
 
-@cache
-def captured(page: str) -> PageCapture:
-    return saved_captures("tiddlywiki")[page]
-
-
-@cache
-def tools_of(page: str) -> dict[str, PageTool]:
-    return {t.name: t for t in page_tools(captured(page), Registry.discover())}
 
 
 def clicked_by(tool: PageTool) -> set[str]:

@@ -9,41 +9,18 @@ editor's height."""
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
-from bench.apps.capture import saved_captures
-from bench.apps.quality import argument_refs
-from bench.apps.report import page_tools
+from tests.unit.saved_app import SavedApp
 
 from tabmcp.introspect.api import PageTool, resolve_plan
-from tabmcp.introspect.registry import Registry
-from tabmcp.page.capture import REF_ATTR, PageCapture
 from tabmcp.protocol import Target
 
-
-@cache
-def captured(page: str) -> PageCapture:
-    return saved_captures("trac")[page]
+APP = SavedApp("trac")
+captured, tools_of, ref_at, writer_of = APP.captured, APP.tools_of, APP.ref_at, APP.writer_of
 
 
-@cache
-def tools_of(page: str) -> dict[str, PageTool]:
-    return {t.name: t for t in page_tools(captured(page), Registry.discover())}
 
 
-def ref_at(page: str, xpath: str) -> str:
-    (el,) = captured(page).tree.xpath(xpath)
-    return str(el.get(REF_ATTR))
-
-
-def writer_of(page: str, xpath: str) -> PageTool:
-    """The one tool that writes the element at ``xpath`` from an argument."""
-    refs = {str(e.get(REF_ATTR)) for e in captured(page).tree.xpath(xpath)}
-    assert refs, f"{page}: nothing at {xpath}"
-    written = argument_refs(list(tools_of(page).values()))
-    (tool,) = [t for t in tools_of(page).values() if written[t.name] & refs]
-    return tool
 
 
 def written_refs(tool: PageTool, args: dict[str, object]) -> dict[str | None, object]:
