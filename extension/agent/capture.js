@@ -8,7 +8,7 @@
   if (globalThis.__tabmcpAgent || !shared) return;
   const {
     CAPTURE_INTERACTIVE_SELECTOR, refFor, pageVersion, currentWebmcpTools, accName, withLabelIndex, roleOf, cut,
-    SHADOW_HOST_TAGS, INLINE_TAGS, widgetOf, shownByEditor, foldToggleOf,
+    SHADOW_HOST_TAGS, INLINE_TAGS, widgetOf, shownByEditor, foldToggleOf, collapsedControls,
   } = shared;
 
   const DEFAULT_MAX_CHARS = 1000000;
@@ -357,6 +357,7 @@
       if (root && out.write(XML_DECLARATION)) withLabelIndex(() => new CompactWalk(out).element(root, 0, null));
     } finally {
       listMarks = null;
+      collapsed = null;
     }
     const html = out.finish();
     const webmcp = currentWebmcpTools();
@@ -366,6 +367,8 @@
   // The main list's pager links, "Load more", sortable headers and page-size control (lists.js),
   // written as data-tabmcp-list while a capture runs.
   let listMarks = null;
+  // The page's collapsed controls and the parts they control (dom.js), read at a capture's first hidden field.
+  let collapsed = null;
 
   // The name serializeAttributes last wrote, escaped as text (the walk compares it with the text inside), or null.
   let writtenName = null;
@@ -414,7 +417,8 @@
       const hidden = isHiddenForCapture(el) && !(widget && (widget.standsIn || shownByEditor(el)));
       // a field in a folded section is filled as a person fills it, the section unfolded first
       // (actions.js): it is named as a shown one
-      const folded = hidden && foldToggleOf(el) !== null;
+      if (hidden && collapsed === null) collapsed = collapsedControls(); // read once a capture
+      const folded = hidden && foldToggleOf(el, collapsed) !== null;
       if (hidden) text += folded ? " data-tabmcp-hidden='1' data-tabmcp-folded='1'" : " data-tabmcp-hidden='1'";
       if ((!hidden || folded) && tag !== 'label') { // a label is named by its text, which the server reads
         let name = cut(accName(el, roleOf(el), false), NAME_MAX);

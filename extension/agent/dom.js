@@ -297,32 +297,44 @@
     return toggle;
   }
 
+  /** The page's controls that say they are collapsed (aria-expanded=false), with the parts they control. */
+  function collapsedControls() {
+    const found = [];
+    for (const control of document.querySelectorAll('[aria-expanded=false][aria-controls]')) {
+      const parts = control.getAttribute('aria-controls').split(/\s+/)
+        .map((id) => (id ? document.getElementById(id) : null)).filter(Boolean);
+      if (parts.length) found.push([control, parts]);
+    }
+    return found;
+  }
+
   /**
    * The visible control that unfolds the section a hidden form field is in, or null: a closed
    * <details>'s summary; the toggle in the heading or legend right above the hidden part, in the
    * field's nearest shown ancestor (a fieldset whose legend's link folds it); a control that says
-   * it is collapsed (aria-expanded=false) and controls a part holding the field.
+   * it is collapsed (aria-expanded=false) and controls a part holding the field. `collapsed`: the
+   * page's collapsedControls(), when a caller asking for many fields read them once.
    */
-  function foldToggleOf(el) {
+  function foldToggleOf(el, collapsed = null) {
     if (!el.matches(FOLDED_FIELDS) || isRendered(el)) return null;
     const details = el.closest('details:not([open])');
     if (details) {
       const summary = details.querySelector(':scope > summary');
       return summary && isVisible(summary) ? summary : null;
     }
+    // the hidden part: the field's outermost hidden ancestor below its nearest shown one
     let part = el;
-    for (let node = el.parentElement, depth = 0; node && depth < FOLD_DEPTH; part = node, node = node.parentElement, depth += 1) {
-      if (!isRendered(node)) continue;
-      const head = part.previousElementSibling;
-      const toggle = head ? headToggle(head) : null;
-      if (toggle) return toggle;
-      break; // the nearest shown ancestor holds no toggle right above the hidden part
+    let shown = el.parentElement;
+    let depth = 0;
+    for (; shown && !isRendered(shown) && depth < FOLD_DEPTH; depth += 1) {
+      part = shown;
+      shown = shown.parentElement;
     }
-    for (const control of document.querySelectorAll('[aria-expanded=false][aria-controls]')) {
-      const ids = (control.getAttribute('aria-controls') || '').split(/\s+/).filter(Boolean);
-      if (ids.some((id) => { const part = document.getElementById(id); return part && part.contains(el); }) && isVisible(control)) {
-        return control;
-      }
+    const head = shown && depth < FOLD_DEPTH && isRendered(shown) ? part.previousElementSibling : null;
+    const toggle = head ? headToggle(head) : null;
+    if (toggle) return toggle;
+    for (const [control, parts] of collapsed || collapsedControls()) {
+      if (parts.some((p) => p.contains(el)) && isVisible(control)) return control;
     }
     return null;
   }
@@ -330,6 +342,6 @@
   Object.assign(shared, {
     refFor, elementForRef, SHADOW_HOST_TAGS, closedHosts, noteRoot, connectedRoots, openRoots, shadowRootOf, forEachChild, flatParent,
     composedContains, deepActiveElement, deepElementFromPoint, collectShadowRoots, isRendered, isVisible, PRUNED,
-    VISIBLE, ZERO_SIZE, CONTENTS, renderState, visibilityOf, hiddenReason, foldToggleOf,
+    VISIBLE, ZERO_SIZE, CONTENTS, renderState, visibilityOf, hiddenReason, foldToggleOf, collapsedControls,
   });
 })();

@@ -260,37 +260,31 @@ def item_buttons(found: list[tuple[HtmlElement, str, str]], name: str) -> tuple[
     rows = [row_of(b) for b in buttons]
     if len(buttons) < 2 or len(set(rows)) != len(rows):
         return None
-    row_part = _alike(rows)
-    button_part = _alike(buttons)
-    mark = next(
-        (attribute_selector(attr, value) for attr in ("aria-label", "title")
-         if (value := buttons[0].get(attr)) and all(b.get(attr) == value for b in buttons)),
-        "",
-    )
-    if not (row_part and button_part and mark):
+    row_part, button_part = _alike(rows), _alike(buttons)
+    first = buttons[0]
+    marks = [(a, v) for a in ("aria-label", "title") if (v := first.get(a)) and all(b.get(a) == v for b in buttons)]
+    if not (row_part and button_part and marks):
         return None
-    selector = f"{row_part} {button_part}{mark}"
+    attr, value = marks[0]
+    by_role = button_part.startswith("[")
+
+    def marked(el: HtmlElement) -> bool:
+        same_kind = el.get("role") == first.get("role") if by_role else el.tag == first.tag
+        return same_kind and el.get(attr) == value
+
     # each item holds this one button of that mark: the page agent finds one match per item
-    for row in rows:
-        marked = [b for b in row.iter(buttons[0].tag) if _matches(b, button_part, mark, buttons[0])]
-        if len(marked) != 1:
-            return None
-    return buttons[0], selector
+    if any(sum(1 for b in row.iter(first.tag) if marked(b)) != 1 for row in rows):
+        return None
+    return first, f"{row_part} {button_part}{attribute_selector(attr, value)}"
 
 
 def _alike(elements: list[HtmlElement]) -> str:
     """A CSS selector part every element matches by its role or tag: ``[role="article"]``, ``li``."""
     roles = {el.get("role") for el in elements}
-    if len(roles) == 1 and (role := roles.pop()):
-        return attribute_selector("role", role)
     tags = {el.tag for el in elements}
-    return tags.pop() if len(tags) == 1 and not roles - {None} else ""
-
-
-def _matches(el: HtmlElement, part: str, mark: str, like: HtmlElement) -> bool:
-    attr = "aria-label" if mark.startswith("[aria-label") else "title"
-    same_kind = el.get("role") == like.get("role") if part.startswith("[role") else el.tag == like.tag
-    return same_kind and el.get(attr) == like.get(attr)
+    if len(roles) == 1 and (role := next(iter(roles))):
+        return attribute_selector("role", role)
+    return next(iter(tags)) if roles == {None} and len(tags) == 1 else ""
 
 
 def keyed_item(button: HtmlElement) -> bool:
